@@ -1,0 +1,105 @@
+#include "Commands.hpp"
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Log.hpp"
+#include "eddy/core/Version.hpp"
+#include "eddy/io/Deck.hpp"
+#include "eddy/io/Info.hpp"
+
+#include <iostream>
+#include <sstream>
+
+namespace eddy::app {
+
+std::string versionLine() {
+  return str("eddy ", kVersion, " (", kGitDescribe, "), Kokkos ", compat::kokkosVersion());
+}
+
+std::string helpText() {
+  return R"(Usage: eddy <command> [arguments]
+
+Commands:
+  run DECK [--restart FILE]   run the simulation described by the YAML deck DECK
+  validate DECK               check DECK against the schema and print it resolved (defaults
+                              filled in); exit code 3 and one located message if it is wrong
+  info                        versions (Eddy, Kokkos, MPI, HDF5, yaml-cpp), backends, devices,
+                              ranks and whether MPI is GPU-aware
+  --help, -h                  this text
+  --version, -V               the version
+
+Launch in parallel with:  mpirun -n N eddy run DECK   (one rank per GPU on GPU nodes)
+Kokkos options (--kokkos-device-id, --kokkos-num-threads, ...) may follow the command.
+
+Environment:
+  EDDY_GPU_AWARE_MPI=0|1      override the probe of MPI's GPU awareness
+  EDDY_DEBUG_LOG=DIR          write a per-rank debug log DIR/eddy.debug.<rank>.log
+  EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
+
+Exit codes: 0 success, 1 run-time error, 2 bad command line, 3 invalid deck,
+            4 file or I/O error, 70 error on some ranks only (job aborted).
+)";
+}
+
+int info(Runtime const& rt) {
+  std::string how;
+  bool const aware = mpi::gpuAware(&how);
+  // Gather every rank's device so the table shows the rank-to-GPU mapping.
+  int const dev = rt.deviceId();
+  std::vector<int> devs(rt.size()), local(rt.size());
+  checkMpi(MPI_Gather(&dev, 1, MPI_INT, devs.data(), 1, MPI_INT, 0, rt.comm()), "MPI_Gather");
+  int const lr = rt.localRank();
+  checkMpi(MPI_Gather(&lr, 1, MPI_INT, local.data(), 1, MPI_INT, 0, rt.comm()), "MPI_Gather");
+  if (rt.rank() != 0) return 0;
+
+  std::ostringstream os;
+  os << "eddy      " << kVersion << " (" << kGitDescribe << ")\n";
+  os << "Kokkos    " << compat::kokkosVersion() << ", backends:";
+  for (auto const& b : compat::enabledBackends()) os << ' ' << b;
+  os << "; default execution space " << ExecSpace::name() << '\n';
+  os << "MPI       " << mpi::libraryVersion() << " (" << mpi::standardVersion() << ")\n";
+  os << "GPU-aware MPI: " << (aware ? "yes" : "no") << " (" << how << ")\n";
+  os << "I/O       " << io::hdf5Description() << ", yaml-cpp " << io::yamlCppVersion() << '\n';
+  os << "ranks     " << rt.size() << " (" << rt.localSize() << " on this node)\n";
+  os << "host threads per rank: " << compat::concurrency(HostExecSpace()) << '\n';
+  int const ndev = compat::visibleDeviceCount();
+  os << "devices   " << ndev << " visible";
+  if (ndev == 0) os << " (host-only build or no GPU)";
+  os << '\n';
+  for (int d = 0; d < ndev; ++d) os << "  GPU " << d << ": " << compat::deviceDescription(d) << '\n';
+  if (ndev > 0)
+    for (int r = 0; r < rt.size(); ++r)
+      os << "  rank " << r << " (node-local " << local[r] << ") -> GPU " << devs[r] << '\n';
+  std::cout << os.str() << std::flush;
+  return 0;
+}
+
+namespace {
+std::string requireDeckArgument(std::vector<std::string> const& args, char const* command) {
+  if (args.empty() || args[0].empty() || args[0][0] == '-')
+    throw UsageError(str("'eddy ", command, "' needs a deck: eddy ", command, " DECK"));
+  return args[0];
+}
+}  // namespace
+
+int validate(Runtime const& rt, std::vector<std::string> const& args) {
+  std::string const path = requireDeckArgument(args, "validate");
+  if (args.size() > 1)
+    throw UsageError(str("'eddy validate' takes one deck; unexpected argument '", args[1], "'"));
+  io::Deck const deck = io::loadDeck(path, io::deckSchema(), rt.comm());
+  if (rt.rank() == 0) {
+    std::cout << "# " << path << ": valid. Resolved deck (defaults filled in):\n"
+              << deck.resolvedYaml() << std::flush;
+  }
+  return 0;
+}
+
+int run(Runtime const& rt, std::vector<std::string> const& args) {
+  std::string const path = requireDeckArgument(args, "run");
+  io::Deck const deck = io::loadDeck(path, io::deckSchema(), rt.comm());
+  log::info(str(versionLine(), ", ", rt.size(), " rank(s)"));
+  log::info(str("deck ", path, " (resolved):\n", deck.resolvedYaml()));
+  return 0;
+}
+
+}  // namespace eddy::app

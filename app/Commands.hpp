@@ -1,0 +1,25 @@
+/// @file Commands.hpp
+/// @brief The sub-commands of `eddy`. Each runs inside an initialised eddy::Runtime and returns
+/// the process exit code.
+#pragma once
+
+#include "eddy/core/Runtime.hpp"
+
+#include <string>
+#include <vector>
+
+namespace eddy::app {
+
+/// `eddy info`: versions, backends, devices, ranks, GPU-awareness of MPI.
+int info(Runtime const& rt);
+/// `eddy validate DECK`: checks the deck and prints it resolved, defaults filled in.
+int validate(Runtime const& rt, std::vector<std::string> const& args);
+/// `eddy run DECK [options]`: runs the deck.
+int run(Runtime const& rt, std::vector<std::string> const& args);
+
+/// The version line printed by `eddy --version`.
+std::string versionLine();
+/// The text printed by `eddy --help`.
+std::string helpText();
+
+}  // namespace eddy::app

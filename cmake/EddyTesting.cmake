@@ -1,0 +1,54 @@
+# Test registration. Labels: unit, mpi, validation, slow (CI runs `ctest -LE slow`).
+
+# eddy_add_test(NAME <name> SOURCES <src>... [LIBS <lib>...] [LABELS <label>...]
+#               [RANKS <n>...] [TIMEOUT <s>])
+# Builds one GoogleTest program (its main starts eddy::Runtime). Without RANKS it is registered
+# once, serially. With RANKS it is registered once per rank count as <name>.np<N> under mpiexec,
+# labelled `mpi`.
+function(eddy_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;RANKS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE eddy_test_main eddy::core ${T_LIBS} eddy::warnings)
+  eddy_kokkos_sources(${T_NAME})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  if(NOT T_RANKS)
+    add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+    set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+  else()
+    foreach(n IN LISTS T_RANKS)
+      add_test(NAME ${T_NAME}.np${n}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${EDDY_MPIEXEC_PREFLAGS}
+                       ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${T_NAME}> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(${T_NAME}.np${n} PROPERTIES LABELS "mpi;${T_LABELS}" PROCESSORS ${n}
+                                                        TIMEOUT ${T_TIMEOUT})
+    endforeach()
+  endif()
+endfunction()
+
+# eddy_add_cli_test(NAME <name> RANKS <n> EXPECT_EXIT <code|nonzero> [MATCH <regex>...]
+#                   [ONCE <regex>] [LABELS ...] COMMAND <args>...)
+# Runs the `eddy` executable (under mpiexec with RANKS > 0) and checks its exit code, that its
+# output matches every MATCH regex, and that ONCE occurs exactly one time.
+function(eddy_add_cli_test)
+  cmake_parse_arguments(T "" "NAME;RANKS;EXPECT_EXIT;ONCE" "MATCH;LABELS;COMMAND" ${ARGN})
+  if(T_RANKS)
+    set(_launch ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${EDDY_MPIEXEC_PREFLAGS})
+    set(_labels "mpi;${T_LABELS}")
+  else()
+    set(_launch "")
+    set(_labels "${T_LABELS}")
+  endif()
+  string(REPLACE ";" "\\;" _cmd "${_launch};$<TARGET_FILE:eddy>;${T_COMMAND}")
+  string(REPLACE ";" "\\;" _match "${T_MATCH}")
+  add_test(NAME ${T_NAME}
+           COMMAND ${CMAKE_COMMAND} "-DCMD=${_cmd}" "-DEXPECT_EXIT=${T_EXPECT_EXIT}"
+                   "-DMATCH=${_match}" "-DONCE=${T_ONCE}"
+                   -P ${PROJECT_SOURCE_DIR}/tests/cli/CheckCommand.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${_labels}" TIMEOUT 120)
+  if(T_RANKS)
+    set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_RANKS})
+  endif()
+endfunction()

@@ -1,0 +1,218 @@
+/// @file Compat.hpp
+/// @brief The one place that knows Kokkos versions and backends.
+///
+/// Eddy compiles unchanged against Kokkos 3.4 (Debian's Trilinos build, Serial only) and
+/// Kokkos 4.x (CUDA + OpenMP/Serial). Every difference between them, and every backend test
+/// (`KOKKOS_ENABLE_*`), lives in this header; no other file may test `KOKKOS_VERSION` or a
+/// backend macro. A test greps the tree to keep it that way.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+#if KOKKOS_VERSION >= 40000
+#define EDDY_KOKKOS_4 1
+#else
+#define EDDY_KOKKOS_4 0
+#endif
+
+namespace eddy {
+
+/// Default execution and memory spaces used by containers unless told otherwise.
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+using HostExecSpace = Kokkos::DefaultHostExecutionSpace;
+
+/// Page-locked host memory for staging device buffers through a host-only MPI. On host-only
+/// builds this is plain HostSpace.
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedHostSpace = Kokkos::CudaHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP) && EDDY_KOKKOS_4
+using PinnedHostSpace = Kokkos::HIPHostPinnedSpace;
+#else
+using PinnedHostSpace = Kokkos::HostSpace;
+#endif
+
+/// Every execution space compiled in, device first, for tests that run one body on each.
+template <class... Spaces>
+struct ExecSpaceList {};
+using EnabledExecSpaces = ExecSpaceList<
+#if defined(KOKKOS_ENABLE_CUDA)
+    Kokkos::Cuda,
+#endif
+    Kokkos::DefaultHostExecutionSpace>;
+
+/// True when a device (non host-accessible) backend is the default execution space.
+inline constexpr bool kDeviceBackend =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+
+namespace compat {
+
+/// Version of the Kokkos headers we were compiled against, as "major.minor.patch".
+inline std::string kokkosVersion() {
+  int const v = KOKKOS_VERSION;
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+
+/// Names of the execution-space backends compiled into Kokkos.
+inline std::vector<std::string> enabledBackends() {
+  std::vector<std::string> b;
+#if defined(KOKKOS_ENABLE_CUDA)
+  b.push_back("Cuda");
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  b.push_back("HIP");
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  b.push_back("OpenMP");
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+  b.push_back("Threads");
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+  b.push_back("Serial");
+#endif
+  return b;
+}
+
+/// Number of GPUs visible to this process (0 on host-only builds).
+inline int visibleDeviceCount() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+#else
+  return 0;
+#endif
+}
+
+/// Description of the GPU this process uses (empty on host-only builds).
+inline std::string deviceDescription(int deviceId) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, deviceId) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "unknown CUDA device " + std::to_string(deviceId);
+  }
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+         std::to_string(prop.minor) + ", " +
+         std::to_string(prop.totalGlobalMem / (1024ull * 1024ull * 1024ull)) + " GiB, " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+#else
+  (void)deviceId;
+  return {};
+#endif
+}
+
+/// The GPU the running Kokkos uses (-1 on host-only builds).
+inline int activeDeviceId() {
+#if defined(KOKKOS_ENABLE_CUDA) && EDDY_KOKKOS_4
+  return Kokkos::device_id();
+#elif defined(KOKKOS_ENABLE_CUDA)
+  return Kokkos::Cuda().cuda_device();
+#else
+  return -1;
+#endif
+}
+
+/// True when the user chose the device mapping on the command line or in the environment, in
+/// which case Kokkos' own mapping is left in charge.
+inline bool userChoseDevice(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    std::string const a = argv[i];
+    if (a.rfind("--kokkos-device-id", 0) == 0 || a.rfind("--kokkos-map-device-id-by", 0) == 0 ||
+        a.rfind("--device-id", 0) == 0)
+      return true;
+  }
+  return std::getenv("KOKKOS_DEVICE_ID") != nullptr ||
+         std::getenv("KOKKOS_MAP_DEVICE_ID_BY") != nullptr;
+}
+
+/// Initialise Kokkos. Unless the user chose a device, rank `localRank` of a node takes GPU
+/// `localRank % visibleDeviceCount()`, so one rank drives one GPU.
+inline void initialize(int& argc, char** argv, int localRank) {
+  int const ndev = visibleDeviceCount();
+  bool const pick = ndev > 0 && !userChoseDevice(argc, argv);
+#if EDDY_KOKKOS_4
+  if (pick) {
+    Kokkos::InitializationSettings settings;
+    settings.set_device_id(localRank % ndev);
+    settings.set_disable_warnings(true);
+    Kokkos::initialize(settings);
+  } else {
+    Kokkos::initialize(argc, argv);
+  }
+#else
+  if (pick) {
+    Kokkos::InitArguments args;
+    args.device_id = localRank % ndev;
+    args.disable_warnings = true;
+    Kokkos::initialize(args);
+  } else {
+    Kokkos::initialize(argc, argv);
+  }
+#endif
+}
+
+/// Hardware concurrency of an execution space instance.
+template <class Exec>
+int concurrency(Exec const& space) {
+#if EDDY_KOKKOS_4
+  return space.concurrency();
+#else
+  (void)space;
+  return Exec::concurrency();
+#endif
+}
+
+/// Marks a region for Kokkos profiling tools.
+inline void pushRegion(std::string const& name) { Kokkos::Profiling::pushRegion(name); }
+inline void popRegion() { Kokkos::Profiling::popRegion(); }
+
+}  // namespace compat
+
+/// Math functions usable in kernels under either Kokkos generation.
+namespace math {
+#if EDDY_KOKKOS_4
+using Kokkos::abs;
+using Kokkos::cbrt;
+using Kokkos::cos;
+using Kokkos::exp;
+using Kokkos::fabs;
+using Kokkos::fmax;
+using Kokkos::fmin;
+using Kokkos::isfinite;
+using Kokkos::isnan;
+using Kokkos::log;
+using Kokkos::pow;
+using Kokkos::sin;
+using Kokkos::sqrt;
+#else
+using Kokkos::Experimental::cbrt;
+using Kokkos::Experimental::cos;
+using Kokkos::Experimental::exp;
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::fmax;
+using Kokkos::Experimental::fmin;
+using Kokkos::Experimental::isfinite;
+using Kokkos::Experimental::isnan;
+using Kokkos::Experimental::log;
+using Kokkos::Experimental::pow;
+using Kokkos::Experimental::sin;
+using Kokkos::Experimental::sqrt;
+KOKKOS_INLINE_FUNCTION double abs(double x) { return Kokkos::Experimental::fabs(x); }
+#endif
+}  // namespace math
+
+}  // namespace eddy

@@ -1,0 +1,87 @@
+#include "eddy/core/Runtime.hpp"
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Log.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+namespace eddy {
+
+Runtime::Runtime(int& argc, char**& argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      throw Error("MPI_Init_thread failed");
+  }
+  // Return codes instead of aborting inside MPI, so failures become exceptions with context.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &m_rank), "MPI_Comm_rank");
+  checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &m_size), "MPI_Comm_size");
+
+  MPI_Comm node;
+  checkMpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &node),
+           "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+  MPI_Comm_rank(node, &m_localRank);
+  MPI_Comm_size(node, &m_localSize);
+  MPI_Comm_free(&node);
+
+  log::configure(m_rank, m_size);
+  compat::initialize(argc, argv, m_localRank);
+}
+
+Runtime::~Runtime() {
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+int Runtime::deviceId() const { return compat::activeDeviceId(); }
+
+namespace mpi {
+
+std::string libraryVersion() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, len);
+  auto const nl = s.find_first_of("\n,");
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+std::string standardVersion() {
+  int v = 0, sv = 0;
+  MPI_Get_version(&v, &sv);
+  return str("MPI ", v, ".", sv);
+}
+
+bool gpuAware(std::string* how) {
+  if (char const* env = std::getenv("EDDY_GPU_AWARE_MPI")) {
+    bool const on = std::strcmp(env, "1") == 0 || std::strcmp(env, "on") == 0 ||
+                    std::strcmp(env, "true") == 0;
+    if (how) *how = str("set by EDDY_GPU_AWARE_MPI=", env);
+    return on;
+  }
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  bool const aware = MPIX_Query_cuda_support() == 1;
+  if (how) *how = "probed with MPIX_Query_cuda_support()";
+  return aware;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  if (how) *how = "the MPI library was built without CUDA support (MPIX_CUDA_AWARE_SUPPORT=0)";
+  return false;
+#else
+  if (how) *how = "the MPI library offers no GPU-awareness query; assuming host memory only";
+  return false;
+#endif
+}
+
+}  // namespace mpi
+}  // namespace eddy

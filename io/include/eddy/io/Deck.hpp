@@ -1,0 +1,62 @@
+/// @file Deck.hpp
+/// @brief A validated input deck: every key checked against the schema, defaults filled in.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace eddy::io {
+
+class Schema;
+
+/// A deck after validation. Keys are addressed by their path, e.g. "grid.cells" or "run.steps".
+/// Every key the schema knows is present (given, or its default), so the getters throw only for
+/// a path the schema does not define or a type that does not match it (programming errors).
+class Deck {
+ public:
+  Deck();
+  ~Deck();
+  Deck(Deck const&);
+  Deck& operator=(Deck const&);
+  Deck(Deck&&) noexcept;
+  Deck& operator=(Deck&&) noexcept;
+
+  /// The file the deck came from.
+  std::string const& path() const;
+  /// The resolved deck (defaults filled in) as YAML text, in schema order.
+  std::string resolvedYaml() const;
+
+  /// True when the section or key exists after resolution (optional sections may be absent).
+  bool has(std::string const& keyPath) const;
+  std::int64_t getInt(std::string const& keyPath) const;
+  double getDouble(std::string const& keyPath) const;
+  bool getBool(std::string const& keyPath) const;
+  std::string getString(std::string const& keyPath) const;
+  std::vector<std::int64_t> getIntList(std::string const& keyPath) const;
+  std::vector<double> getDoubleList(std::string const& keyPath) const;
+  std::vector<bool> getBoolList(std::string const& keyPath) const;
+
+  struct Impl;
+
+ private:
+  explicit Deck(Impl impl);
+  Impl* m_impl;
+  friend Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema);
+};
+
+/// The schema of every section Eddy knows (see docs/deck-reference.md).
+Schema const& deckSchema();
+
+/// Parses and validates deck text. `path` is used in messages (`path:line:col`). Throws
+/// eddy::DeckError with the key path, the location and what was expected.
+Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema);
+
+/// Collective: rank 0 reads `path`, broadcasts the text, and every rank parses and validates it,
+/// so a bad deck raises the same eddy::DeckError on every rank and is reported once. An
+/// unreadable file raises a collective eddy::IoError naming the path and errno text.
+Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm);
+
+}  // namespace eddy::io

@@ -1,0 +1,40 @@
+/// @file EddyTest.hpp
+/// @brief Helpers shared by the test programs: one test body for every enabled backend.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+namespace eddy::test {
+
+template <class List>
+struct ToGTestTypes;
+template <class... Spaces>
+struct ToGTestTypes<ExecSpaceList<Spaces...>> {
+  using type = ::testing::Types<Spaces...>;
+};
+
+/// `::testing::Types` of every execution space compiled in (e.g. Cuda and OpenMP, or Serial).
+using ExecSpaces = typename ToGTestTypes<EnabledExecSpaces>::type;
+
+inline int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int worldSize() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+/// True on every rank when `ok` is true on every rank (for assertions on distributed results).
+inline bool allRanks(bool ok) {
+  int v = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+}  // namespace eddy::test

@@ -1,0 +1,94 @@
+// Unit tests of the runtime pieces that need no decomposition: compat, errors, timers.
+#include "EddyTest.hpp"
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Log.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <thread>
+
+namespace {
+
+TEST(Compat, VersionStringMatchesMacroDigits) {
+  std::string const v = eddy::compat::kokkosVersion();
+  // "major.minor.patch", and the major version is one Eddy supports.
+  ASSERT_EQ(std::count(v.begin(), v.end(), '.'), 2) << v;
+  int const major = std::stoi(v.substr(0, v.find('.')));
+  EXPECT_TRUE(major == 3 || major == 4 || major == 5) << v;
+  EXPECT_FALSE(eddy::compat::enabledBackends().empty());
+}
+
+TEST(Compat, MathFunctionsInKernels) {
+  Kokkos::View<double*, eddy::MemSpace> out("eddy::test::math", 3);
+  Kokkos::parallel_for(
+      "eddy::test::math", Kokkos::RangePolicy<eddy::ExecSpace>(0, 1), KOKKOS_LAMBDA(int) {
+        out(0) = eddy::math::sqrt(2.0);
+        out(1) = eddy::math::fabs(-3.5);
+        out(2) = eddy::math::exp(0.0) + eddy::math::sin(0.0);
+      });
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  EXPECT_DOUBLE_EQ(h(0), std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(h(1), 3.5);
+  EXPECT_DOUBLE_EQ(h(2), 1.0);
+}
+
+TEST(Compat, ConcurrencyIsPositive) {
+  EXPECT_GE(eddy::compat::concurrency(eddy::HostExecSpace()), 1);
+  EXPECT_GE(eddy::compat::concurrency(eddy::ExecSpace()), 1);
+}
+
+TEST(Error, RequireNamesConditionSite) {
+  try {
+    int const n = 3;
+    EDDY_REQUIRE(n == 4, "field 'u': extent ", n, ", expected 4");
+    FAIL() << "EDDY_REQUIRE did not throw";
+  } catch (eddy::Error const& e) {
+    std::string const w = e.what();
+    EXPECT_NE(w.find("field 'u': extent 3, expected 4"), std::string::npos) << w;
+    EXPECT_NE(w.find("CoreTest.cpp"), std::string::npos) << w;
+    EXPECT_FALSE(e.collective());
+    EXPECT_EQ(e.code(), eddy::ExitCode::Failure);
+  }
+}
+
+TEST(Error, KindsCarryExitCodes) {
+  EXPECT_EQ(eddy::DeckError("x").code(), eddy::ExitCode::Deck);
+  EXPECT_TRUE(eddy::DeckError("x").collective());
+  EXPECT_EQ(eddy::UsageError("x").code(), eddy::ExitCode::Usage);
+  EXPECT_EQ(eddy::IoError("x").code(), eddy::ExitCode::Io);
+  EXPECT_FALSE(eddy::IoError("x").collective());
+}
+
+TEST(Error, CheckMpiThrowsWithMpiText) {
+  EXPECT_NO_THROW(eddy::checkMpi(MPI_SUCCESS, "MPI_Nothing"));
+  try {
+    eddy::checkMpi(MPI_ERR_COUNT, "MPI_Send(halo)");
+    FAIL();
+  } catch (eddy::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("MPI_Send(halo) failed"), std::string::npos);
+  }
+}
+
+TEST(Timer, RegionsAccumulateCallsAndTime) {
+  eddy::timing::reset();
+  for (int i = 0; i < 3; ++i) {
+    eddy::ScopedRegion r("eddy::test::sleep");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::string const s = eddy::timing::summary(MPI_COMM_SELF, 1.0);
+  auto const pos = s.find("eddy::test::sleep");
+  ASSERT_NE(pos, std::string::npos) << s;
+  std::istringstream line(s.substr(pos));
+  std::string name;
+  long long calls = 0;
+  double tmin = 0;
+  line >> name >> calls >> tmin;
+  EXPECT_EQ(calls, 3);
+  EXPECT_GE(tmin, 0.015);
+  EXPECT_LT(tmin, 1.0);
+}
+
+TEST(Str, ConcatenatesMixedTypes) { EXPECT_EQ(eddy::str("a", 1, ' ', 2.5), "a1 2.5"); }
+
+}  // namespace

@@ -1,0 +1,2 @@
+// placeholder: written by its owner
+#include <gtest/gtest.h>
