@@ -1,2 +1,338 @@
-// placeholder: written by its owner
-#include <gtest/gtest.h>
+// Unit tests of eddy::reproducibleSum / reproducibleDot on one rank, for every enabled backend:
+// results are compared with an independent exact reference, and with themselves under shuffling.
+#include "EddyTest.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/ReproducibleSum.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// Exact sum of doubles, independent of the implementation under test: a fixed-point integer
+/// in units of 2^-1074 (the smallest subnormal) wide enough for any sum of up to 2^60 doubles,
+/// built with frexp/ldexp rather than IEEE bit fields, rounded once at the end.
+class ExactReference {
+ public:
+  void add(double x) {
+    if (x == 0.0) return;
+    int e = 0;
+    double const m = std::frexp(std::fabs(x), &e);  // |x| = m 2^e, m in [0.5, 1)
+    auto mant = static_cast<unsigned __int128>(std::ldexp(m, 53));
+    int pos = e - 53 + 1074;  // bit position of mant's bit 0 in units of 2^-1074
+    if (pos < 0) {            // subnormal x: the low bits of mant are zero
+      mant >>= -pos;
+      pos = 0;
+    }
+    unsigned __int128 const shifted = mant << (pos % 32);
+    for (int d = 0; d < 3; ++d) {
+      auto const chunk = static_cast<std::int64_t>((shifted >> (32 * d)) & 0xffffffffu);
+      m_digit[pos / 32 + d] += x < 0 ? -chunk : chunk;
+    }
+  }
+
+  /// The exact sum rounded to nearest even.
+  double value() const {
+    std::vector<std::int64_t> d = m_digit;
+    for (std::size_t i = 0; i + 1 < d.size(); ++i) {  // carries; top digit keeps the sign
+      std::int64_t const carry = (d[i] - (d[i] & 0xffffffff)) / (std::int64_t(1) << 32);
+      d[i] &= 0xffffffff;
+      d[i + 1] += carry;
+    }
+    bool const negative = d.back() < 0;
+    if (negative) {  // magnitude of -(value): negate every digit and carry again
+      for (auto& v : d) v = -v;
+      for (std::size_t i = 0; i + 1 < d.size(); ++i) {
+        std::int64_t const carry = (d[i] - (d[i] & 0xffffffff)) / (std::int64_t(1) << 32);
+        d[i] &= 0xffffffff;
+        d[i + 1] += carry;
+      }
+    }
+    // Highest non-zero digit, then gather 96 bits below the top into an __int128 with sticky.
+    int top = static_cast<int>(d.size()) - 1;
+    while (top >= 0 && d[top] == 0) --top;
+    if (top < 0) return 0.0;
+    unsigned __int128 window = 0;
+    bool sticky = false;
+    int const low = std::max(0, top - 2);
+    for (int i = top; i >= low; --i) window = (window << 32) | static_cast<std::uint64_t>(d[i]);
+    for (int i = 0; i < low; ++i) sticky = sticky || d[i] != 0;
+    int scale = 32 * low - 1074;  // value = (window + fraction) * 2^scale
+    // Keep 53 bits (fewer when the result is subnormal), round half to even.
+    int bits = 0;
+    for (unsigned __int128 w = window; w != 0; w >>= 1) ++bits;
+    int drop = bits - 53;
+    if (scale + drop < -1074) drop = -1074 - scale;
+    if (drop <= 0) return sign(negative, std::ldexp(static_cast<double>(window), scale));
+    unsigned __int128 const kept = window >> drop;
+    unsigned __int128 const rest = window - (kept << drop);
+    unsigned __int128 const half = static_cast<unsigned __int128>(1) << (drop - 1);
+    bool const up = rest > half || (rest == half && (sticky || (kept & 1) != 0));
+    double const r = std::ldexp(static_cast<double>(kept + (up ? 1 : 0)), scale + drop);
+    return sign(negative, r);
+  }
+
+ private:
+  static double sign(bool negative, double r) { return negative ? -r : r; }
+  std::vector<std::int64_t> m_digit = std::vector<std::int64_t>(72, 0);
+};
+
+double exactSum(std::vector<double> const& x) {
+  ExactReference r;
+  for (double v : x) r.add(v);
+  return r.value();
+}
+
+/// Distance in units in the last place between two finite doubles of the same sign.
+std::int64_t ulpDistance(double a, double b) {
+  if (a == b) return 0;
+  auto key = [](double v) {
+    std::int64_t i = 0;
+    std::memcpy(&i, &v, sizeof v);
+    return i < 0 ? std::numeric_limits<std::int64_t>::min() - i : i;
+  };
+  std::int64_t const d = key(a) - key(b);
+  return d < 0 ? -d : d;
+}
+
+/// Values sign * 10^u, u uniform in [lo, hi], with exact duplicates and cancelling pairs.
+std::vector<double> spreadValues(std::size_t n, double lo, double hi, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> expo(lo, hi);
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double const v = std::pow(10.0, expo(gen));
+    x[i] = (gen() & 1u) ? v : -v;
+    if (i % 97 == 5) x[i] = -x[i - 1];  // exact cancellation
+  }
+  return x;
+}
+
+template <class Exec>
+class ReproducibleSum : public ::testing::Test {
+ public:
+  using Mem = typename Exec::memory_space;
+  using DeviceVector = Kokkos::View<double*, Mem>;
+
+  static DeviceVector toDevice(std::vector<double> const& h) {
+    DeviceVector v("eddy::test::reproducibleSum::values", h.size());
+    auto m = Kokkos::create_mirror_view(v);
+    for (std::size_t i = 0; i < h.size(); ++i) m(i) = h[i];
+    Kokkos::deep_copy(v, m);
+    return v;
+  }
+  static double sum(std::vector<double> const& h) {
+    return eddy::reproducibleSum(Exec(), MPI_COMM_SELF, toDevice(h));
+  }
+};
+TYPED_TEST_SUITE(ReproducibleSum, eddy::test::ExecSpaces);
+
+/// Term functor over a 3D View (box sums) and over a 1D View read backwards (functor sums).
+template <class View>
+struct BoxTerm {
+  View f;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const { return f(i, j, k); }
+};
+template <class View>
+struct ReversedTerm {
+  View v;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const { return v(n - 1 - i); }
+};
+
+TYPED_TEST(ReproducibleSum, SmallExactSums) {
+  std::vector<double> x(1000);
+  for (int i = 0; i < 1000; ++i) x[i] = i + 1;
+  EXPECT_EQ(this->sum(x), 500500.0);
+  EXPECT_EQ(this->sum({1e16, 1.0, -1e16}), 1.0);
+  EXPECT_EQ(this->sum({1.0, 1e30, 1.0, -1e30}), 2.0);
+  // Documented limit: terms below 2^(E-128), E = exponent of max|x|, are truncated (here the
+  // ones, against 1e100 < 2^333); the error stays within n * 2^(E-128).
+  EXPECT_EQ(this->sum({1.0, 1e100, 1.0, -1e100}), 0.0);
+  // No intermediate overflow: the fixed point has headroom above max|x|.
+  EXPECT_EQ(this->sum({1e308, 1e308, -1e308}), 1e308);
+  // A true overflow is the correctly rounded +Inf.
+  double const big = std::numeric_limits<double>::max();
+  EXPECT_EQ(this->sum({big, big}), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(this->sum({-big, -big / 2, big / 4}), exactSum({-big, -big / 2, big / 4}));
+}
+
+TYPED_TEST(ReproducibleSum, RoundsOnceToNearestEven) {
+  double const t = std::ldexp(1.0, -53);                                     // half an ulp of 1.0
+  EXPECT_EQ(this->sum({1.0, t}), 1.0);                                       // tie: to even
+  EXPECT_EQ(this->sum({1.0, t, std::ldexp(1.0, -100)}), 1.0 + 2 * t);        // just above tie
+  EXPECT_EQ(this->sum({1.0 + 2 * t, t}), 1.0 + 4 * t);                       // tie: to even
+  EXPECT_EQ(this->sum({-1.0, -t, -std::ldexp(1.0, -100)}), -(1.0 + 2 * t));  // negative
+  // Naive left-to-right summation would give 0 here.
+  EXPECT_EQ(this->sum({t, 1.0, t, -1.0}), 2 * t);
+}
+
+TYPED_TEST(ReproducibleSum, SpecialCases) {
+  double const inf = std::numeric_limits<double>::infinity();
+  double const nan = std::numeric_limits<double>::quiet_NaN();
+  double const empty = this->sum({});
+  EXPECT_EQ(empty, 0.0);
+  double const zeros = this->sum({0.0, -0.0, 0.0});
+  EXPECT_EQ(zeros, 0.0);
+  EXPECT_FALSE(std::signbit(zeros));
+  for (double v : {-3.7, 1e300, -1e-300, 4.9e-324, -2.2250738585072014e-308, 0.1})
+    EXPECT_EQ(this->sum({v}), v) << v;
+  EXPECT_EQ(this->sum({-1.5, -2.25, -0.125}), -3.875);
+  EXPECT_TRUE(std::isnan(this->sum({1.0, nan, 2.0})));
+  EXPECT_TRUE(std::isnan(this->sum({inf, 1.0, -inf})));
+  EXPECT_TRUE(std::isnan(this->sum({nan, inf})));
+  EXPECT_EQ(this->sum({1.0, inf, 1e308}), inf);
+  EXPECT_EQ(this->sum({-inf, 1.0, -inf}), -inf);
+}
+
+TYPED_TEST(ReproducibleSum, SubnormalsAreExact) {
+  std::vector<double> x;
+  double const tiny = std::numeric_limits<double>::denorm_min();
+  for (int i = 1; i <= 3000; ++i) x.push_back((i % 3 == 0 ? -1 : 1) * i * 7919.0 * tiny);
+  x.push_back(2.2250738585072014e-308);  // smallest normal
+  double const s = this->sum(x);
+  EXPECT_EQ(s, exactSum(x));
+  std::reverse(x.begin(), x.end());
+  EXPECT_EQ(this->sum(x), s);
+}
+
+TYPED_TEST(ReproducibleSum, WideRangeMatchesReferenceAndIsOrderFree) {
+  for (auto [lo, hi] : {std::pair{-300.0, 300.0}, std::pair{-20.0, 20.0}, std::pair{-5.0, 0.0}}) {
+    std::vector<double> x = spreadValues(20000, lo, hi, 42);
+    double const s = this->sum(x);
+    double const ref = exactSum(x);
+    EXPECT_LE(ulpDistance(s, ref), 1)
+        << "range 1e" << lo << "..1e" << hi << ": " << s << " vs " << ref;
+    std::mt19937_64 gen(7);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::shuffle(x.begin(), x.end(), gen);
+      double const shuffled = this->sum(x);
+      EXPECT_EQ(std::memcmp(&shuffled, &s, sizeof s), 0) << shuffled << " vs " << s;
+    }
+  }
+}
+
+TYPED_TEST(ReproducibleSum, IllConditionedSumIsExact) {
+  // Large values cancel exactly; the answer is the sum of the small ones.
+  std::vector<double> x = spreadValues(5000, -3.0, 3.0, 3);
+  std::vector<double> y = x;
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> big(1e15, 1e17);
+  for (int i = 0; i < 5000; ++i) {
+    double const b = big(gen);
+    y.push_back(b);
+    y.push_back(-b);
+  }
+  std::shuffle(y.begin(), y.end(), gen);
+  double const s = this->sum(y);
+  EXPECT_EQ(s, exactSum(y));
+  EXPECT_LE(ulpDistance(s, exactSum(x)), 1);
+}
+
+TYPED_TEST(ReproducibleSum, LargeCountMatchesReference) {
+  std::size_t const n = std::size_t(1) << 22;
+  std::vector<double> x(n);
+  std::mt19937_64 gen(2024);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto& v : x) v = std::ldexp(u(gen), static_cast<int>(gen() % 40) - 20);
+  x[17] = 0.999999999999;  // all chunks of this term are near 2^32 - 1
+  double const s = this->sum(x);
+  EXPECT_LE(ulpDistance(s, exactSum(x)), 1) << s << " vs " << exactSum(x);
+  std::reverse(x.begin(), x.end());
+  EXPECT_EQ(this->sum(x), s);
+  // Same-sign terms, all chunks near full: stresses the carry limb.
+  std::vector<double> ones(n, 0.999999999999);
+  EXPECT_EQ(this->sum(ones), exactSum(ones));
+}
+
+TYPED_TEST(ReproducibleSum, FunctorAndBoxFormsAgreeWithViewForm) {
+  using Exec = TypeParam;
+  int const nx = 13, ny = 7, nz = 5;
+  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reproducibleSum::field",
+                                                         nx + 2, ny + 2, nz + 2);
+  auto h = Kokkos::create_mirror_view(f);
+  std::vector<double> interior = spreadValues(nx * ny * nz, -8.0, 8.0, 5);
+  std::size_t c = 0;
+  for (int i = 0; i < nx + 2; ++i)
+    for (int j = 0; j < ny + 2; ++j)
+      for (int k = 0; k < nz + 2; ++k) {
+        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
+        h(i, j, k) = ghost ? std::numeric_limits<double>::quiet_NaN() : interior[c++];
+      }
+  Kokkos::deep_copy(f, h);
+  double const box = eddy::reproducibleSum(Exec(), MPI_COMM_SELF, {1, 1, 1},
+                                           {nx + 1, ny + 1, nz + 1}, BoxTerm<decltype(f)>{f});
+  double const flat = this->sum(interior);
+  EXPECT_EQ(box, flat);
+  EXPECT_LE(ulpDistance(flat, exactSum(interior)), 1);
+  auto v = this->toDevice(interior);
+  auto const n = static_cast<std::int64_t>(interior.size());
+  EXPECT_EQ(eddy::reproducibleSum(Exec(), MPI_COMM_SELF, n, ReversedTerm<decltype(v)>{v, n}), flat);
+  // Empty box and empty range.
+  EXPECT_EQ(
+      eddy::reproducibleSum(Exec(), MPI_COMM_SELF, {1, 1, 1}, {1, 5, 5}, BoxTerm<decltype(f)>{f}),
+      0.0);
+  EXPECT_EQ(eddy::reproducibleSum(Exec(), MPI_COMM_SELF, std::int64_t(0),
+                                  ReversedTerm<decltype(v)>{v, n}),
+            0.0);
+}
+
+TYPED_TEST(ReproducibleSum, DotMatchesReference) {
+  std::vector<double> a = spreadValues(30000, -6.0, 6.0, 8), b = spreadValues(30000, -6.0, 6.0, 9);
+  std::vector<double> products(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) products[i] = a[i] * b[i];
+  auto da = this->toDevice(a), db = this->toDevice(b);
+  double const d = eddy::reproducibleDot(TypeParam(), MPI_COMM_SELF, da, db);
+  EXPECT_LE(ulpDistance(d, exactSum(products)), 1) << d << " vs " << exactSum(products);
+  EXPECT_EQ(eddy::reproducibleDot(TypeParam(), MPI_COMM_SELF, db, da), d);
+  EXPECT_EQ(d, this->sum(products));
+  auto shorter = Kokkos::subview(db, std::make_pair(0, 10));
+  try {
+    (void)eddy::reproducibleDot(TypeParam(), MPI_COMM_SELF, da, shorter);
+    FAIL() << "reproducibleDot accepted Views of different lengths";
+  } catch (eddy::Error const& e) {
+    std::string const w = e.what();
+    EXPECT_NE(w.find("30000"), std::string::npos) << w;
+    EXPECT_NE(w.find("10"), std::string::npos) << w;
+  }
+}
+
+TEST(ReproducibleSumDefaults, DefaultSpaceOverloads) {
+  Kokkos::View<double*, eddy::MemSpace> v("eddy::test::reproducibleSum::defaults", 4);
+  Kokkos::deep_copy(v, 0.25);
+  EXPECT_EQ(eddy::reproducibleSum(MPI_COMM_SELF, v), 1.0);
+  EXPECT_EQ(eddy::reproducibleDot(MPI_COMM_SELF, v, v), 0.25);
+  EXPECT_EQ(eddy::reproducibleSum(MPI_COMM_SELF, std::int64_t(4), ReversedTerm<decltype(v)>{v, 4}),
+            1.0);
+}
+
+TEST(ReproducibleSumDefaults, NegativeCountIsRejected) {
+  Kokkos::View<double*, eddy::MemSpace> v("eddy::test::reproducibleSum::negative", 1);
+  try {
+    (void)eddy::reproducibleSum(MPI_COMM_SELF, std::int64_t(-3), ReversedTerm<decltype(v)>{v, 1});
+    FAIL() << "reproducibleSum accepted a negative count";
+  } catch (eddy::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("-3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReproducibleSumFixedPoint, ConversionRoundsCorrectly) {
+  using eddy::detail::FixedPointSum;
+  // 2^32 + 1 in units of 2^0, negative values, and a carry-limb value.
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 1, 1}}, 0), 4294967297.0);
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, -1, 0}}, -32), -1.0);
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{1, 0, 0, 0, 0}}, -128), 1.0);
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{-1, 0, 0, 0, 5}}, -128),
+            -1.0 + std::ldexp(5.0, -128));
+  // Subnormal results round at 2^-1074.
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 0, 3}}, -1075),
+            std::ldexp(2.0, -1074));  // 1.5 ulp -> tie to even 2
+}
+
+}  // namespace
