@@ -6,7 +6,9 @@
 
 namespace eddy::io {
 
-bool hdf5Parallel() { return EDDY_HDF5_IS_PARALLEL != 0; }
+bool hdf5Parallel() {
+  return EDDY_HDF5_IS_PARALLEL != 0;
+}
 
 std::string hdf5Description() {
   unsigned maj = 0, min = 0, rel = 0;
@@ -14,6 +16,8 @@ std::string hdf5Description() {
   return str("HDF5 ", maj, ".", min, ".", rel, hdf5Parallel() ? " (parallel)" : " (serial)");
 }
 
-std::string yamlCppVersion() { return EDDY_YAML_CPP_VERSION; }
+std::string yamlCppVersion() {
+  return EDDY_YAML_CPP_VERSION;
+}
 
 }  // namespace eddy::io

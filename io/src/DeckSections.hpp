@@ -1,0 +1,15 @@
+/// @file DeckSections.hpp
+/// @brief The sections of deckSchema(), one function each. A model adds its section here (a
+/// function returning Key::section(...)) and one line in deckSchema().
+#pragma once
+
+#include "eddy/io/Schema.hpp"
+
+namespace eddy::io::sections {
+
+Key run();        ///< run control: name, steps, output directory, progress, debug log
+Key grid();       ///< the Cartesian grid: cells per direction (2D or 3D), lengths, periodicity
+Key parallel();   ///< MPI decomposition and GPU-aware MPI
+Key diffusion();  ///< the scalar diffusion model (optional section)
+
+}  // namespace eddy::io::sections

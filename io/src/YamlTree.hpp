@@ -1,0 +1,43 @@
+/// @file YamlTree.hpp
+/// @brief YAML text to a plain tree with 1-based locations, rejecting duplicate keys (which
+/// yaml-cpp's YAML::Load silently accepts) and telling quoted from plain scalars.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace eddy::io::detail {
+
+struct YamlEntry;
+
+/// A YAML node. Scalars keep their text and whether it was plain (unquoted, untagged), so a
+/// quoted "100" is a string, not an integer. Aliases are expanded.
+struct YamlNode {
+  enum class Kind { Null, Scalar, Sequence, Map };
+  Kind kind = Kind::Null;
+  int line = 1, column = 1;  // 1-based
+  std::string text;
+  bool plain = true;
+  std::vector<YamlNode> items;     // Sequence
+  std::vector<YamlEntry> entries;  // Map, in file order
+};
+
+/// A key of a map and its value. A null value is located at its key.
+struct YamlEntry {
+  std::string key;
+  int line = 1, column = 1;
+  YamlNode value;
+};
+
+/// `file:line:col`
+std::string location(std::string const& file, int line, int column);
+
+/// Parses one YAML document. Returns a Null node for empty text. Throws eddy::DeckError
+/// (`file:line:col: key.path: ...`) for a syntax error, a duplicate key, a key that is not a
+/// scalar, an unknown alias, or a second document.
+YamlNode parseYaml(std::string const& text, std::string const& file);
+
+/// "a map", "a list", "no value", `1.5`, `the string "100"`: how a node is named in messages.
+std::string describe(YamlNode const& node);
+
+}  // namespace eddy::io::detail
