@@ -1,5 +1,7 @@
 #include "Commands.hpp"
 
+#include "Simulation.hpp"
+
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -20,7 +22,7 @@ std::string helpText() {
   return R"(Usage: eddy <command> [arguments]
 
 Commands:
-  run DECK [--restart FILE]   run the simulation described by the YAML deck DECK
+  run DECK                    run the simulation described by the YAML deck DECK
   validate DECK               check DECK against the schema and print it resolved (defaults
                               filled in); exit code 3 and one located message if it is wrong
   info                        versions (Eddy, Kokkos, MPI, HDF5, yaml-cpp), backends, devices,
@@ -66,7 +68,8 @@ int info(Runtime const& rt) {
   os << "devices   " << ndev << " visible";
   if (ndev == 0) os << " (host-only build or no GPU)";
   os << '\n';
-  for (int d = 0; d < ndev; ++d) os << "  GPU " << d << ": " << compat::deviceDescription(d) << '\n';
+  for (int d = 0; d < ndev; ++d)
+    os << "  GPU " << d << ": " << compat::deviceDescription(d) << '\n';
   if (ndev > 0)
     for (int r = 0; r < rt.size(); ++r)
       os << "  rank " << r << " (node-local " << local[r] << ") -> GPU " << devs[r] << '\n';
@@ -96,10 +99,10 @@ int validate(Runtime const& rt, std::vector<std::string> const& args) {
 
 int run(Runtime const& rt, std::vector<std::string> const& args) {
   std::string const path = requireDeckArgument(args, "run");
+  for (std::size_t i = 1; i < args.size(); ++i)
+    throw UsageError(str("'eddy run' got an unexpected argument '", args[i], "'"));
   io::Deck const deck = io::loadDeck(path, io::deckSchema(), rt.comm());
-  log::info(str(versionLine(), ", ", rt.size(), " rank(s)"));
-  log::info(str("deck ", path, " (resolved):\n", deck.resolvedYaml()));
-  return 0;
+  return runDeck(rt, deck);
 }
 
 }  // namespace eddy::app

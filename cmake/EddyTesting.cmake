@@ -40,8 +40,8 @@ function(eddy_add_cli_test)
     set(_launch "")
     set(_labels "${T_LABELS}")
   endif()
-  string(REPLACE ";" "\\;" _cmd "${_launch};$<TARGET_FILE:eddy>;${T_COMMAND}")
-  string(REPLACE ";" "\\;" _match "${T_MATCH}")
+  set(_cmd "${_launch};$<TARGET_FILE:eddy>;${T_COMMAND}")
+  set(_match "${T_MATCH}")
   add_test(NAME ${T_NAME}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${_cmd}" "-DEXPECT_EXIT=${T_EXPECT_EXIT}"
                    "-DMATCH=${_match}" "-DONCE=${T_ONCE}"

@@ -53,8 +53,8 @@ int reportFatal(std::exception const& e, MPI_Comm comm) {
     // Every rank should be here; confirm it with a barrier that cannot hang.
     MPI_Request req;
     MPI_Ibarrier(comm, &req);
-    auto const deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(agreementTimeout());
+    auto const deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(agreementTimeout());
     int done = 0;
     while (!done) {
       MPI_Test(&req, &done, MPI_STATUS_IGNORE);

@@ -31,7 +31,8 @@ State& state() {
 
 std::string stamp() {
   auto& s = state();
-  double const t = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.start).count();
+  double const t =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - s.start).count();
   std::time_t const now = std::time(nullptr);
   char wall[32];
   std::strftime(wall, sizeof wall, "%H:%M:%S", std::localtime(&now));
@@ -64,7 +65,9 @@ void enableDebug(std::string const& dir) {
   s.debug = std::move(f);
 }
 
-void setQuiet(bool quiet) { state().quiet = quiet; }
+void setQuiet(bool quiet) {
+  state().quiet = quiet;
+}
 
 double elapsed() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - state().start).count();
@@ -101,6 +104,8 @@ void debug(std::string const& line) {
   *s.debug << stamp() << line << '\n' << std::flush;
 }
 
-bool debugEnabled() { return static_cast<bool>(state().debug); }
+bool debugEnabled() {
+  return static_cast<bool>(state().debug);
+}
 
 }  // namespace eddy::log

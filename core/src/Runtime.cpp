@@ -44,7 +44,9 @@ Runtime::~Runtime() {
   if (!finalized) MPI_Finalize();
 }
 
-int Runtime::deviceId() const { return compat::activeDeviceId(); }
+int Runtime::deviceId() const {
+  return compat::activeDeviceId();
+}
 
 namespace mpi {
 
@@ -65,8 +67,8 @@ std::string standardVersion() {
 
 bool gpuAware(std::string* how) {
   if (char const* env = std::getenv("EDDY_GPU_AWARE_MPI")) {
-    bool const on = std::strcmp(env, "1") == 0 || std::strcmp(env, "on") == 0 ||
-                    std::strcmp(env, "true") == 0;
+    bool const on =
+        std::strcmp(env, "1") == 0 || std::strcmp(env, "on") == 0 || std::strcmp(env, "true") == 0;
     if (how) *how = str("set by EDDY_GPU_AWARE_MPI=", env);
     return on;
   }

@@ -63,7 +63,8 @@ std::string summary(MPI_Comm comm, double wallSeconds) {
   os.precision(17);
   {
     std::lock_guard<std::mutex> lock(registryMutex());
-    for (auto const& [name, e] : registry()) os << name << '\t' << e.calls << '\t' << e.seconds << '\n';
+    for (auto const& [name, e] : registry())
+      os << name << '\t' << e.calls << '\t' << e.seconds << '\n';
   }
   std::string const mine = os.str();
   int const len = static_cast<int>(mine.size());

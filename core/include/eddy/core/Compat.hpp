@@ -177,8 +177,12 @@ int concurrency(Exec const& space) {
 }
 
 /// Marks a region for Kokkos profiling tools.
-inline void pushRegion(std::string const& name) { Kokkos::Profiling::pushRegion(name); }
-inline void popRegion() { Kokkos::Profiling::popRegion(); }
+inline void pushRegion(std::string const& name) {
+  Kokkos::Profiling::pushRegion(name);
+}
+inline void popRegion() {
+  Kokkos::Profiling::popRegion();
+}
 
 }  // namespace compat
 
@@ -190,6 +194,7 @@ using Kokkos::cbrt;
 using Kokkos::cos;
 using Kokkos::exp;
 using Kokkos::fabs;
+using Kokkos::floor;
 using Kokkos::fmax;
 using Kokkos::fmin;
 using Kokkos::isfinite;
@@ -203,6 +208,7 @@ using Kokkos::Experimental::cbrt;
 using Kokkos::Experimental::cos;
 using Kokkos::Experimental::exp;
 using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::floor;
 using Kokkos::Experimental::fmax;
 using Kokkos::Experimental::fmin;
 using Kokkos::Experimental::isfinite;
@@ -211,7 +217,9 @@ using Kokkos::Experimental::log;
 using Kokkos::Experimental::pow;
 using Kokkos::Experimental::sin;
 using Kokkos::Experimental::sqrt;
-KOKKOS_INLINE_FUNCTION double abs(double x) { return Kokkos::Experimental::fabs(x); }
+KOKKOS_INLINE_FUNCTION double abs(double x) {
+  return Kokkos::Experimental::fabs(x);
+}
 #endif
 }  // namespace math
 

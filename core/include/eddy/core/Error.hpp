@@ -71,12 +71,11 @@ class ConfigError : public Error {
 
 /// Throws `eddy::Error` naming the call site when `cond` is false. The message should name the
 /// object, the value and what was expected.
-#define EDDY_REQUIRE(cond, ...)                                                    \
-  do {                                                                             \
-    if (!(cond))                                                                   \
-      throw ::eddy::Error(::eddy::str(__VA_ARGS__, " [", __FILE__, ":", __LINE__, \
-                                      "]"));                                       \
-    } while (false)
+#define EDDY_REQUIRE(cond, ...)                                                          \
+  do {                                                                                   \
+    if (!(cond))                                                                         \
+      throw ::eddy::Error(::eddy::str(__VA_ARGS__, " [", __FILE__, ":", __LINE__, "]")); \
+  } while (false)
 
 /// Throws when an MPI call failed, naming the call and MPI's error string.
 void checkMpi(int rc, char const* call);

@@ -1,0 +1,162 @@
+#include "Simulation.hpp"
+
+#include "Commands.hpp"
+#include "diffusion/Diffusion.hpp"
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Log.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace eddy::app {
+
+void createOutputDirectory(MPI_Comm comm, std::string const& path) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  char reason[256] = {0};
+  if (rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) {
+      std::snprintf(reason, sizeof reason, "%s", ec.message().c_str());
+    } else if (!std::filesystem::is_directory(path)) {
+      std::snprintf(reason, sizeof reason, "it exists and is not a directory");
+    }
+  }
+  checkMpi(MPI_Bcast(reason, sizeof reason, MPI_CHAR, 0, comm), "MPI_Bcast(output directory)");
+  if (reason[0] != '\0')
+    throw IoError(str("cannot create output directory '", path, "': ", reason), true);
+}
+
+namespace {
+
+std::array<int, 3> toIndex3(std::vector<std::int64_t> const& v, int fill) {
+  std::array<int, 3> r{fill, fill, fill};
+  for (std::size_t a = 0; a < v.size() && a < 3; ++a) r[a] = static_cast<int>(v[a]);
+  return r;
+}
+
+std::string formatSeconds(double s) {
+  char buf[32];
+  if (s < 120) {
+    std::snprintf(buf, sizeof buf, "%.1fs", s);
+  } else if (s < 7200) {
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
+                  static_cast<int>(s) / 60 % 60);
+  }
+  return buf;
+}
+
+std::string hexBits(double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, bits);
+  return buf;
+}
+
+int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition const& decomp) {
+  diffusion::Parameters p;
+  p.diffusivity = deck.getDouble("diffusion.diffusivity");
+  p.dt = deck.getDouble("diffusion.dt");
+  p.stability = deck.getDouble("diffusion.stability");
+  p.mode = toIndex3(deck.getIntList("diffusion.mode"), 0);
+  p.amplitude = deck.getDouble("diffusion.amplitude");
+  p.background = deck.getDouble("diffusion.background");
+  auto const lengthList = deck.getDoubleList("grid.length");
+  std::array<double, 3> length{1.0, 1.0, 1.0};
+  for (std::size_t a = 0; a < lengthList.size() && a < 3; ++a) length[a] = lengthList[a];
+
+  ExecSpace const space;
+  diffusion::Model model(space, rt.comm(), decomp, length,
+                         static_cast<int>(deck.getInt("grid.ghost")), p);
+  long long const steps = deck.getInt("run.steps");
+  long long const every = deck.getInt("run.progress_every");
+  double cells = 1;
+  for (int a = 0; a < decomp.dims(); ++a) cells *= decomp.globalCells()[a];
+
+  log::info(str("diffusion: kappa ", p.diffusivity, " m^2/s, dt ", model.dt(), " s (",
+                model.dt() / model.stableDt(), " of the stability limit), ", steps,
+                " steps to t = ", steps * model.dt(), " s"));
+  auto report = [&](double loopStart) {
+    auto const d = model.diagnostics(space);
+    double const elapsed = log::elapsed() - loopStart;
+    long long const done = model.stepCount();
+    double const rate = done > 0 && elapsed > 0 ? cells * done / elapsed : 0.0;
+    double const eta = done > 0 ? elapsed / done * (steps - done) : 0.0;
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "step %8lld/%lld  t %.6e  dt %.3e  total %.12e  max|u| %.6e  L2 err %.3e  "
+                  "elapsed %s  ETA %s  %.3e cell-updates/s",
+                  done, steps, model.time(), model.dt(), d.total, d.maxAbs, d.l2Error,
+                  formatSeconds(elapsed).c_str(), formatSeconds(eta).c_str(), rate);
+    log::info(buf);
+    return d;
+  };
+
+  double const loopStart = log::elapsed();
+  report(loopStart);
+  for (long long s = 0; s < steps; ++s) {
+    model.step(space);
+    if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
+  }
+  space.fence();
+  auto const last = report(loopStart);
+  log::info(str("final: t ", model.time(), " s, L2 error vs analytic ", last.l2Error, ", relative ",
+                last.l2Error / (p.amplitude * std::exp(-model.decayRate() * model.time())),
+                ", checksum ", hexBits(last.checksum), " (", last.checksum, ")"));
+  return 0;
+}
+
+}  // namespace
+
+int runDeck(Runtime const& rt, io::Deck const& deck) {
+  double const wallStart = log::elapsed();
+  std::string const outDir = deck.getString("run.output_dir");
+  createOutputDirectory(rt.comm(), outDir);
+  log::addFile(outDir + "/eddy.log");
+  if (deck.getBool("run.debug_log")) log::enableDebug(outDir);
+  if (char const* dir = std::getenv("EDDY_DEBUG_LOG")) {
+    createOutputDirectory(rt.comm(), dir);
+    log::enableDebug(dir);
+  }
+  std::string const aware = deck.getString("parallel.gpu_aware_mpi");
+  if (aware != "auto") setenv("EDDY_GPU_AWARE_MPI", aware == "on" ? "1" : "0", 1);
+
+  log::info(str(versionLine(), ", ", rt.size(), " rank(s), execution space ", ExecSpace::name()));
+  log::info(str("deck ", deck.path(), " (resolved):\n", deck.resolvedYaml()));
+
+  auto const cells = deck.getIntList("grid.cells");
+  int const dims = static_cast<int>(cells.size());
+  auto const periodicList = deck.getBoolList("grid.periodic");
+  std::array<bool, 3> periodic{false, false, false};
+  for (std::size_t a = 0; a < periodicList.size() && a < 3; ++a) periodic[a] = periodicList[a];
+  CartDecomposition const decomp =
+      CartDecomposition::fromComm(rt.comm(), toIndex3(cells, 1), dims, periodic,
+                                  toIndex3(deck.getIntList("parallel.decomposition"), 0));
+  log::info(str("decomposition: ", decomp.describe()));
+  if (log::debugEnabled()) log::debug(str("rank ", rt.rank(), ": ", decomp.describe()));
+
+  int code = 0;
+  if (deck.has("diffusion")) {
+    code = runDiffusion(rt, deck, decomp);
+  } else {
+    throw ConfigError(
+        str("deck ", deck.path(), " names no model: add a model section (available: diffusion)"));
+  }
+  double const wall = log::elapsed() - wallStart;
+  std::string const summary = timing::summary(rt.comm(), wall);
+  log::info(str("timing summary (", rt.size(), " ranks):\n", summary));
+  return code;
+}
+
+}  // namespace eddy::app
