@@ -1,0 +1,271 @@
+#include "fluids/Multigrid.hpp"
+
+#include "fluids/PoissonKernels.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/HaloExchange.hpp"
+#include "eddy/core/Runtime.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+namespace eddy::fluids {
+
+using FieldType = Field<MemSpace>;
+using Halo = HaloExchange<ExecSpace>;
+
+namespace {
+/// Halo exchange, skipped when there is no message (one rank, no periodic axis): the exchange
+/// would still fence the instance.
+void exchange(ExecSpace const& space, Halo& halo, FieldType& field) {
+  if (halo.messageCount() > 0) halo.exchange(space, field);
+}
+}  // namespace
+
+/// One level of the hierarchy: its decomposition (the caller's process grid, or one rank on
+/// MPI_COMM_SELF when replicated), fields and halo exchange. The last distributed level before a
+/// replicated one also holds the gather of its residual onto every rank ("twin").
+struct Multigrid::Level {
+  Level(ExecSpace const& space, int number, MPI_Comm c, CartDecomposition const& d,
+        std::array<double, 3> const& cellSize, bool isReplicated, bool ownsVectors)
+      : decomp(d),
+        comm(c),
+        replicated(isReplicated),
+        h(cellSize),
+        grid(detail::PoissonGrid::make(d, cellSize)) {
+    std::string const tag = "eddy::fluids::poisson::level" + std::to_string(number);
+    if (ownsVectors) {
+      x = std::make_unique<FieldType>(space, tag + "::correction", d, 1);
+      b = std::make_unique<FieldType>(space, tag + "::rhs", d, 1);
+    }
+    res = std::make_unique<FieldType>(space, tag + "::residual", d, 1);
+    halo = std::make_unique<Halo>(space, c, d, res->layout());
+  }
+
+  CartDecomposition decomp;
+  MPI_Comm comm;
+  bool replicated;
+  std::array<double, 3> h;
+  detail::PoissonGrid grid;
+  std::unique_ptr<FieldType> x, b, res;
+  std::unique_ptr<Halo> halo;
+
+  // Gather point only.
+  std::unique_ptr<CartDecomposition> twinDecomp;
+  detail::PoissonGrid twinGrid;
+  std::unique_ptr<FieldType> twin;
+  std::unique_ptr<Halo> twinHalo;
+  Kokkos::View<double*, MemSpace> sendBuf, recvBuf;
+  Kokkos::View<double*, PinnedHostSpace> sendHost, recvHost;
+  Kokkos::View<int*, MemSpace> gatherMap;  ///< global cell (x fastest) -> gathered position
+  std::vector<int> counts, displs;
+  bool staged = false;
+
+  void setupGather(ExecSpace const& space) {
+    Index3 const G = decomp.globalCells();
+    twinDecomp = std::make_unique<CartDecomposition>(G, decomp.dims(), decomp.periodic(), 1, 0);
+    twinGrid = detail::PoissonGrid::make(*twinDecomp, h);
+    twin = std::make_unique<FieldType>(space, "eddy::fluids::poisson::gathered", *twinDecomp, 1);
+    twinHalo = std::make_unique<Halo>(space, MPI_COMM_SELF, *twinDecomp, twin->layout());
+    long long const total = static_cast<long long>(G[0]) * G[1] * G[2];
+    if (total > INT_MAX)
+      throw ConfigError(str("PoissonSolver: the multigrid level of ", toString(G),
+                            " cells must be gathered onto every rank, but has more than ", INT_MAX,
+                            " cells; use a rank count that divides the grid evenly"));
+    int const nranks = decomp.nranks();
+    counts.assign(nranks, 0);
+    displs.assign(nranks, 0);
+    auto mapHost = Kokkos::View<int*, Kokkos::HostSpace>("eddy::fluids::poisson::gatherMapHost",
+                                                         static_cast<std::size_t>(total));
+    int at = 0;
+    for (int r = 0; r < nranks; ++r) {
+      Index3 const n = decomp.localCellsOf(r), o = decomp.offsetOf(r);
+      counts[r] = n[0] * n[1] * n[2];
+      displs[r] = at;
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i)
+            mapHost((o[0] + i) + G[0] * ((o[1] + j) + static_cast<long long>(G[1]) * (o[2] + k))) =
+                at + i + n[0] * (j + n[1] * k);
+      at += counts[r];
+    }
+    gatherMap = Kokkos::View<int*, MemSpace>(
+        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherMap")), total);
+    Kokkos::deep_copy(space, gatherMap, mapHost);
+    sendBuf = Kokkos::View<double*, MemSpace>(
+        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherSend")),
+        counts[decomp.rank()]);
+    recvBuf = Kokkos::View<double*, MemSpace>(
+        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherRecv")), total);
+    bool const hostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+    staged = !hostAccessible && !mpi::gpuAware();
+    if (staged) {
+      sendHost = Kokkos::View<double*, PinnedHostSpace>("eddy::fluids::poisson::gatherSendHost",
+                                                        sendBuf.extent(0));
+      recvHost = Kokkos::View<double*, PinnedHostSpace>("eddy::fluids::poisson::gatherRecvHost",
+                                                        recvBuf.extent(0));
+    }
+    space.fence();  // mapHost dies here
+  }
+
+  std::size_t bytes() const {
+    std::size_t s = 0;
+    for (auto const* f : {x.get(), b.get(), res.get(), twin.get()})
+      if (f) s += f->bytes();
+    s += 8 * static_cast<std::size_t>(halo->sendCount() + halo->recvCount());
+    if (twinHalo) s += 8 * static_cast<std::size_t>(twinHalo->sendCount() + twinHalo->recvCount());
+    s += sendBuf.span() * 8 + recvBuf.span() * 8 + gatherMap.span() * sizeof(int);
+    return s;
+  }
+};
+
+Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
+                     std::array<double, 3> const& h, int preSmooth, int postSmooth)
+    : m_pre(preSmooth), m_post(postSmooth) {
+  if (preSmooth < 0 || postSmooth < 0)
+    throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
+                          ", post = ", postSmooth, "; expected >= 0"));
+  int const dims = decomp.dims();
+  m_levels.push_back(std::make_unique<Level>(space, 0, comm, decomp, h, false, false));
+  while (true) {
+    Level& f = *m_levels.back();
+    Index3 const G = f.decomp.globalCells();
+    bool coarsen = true;
+    for (int a = 0; a < dims; ++a) coarsen = coarsen && G[a] % 2 == 0 && G[a] / 2 >= 2;
+    if (!coarsen) break;
+    Index3 gc = G;
+    std::array<double, 3> hc = f.h;
+    for (int a = 0; a < dims; ++a) gc[a] /= 2, hc[a] *= 2;
+    bool distributed = !f.replicated;
+    if (distributed) {
+      // Every block must halve into whole cells, at least two per axis: the block extents are
+      // G / p (+1), all even only when 2p divides G.
+      Index3 const p = f.decomp.procGrid();
+      for (int a = 0; a < dims; ++a)
+        distributed = distributed && G[a] % (2 * p[a]) == 0 && G[a] / (2 * p[a]) >= 2;
+    }
+    if (distributed) {
+      CartDecomposition const dc(gc, dims, f.decomp.periodic(), f.decomp.nranks(), f.decomp.rank(),
+                                 f.decomp.procGrid());
+      m_levels.push_back(std::make_unique<Level>(space, levels(), f.comm, dc, hc, false, true));
+    } else {
+      if (!f.replicated) f.setupGather(space);
+      CartDecomposition const dc(gc, dims, f.decomp.periodic(), 1, 0);
+      m_levels.push_back(
+          std::make_unique<Level>(space, levels(), MPI_COMM_SELF, dc, hc, true, true));
+    }
+  }
+  // Coarsest level: a fixed number of symmetric sweep pairs, enough for the few cells it
+  // normally has (2..8 per axis), capped where coarsening stopped early on an odd extent.
+  Index3 const gc = m_levels.back()->decomp.globalCells();
+  int maxExtent = 1;
+  for (int a = 0; a < dims; ++a) maxExtent = std::max(maxExtent, gc[a]);
+  m_coarseSweeps = std::min(64, std::max(4, 2 * maxExtent));
+}
+
+Multigrid::~Multigrid() = default;
+
+int Multigrid::levels() const {
+  return static_cast<int>(m_levels.size());
+}
+
+int Multigrid::firstReplicatedLevel() const {
+  for (int l = 0; l < levels(); ++l)
+    if (m_levels[l]->replicated) return l;
+  return levels();
+}
+
+Index3 Multigrid::levelCells(int l) const {
+  EDDY_REQUIRE(l >= 0 && l < levels(), "Multigrid::levelCells: level ", l, " of ", levels());
+  return m_levels[l]->decomp.globalCells();
+}
+
+std::size_t Multigrid::bytes() const {
+  std::size_t s = 0;
+  for (auto const& l : m_levels) s += l->bytes();
+  return s;
+}
+
+void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z) {
+  Level const& fine = *m_levels.front();
+  for (FieldType const* f : {&r, static_cast<FieldType const*>(&z)})
+    if (f->layout() != fine.res->layout())
+      throw Error(str("Multigrid::apply: field '", f->label(), "' has ", toString(f->cells()),
+                      " cells and ghost width ", f->ghost(), "; expected ",
+                      toString(fine.res->cells()), " cells, ghost width 1, cell-centred"));
+  ScopedRegion region("eddy::fluids::poisson::vcycle");
+  cycle(space, 0, r, z);
+}
+
+void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b, FieldType& x,
+                       int sweeps, bool redFirst, bool fresh) {
+  for (int s = 0; s < sweeps; ++s)
+    for (int c = 0; c < 2; ++c) {
+      // A freshly zeroed x (ghosts included) needs no exchange before its first half sweep.
+      if (!fresh) exchange(space, *level.halo, x);
+      fresh = false;
+      detail::smoothColour(space, level.grid, b.access(), x.access(), redFirst ? c : 1 - c);
+    }
+}
+
+void Multigrid::gather(ExecSpace const& space, Level& level) {
+  ScopedRegion region("eddy::fluids::poisson::gather");
+  auto const r = level.res->access();
+  auto const send = level.sendBuf;
+  int const nx = level.grid.nx, ny = level.grid.ny;
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::gatherPack",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>(
+          space, {0, 0, 0}, {level.grid.nx, level.grid.ny, level.grid.nz}),
+      KOKKOS_LAMBDA(int i, int j, int k) { send(i + nx * (j + ny * k)) = r(i, j, k); });
+  if (level.staged) Kokkos::deep_copy(space, level.sendHost, level.sendBuf);
+  space.fence();
+  double* const sendPtr = level.staged ? level.sendHost.data() : level.sendBuf.data();
+  double* const recvPtr = level.staged ? level.recvHost.data() : level.recvBuf.data();
+  checkMpi(MPI_Allgatherv(sendPtr, static_cast<int>(level.sendBuf.extent(0)), MPI_DOUBLE, recvPtr,
+                          level.counts.data(), level.displs.data(), MPI_DOUBLE, level.comm),
+           "MPI_Allgatherv (eddy::fluids::poisson::gather)");
+  if (level.staged) Kokkos::deep_copy(space, level.recvBuf, level.recvHost);
+  auto const t = level.twin->access();
+  auto const recv = level.recvBuf;
+  auto const map = level.gatherMap;
+  int const gx = level.twinGrid.nx, gy = level.twinGrid.ny;
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::gatherUnpack",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>(
+          space, {0, 0, 0}, {level.twinGrid.nx, level.twinGrid.ny, level.twinGrid.nz}),
+      KOKKOS_LAMBDA(int i, int j, int k) { t(i, j, k) = recv(map(i + gx * (j + gy * k))); });
+  exchange(space, *level.twinHalo, *level.twin);
+}
+
+void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x) {
+  Level& level = *m_levels[l];
+  Kokkos::deep_copy(space, x.view(), 0.0);
+  if (l + 1 == levels()) {
+    ScopedRegion region("eddy::fluids::poisson::coarseSolve");
+    smooth(space, level, b, x, m_coarseSweeps, true, true);
+    smooth(space, level, b, x, m_coarseSweeps, false, false);
+    return;
+  }
+  smooth(space, level, b, x, m_pre, true, true);
+  exchange(space, *level.halo, x);
+  detail::residual(space, level.grid, b.access(), x.access(), level.res->access());
+  Level& coarse = *m_levels[l + 1];
+  if (coarse.replicated && !level.replicated) {
+    gather(space, level);
+    detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
+                             coarse.b->access());
+  } else {
+    exchange(space, *level.halo, *level.res);
+    detail::restrictResidual(space, level.grid, level.res->access(), coarse.grid,
+                             coarse.b->access());
+  }
+  cycle(space, l + 1, *coarse.b, *coarse.x);
+  exchange(space, *coarse.halo, *coarse.x);
+  detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access());
+  smooth(space, level, b, x, m_post, false, false);
+}
+
+}  // namespace eddy::fluids

@@ -1,0 +1,255 @@
+#include "fluids/PoissonKernels.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/ReproducibleSum.hpp"
+
+namespace eddy::fluids::detail {
+
+namespace {
+using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
+
+Policy3 ownedPolicy(ExecSpace const& space, PoissonGrid const& g) {
+  return Policy3(space, {0, 0, 0}, {g.nx, g.ny, g.nz});
+}
+}  // namespace
+
+PoissonGrid PoissonGrid::make(CartDecomposition const& decomp, std::array<double, 3> const& h) {
+  PoissonGrid g;
+  g.dims = decomp.dims();
+  Index3 const n = decomp.localCells(), o = decomp.offset(), N = decomp.globalCells();
+  g.nx = n[0], g.ny = n[1], g.nz = n[2];
+  g.ox = o[0], g.oy = o[1], g.oz = o[2];
+  g.Nx = N[0], g.Ny = N[1], g.Nz = N[2];
+  g.wx = decomp.isPeriodic(0) ? 0 : 1;
+  g.wy = decomp.isPeriodic(1) ? 0 : 1;
+  g.wz = g.dims == 3 && !decomp.isPeriodic(2) ? 1 : 0;
+  for (int a = 0; a < g.dims; ++a)
+    EDDY_REQUIRE(h[a] > 0, "PoissonSolver: cell size along axis ", a, " is ", h[a],
+                 "; expected > 0");
+  g.cx = 1.0 / (h[0] * h[0]);
+  g.cy = 1.0 / (h[1] * h[1]);
+  g.cz = g.dims == 3 ? 1.0 / (h[2] * h[2]) : 0.0;
+  return g;
+}
+
+double sum(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& a) {
+  return reproducibleSum(
+      space, comm, {0, 0, 0}, g.hi(), KOKKOS_LAMBDA(int i, int j, int k) { return a(i, j, k); });
+}
+
+double dot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& a,
+           CellView const& b) {
+  return reproducibleSum(
+      space, comm, {0, 0, 0}, g.hi(),
+      KOKKOS_LAMBDA(int i, int j, int k) { return a(i, j, k) * b(i, j, k); });
+}
+
+// The fused reductions below write a value in the term functor. reproducibleSum evaluates each
+// term twice (scan, then accumulate); the write is idempotent, so that is harmless.
+
+double prepareRhs(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& rhs,
+                  double mean, CellView const& f) {
+  return reproducibleSum(
+      space, comm, {0, 0, 0}, g.hi(), KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = mean - rhs(i, j, k);
+        f(i, j, k) = v;
+        return v * v;
+      });
+}
+
+double residualNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& b,
+                     CellView const& x, CellView const& r) {
+  return reproducibleSum(
+      space, comm, {0, 0, 0}, g.hi(), KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = b(i, j, k) - applyOperator(g, x, i, j, k);
+        r(i, j, k) = v;
+        return v * v;
+      });
+}
+
+double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
+                        CellView const& p, CellView const& q) {
+  return reproducibleSum(
+      space, comm, {0, 0, 0}, g.hi(), KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = applyOperator(g, p, i, j, k);
+        q(i, j, k) = v;
+        return p(i, j, k) * v;
+      });
+}
+
+void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
+              CellView const& r) {
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::residual", ownedPolicy(space, g), KOKKOS_LAMBDA(int i, int j, int k) {
+        r(i, j, k) = b(i, j, k) - applyOperator(g, x, i, j, k);
+      });
+}
+
+void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
+              CellView const& q, CellView const& x, CellView const& r) {
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::cgUpdate", ownedPolicy(space, g), KOKKOS_LAMBDA(int i, int j, int k) {
+        x(i, j, k) += alpha * p(i, j, k);
+        r(i, j, k) -= alpha * q(i, j, k);
+      });
+}
+
+void updateDirection(ExecSpace const& space, PoissonGrid const& g, double beta, CellView const& z,
+                     CellView const& p) {
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::updateDirection", ownedPolicy(space, g),
+      KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) = z(i, j, k) + beta * p(i, j, k); });
+}
+
+void jacobiUpdate(ExecSpace const& space, PoissonGrid const& g, double omega, CellView const& r,
+                  CellView const& x) {
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::jacobiUpdate", ownedPolicy(space, g),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        double const d = operatorDiagonal(g, i, j, k);
+        if (d > 0) x(i, j, k) += omega * r(i, j, k) / d;
+      });
+}
+
+void addConstant(ExecSpace const& space, PoissonGrid const& g, double c, CellView const& a) {
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::addConstant", ownedPolicy(space, g),
+      KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) += c; });
+}
+
+void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src,
+               CellView const& dst) {
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::copy", ownedPolicy(space, g),
+      KOKKOS_LAMBDA(int i, int j, int k) { dst(i, j, k) = src(i, j, k); });
+}
+
+void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                  CellView const& x, int colour) {
+  int const nx = g.nx;
+  int const shift = colour + g.ox + g.oy + g.oz;
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::smoothColour", Policy3(space, {0, 0, 0}, {(nx + 1) / 2, g.ny, g.nz}),
+      KOKKOS_LAMBDA(int t, int j, int k) {
+        // Global parity of (i, j, k) equals `colour` for i = 2t + s.
+        int const i = 2 * t + ((shift + j + k) & 1);
+        if (i >= nx) return;
+        double diag = 0.0, nsum = 0.0;
+        splitOperator(g, x, i, j, k, diag, nsum);
+        if (diag > 0) x(i, j, k) = (b(i, j, k) + nsum) / diag;
+      });
+}
+
+namespace {
+/// Global fine index clamped into the domain at walls (the mirrored ghost), else unchanged.
+KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
+  if (wall) {
+    if (gidx < 0) return 0;
+    if (gidx > n - 1) return n - 1;
+  }
+  return gidx;
+}
+}  // namespace
+
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                      PoissonGrid const& coarse, CellView const& b) {
+  PoissonGrid const f = fine;
+  int const cox = coarse.ox, coy = coarse.oy, coz = coarse.oz;
+  double const scale = f.dims == 3 ? 1.0 / 512.0 : 1.0 / 64.0;
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::restrict",
+      Policy3(space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}),
+      KOKKOS_LAMBDA(int ci, int cj, int ck) {
+        double const w[4] = {1.0, 3.0, 3.0, 1.0};
+        int const nz = f.dims == 3 ? 4 : 1;
+        double s = 0.0;
+        for (int c = 0; c < nz; ++c) {
+          int fk = 0;
+          double wz = 1.0;
+          if (f.dims == 3) {
+            fk = clampAtWall(2 * (coz + ck) - 1 + c, f.Nz, f.wz) - f.oz;
+            wz = w[c];
+          }
+          double sy = 0.0;
+          for (int bb = 0; bb < 4; ++bb) {
+            int const fj = clampAtWall(2 * (coy + cj) - 1 + bb, f.Ny, f.wy) - f.oy;
+            double sx = 0.0;
+            for (int a = 0; a < 4; ++a) {
+              int const fi = clampAtWall(2 * (cox + ci) - 1 + a, f.Nx, f.wx) - f.ox;
+              sx += w[a] * r(fi, fj, fk);
+            }
+            sy += w[bb] * sx;
+          }
+          s += wz * sy;
+        }
+        b(ci, cj, ck) = scale * s;
+      });
+}
+
+void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
+                PoissonGrid const& coarse, CellView const& e) {
+  PoissonGrid const f = fine;
+  PoissonGrid const c = coarse;
+  Kokkos::parallel_for(
+      "eddy::fluids::poisson::prolong", ownedPolicy(space, f), KOKKOS_LAMBDA(int i, int j, int k) {
+        int const gi = f.ox + i, gj = f.oy + j;
+        int const pi = gi >> 1, pj = gj >> 1;
+        int const i0 = pi - c.ox, j0 = pj - c.oy;
+        int const i1 = clampAtWall(pi + ((gi & 1) ? 1 : -1), c.Nx, c.wx) - c.ox;
+        int const j1 = clampAtWall(pj + ((gj & 1) ? 1 : -1), c.Ny, c.wy) - c.oy;
+        double v;
+        if (f.dims == 3) {
+          int const gk = f.oz + k, pk = gk >> 1;
+          int const k0 = pk - c.oz;
+          int const k1 = clampAtWall(pk + ((gk & 1) ? 1 : -1), c.Nz, c.wz) - c.oz;
+          double const p0 = 0.75 * (0.75 * e(i0, j0, k0) + 0.25 * e(i1, j0, k0)) +
+                            0.25 * (0.75 * e(i0, j1, k0) + 0.25 * e(i1, j1, k0));
+          double const p1 = 0.75 * (0.75 * e(i0, j0, k1) + 0.25 * e(i1, j0, k1)) +
+                            0.25 * (0.75 * e(i0, j1, k1) + 0.25 * e(i1, j1, k1));
+          v = 0.75 * p0 + 0.25 * p1;
+        } else {
+          v = 0.75 * (0.75 * e(i0, j0, 0) + 0.25 * e(i1, j0, 0)) +
+              0.25 * (0.75 * e(i0, j1, 0) + 0.25 * e(i1, j1, 0));
+        }
+        x(i, j, k) += v;
+      });
+}
+
+void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
+                    Field<MemSpace>& field) {
+  auto u = field.access();
+  Box3 const all = field.allocatedBox();
+  Index3 const n = field.cells();
+  Index3 const gw = field.ghosts();
+  for (int a = 0; a < decomp.dims(); ++a) {
+    bool const low = decomp.isLowBoundary(a), high = decomp.isHighBoundary(a);
+    if (!low && !high) continue;
+    // Over the full allocated range of the other axes, so that corner ghosts end up mirrored
+    // once every axis is done (axes in order, after the halo exchange).
+    int lo[3] = {all.lo[0], all.lo[1], all.lo[2]};
+    int hi[3] = {all.hi[0], all.hi[1], all.hi[2]};
+    lo[a] = 0;
+    hi[a] = gw[a];
+    int const na = n[a];
+    Kokkos::parallel_for(
+        "eddy::fluids::poisson::wallGhosts",
+        Policy3(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
+        KOKKOS_LAMBDA(int i, int j, int k) {
+          int const m = a == 0 ? i : a == 1 ? j : k;
+          if (low) {
+            int in[3] = {i, j, k}, out[3] = {i, j, k};
+            in[a] = m;
+            out[a] = -1 - m;
+            u(out[0], out[1], out[2]) = u(in[0], in[1], in[2]);
+          }
+          if (high) {
+            int in[3] = {i, j, k}, out[3] = {i, j, k};
+            in[a] = na - 1 - m;
+            out[a] = na + m;
+            u(out[0], out[1], out[2]) = u(in[0], in[1], in[2]);
+          }
+        });
+  }
+}
+
+}  // namespace eddy::fluids::detail

@@ -1,0 +1,147 @@
+/// @file PoissonKernels.hpp
+/// @brief Kernels of the pressure Poisson solver: the (2d+1)-point operator, red-black
+/// Gauss-Seidel, Jacobi, cell-centred restriction / prolongation, CG vector updates and the
+/// reproducible dot products, each as a free function on an execution space instance.
+///
+/// The operator is A x = -lap_h(x) (positive semi-definite):
+///   (A x)_c = sum_a (1/h_a^2) sum_{n in nb_a(c)} (x_c - x_n),
+/// where nb_a(c) holds the two neighbours along axis a, except that a neighbour beyond a wall (a
+/// non-periodic domain boundary) is left out (homogeneous Neumann: the mirrored ghost equals
+/// x_c). Walls are decided from the GLOBAL cell index, so no kernel reads a wall ghost and the
+/// arithmetic of every cell is the same on any decomposition. Ghosts across ranks and periodic
+/// wraps must be current (eddy::HaloExchange) before a stencil reads them.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Field.hpp"
+
+#include <mpi.h>
+
+#include <array>
+
+namespace eddy::fluids::detail {
+
+using CellView = GhostedView<MemSpace>;
+
+/// Plain-data description of one rank's block of a level, copied into kernels.
+struct PoissonGrid {
+  int dims = 3;
+  int nx = 1, ny = 1, nz = 1;     ///< owned cells
+  int ox = 0, oy = 0, oz = 0;     ///< global index of the first owned cell
+  int Nx = 1, Ny = 1, Nz = 1;     ///< global cells
+  int wx = 0, wy = 0, wz = 0;     ///< 1 when the axis ends at walls (non-periodic)
+  double cx = 0, cy = 0, cz = 0;  ///< 1 / h^2 per axis
+
+  static PoissonGrid make(CartDecomposition const& decomp, std::array<double, 3> const& h);
+  long long globalCount() const { return static_cast<long long>(Nx) * Ny * Nz; }
+  std::array<int, 3> hi() const { return {nx, ny, nz}; }
+};
+
+/// sum over the neighbours n of c along one axis of (x_c - x_n), walls left out.
+KOKKOS_INLINE_FUNCTION double axisDifference(CellView const& x, double c, int i, int j, int k,
+                                             int di, int dj, int dk, int gidx, int n, int wall) {
+  double s = 0.0;
+  if (!(wall && gidx == 0)) s += c - x(i - di, j - dj, k - dk);
+  if (!(wall && gidx == n - 1)) s += c - x(i + di, j + dj, k + dk);
+  return s;
+}
+
+/// (A x) at local cell (i, j, k).
+KOKKOS_INLINE_FUNCTION double applyOperator(PoissonGrid const& g, CellView const& x, int i, int j,
+                                            int k) {
+  double const c = x(i, j, k);
+  double s = g.cx * axisDifference(x, c, i, j, k, 1, 0, 0, g.ox + i, g.Nx, g.wx) +
+             g.cy * axisDifference(x, c, i, j, k, 0, 1, 0, g.oy + j, g.Ny, g.wy);
+  if (g.dims == 3) s += g.cz * axisDifference(x, c, i, j, k, 0, 0, 1, g.oz + k, g.Nz, g.wz);
+  return s;
+}
+
+/// Diagonal of A at local cell (i, j, k) and the weighted sum of its neighbours, so that
+/// (A x)_c = diag x_c - nsum.
+KOKKOS_INLINE_FUNCTION void splitOperator(PoissonGrid const& g, CellView const& x, int i, int j,
+                                          int k, double& diag, double& nsum) {
+  int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
+  double sx = 0.0, sy = 0.0, sz = 0.0;
+  int nx = 0, ny = 0, nz = 0;
+  if (!(g.wx && gi == 0)) sx += x(i - 1, j, k), ++nx;
+  if (!(g.wx && gi == g.Nx - 1)) sx += x(i + 1, j, k), ++nx;
+  if (!(g.wy && gj == 0)) sy += x(i, j - 1, k), ++ny;
+  if (!(g.wy && gj == g.Ny - 1)) sy += x(i, j + 1, k), ++ny;
+  if (g.dims == 3) {
+    if (!(g.wz && gk == 0)) sz += x(i, j, k - 1), ++nz;
+    if (!(g.wz && gk == g.Nz - 1)) sz += x(i, j, k + 1), ++nz;
+  }
+  diag = g.cx * nx + g.cy * ny + g.cz * nz;
+  nsum = g.cx * sx + g.cy * sy + g.cz * sz;
+}
+
+/// Diagonal of A at local cell (i, j, k).
+KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int j, int k) {
+  int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
+  int const nx = 2 - (g.wx && gi == 0) - (g.wx && gi == g.Nx - 1);
+  int const ny = 2 - (g.wy && gj == 0) - (g.wy && gj == g.Ny - 1);
+  int const nz = g.dims == 3 ? 2 - (g.wz && gk == 0) - (g.wz && gk == g.Nz - 1) : 0;
+  return g.cx * nx + g.cy * ny + g.cz * nz;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels. Each runs on `space`; reductions are reproducible (eddy::reproducibleSum) and
+// collective over `comm`.
+
+/// Sum of a's owned cells.
+double sum(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& a);
+/// sum a(c) b(c) over owned cells.
+double dot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& a,
+           CellView const& b);
+/// f = mean - rhs (so that A phi = f solves lap(phi) = rhs - mean); returns ||f||^2.
+double prepareRhs(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& rhs,
+                  double mean, CellView const& f);
+/// r = b - A x; returns ||r||^2 (fused: one kernel pair, no extra pass).
+double residualNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& b,
+                     CellView const& x, CellView const& r);
+/// q = A p; returns p . q (fused).
+double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
+                        CellView const& p, CellView const& q);
+
+/// r = b - A x (no reduction).
+void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
+              CellView const& r);
+/// x += alpha p, r -= alpha q.
+void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
+              CellView const& q, CellView const& x, CellView const& r);
+/// p = z + beta p.
+void updateDirection(ExecSpace const& space, PoissonGrid const& g, double beta, CellView const& z,
+                     CellView const& p);
+/// x += omega r / diag(A).
+void jacobiUpdate(ExecSpace const& space, PoissonGrid const& g, double omega, CellView const& r,
+                  CellView const& x);
+/// a += c on owned cells.
+void addConstant(ExecSpace const& space, PoissonGrid const& g, double c, CellView const& a);
+/// dst = src on owned cells.
+void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src,
+               CellView const& dst);
+
+/// One Gauss-Seidel half sweep: updates the cells whose global i + j + k has parity `colour`.
+/// Cells of one colour only read the other colour (and, across an odd periodic wrap, ghosts), so
+/// the result does not depend on the order or the decomposition.
+void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                  CellView const& x, int colour);
+
+/// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
+/// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine
+/// residual's rank and periodic ghosts must be current.
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                      PoissonGrid const& coarse, CellView const& b);
+/// x_fine += P e_coarse: bilinear / trilinear cell-centred interpolation, weights 3/4 (parent)
+/// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). The
+/// coarse correction's rank and periodic ghosts must be current.
+void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
+                PoissonGrid const& coarse, CellView const& e);
+
+/// Mirrors the owned layers of `field` into its ghosts at walls (all ghost layers, corners
+/// included once the halo exchange has run), for callers that take gradients of phi.
+void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
+                    Field<MemSpace>& field);
+
+}  // namespace eddy::fluids::detail

@@ -1,0 +1,213 @@
+#include "fluids/PoissonSolver.hpp"
+
+#include "fluids/Multigrid.hpp"
+#include "fluids/PoissonKernels.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/HaloExchange.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <cmath>
+
+namespace eddy::fluids {
+
+namespace {
+using FieldType = Field<MemSpace>;
+using Halo = HaloExchange<ExecSpace>;
+
+/// Damping of the Jacobi iteration: D^-1 A has eigenvalues in [0, 2], so omega < 1 keeps the
+/// checkerboard mode from oscillating; 0.8 damps it by 0.6 per sweep.
+constexpr double kJacobiOmega = 0.8;
+}  // namespace
+
+PoissonMethod poissonMethodFromString(std::string const& name) {
+  if (name == "mgcg") return PoissonMethod::MultigridCG;
+  if (name == "cg") return PoissonMethod::CG;
+  if (name == "jacobi") return PoissonMethod::Jacobi;
+  throw ConfigError(str("fluids.poisson.method is '", name, "'; expected one of mgcg, cg, jacobi"));
+}
+
+char const* toString(PoissonMethod m) {
+  switch (m) {
+    case PoissonMethod::MultigridCG:
+      return "mgcg";
+    case PoissonMethod::CG:
+      return "cg";
+    case PoissonMethod::Jacobi:
+      return "jacobi";
+  }
+  return "?";
+}
+
+struct PoissonSolver::Impl {
+  Impl(ExecSpace const& space, MPI_Comm c, CartDecomposition const& d,
+       std::array<double, 3> const& cellSize, PoissonOptions const& opt)
+      : comm(c),
+        decomp(d),
+        h(cellSize),
+        options(opt),
+        grid(detail::PoissonGrid::make(d, cellSize)) {
+    if (!(options.tolerance >= 0))
+      throw ConfigError(str("PoissonSolver: tolerance is ", options.tolerance, "; expected >= 0"));
+    if (options.maxIterations < 0)
+      throw ConfigError(
+          str("PoissonSolver: maxIterations is ", options.maxIterations, "; expected >= 0"));
+    f = std::make_unique<FieldType>(space, "eddy::fluids::poisson::f", d, 1);
+    r = std::make_unique<FieldType>(space, "eddy::fluids::poisson::r", d, 1);
+    if (options.method != PoissonMethod::Jacobi) {
+      p = std::make_unique<FieldType>(space, "eddy::fluids::poisson::p", d, 1);
+      q = std::make_unique<FieldType>(space, "eddy::fluids::poisson::q", d, 1);
+      halo = std::make_unique<Halo>(space, c, d, p->layout());
+    }
+    if (options.method == PoissonMethod::MultigridCG) {
+      z = std::make_unique<FieldType>(space, "eddy::fluids::poisson::z", d, 1);
+      mg = std::make_unique<Multigrid>(space, c, d, h, options.preSmooth, options.postSmooth);
+    }
+  }
+
+  void checkField(FieldType const& field, char const* role) const {
+    if (field.centering() != Centering::Cell || field.cells() != decomp.localCells() ||
+        field.dims() != decomp.dims())
+      throw Error(str("PoissonSolver::solve: ", role, " field '", field.label(), "' is ",
+                      eddy::toString(field.centering()), " with ", eddy::toString(field.cells()),
+                      " cells in ", field.dims(), "D; expected a cell-centred field of ",
+                      eddy::toString(decomp.localCells()), " cells on ", decomp.describe()));
+  }
+
+  /// The exchange for phi's layout, built on first use (collective: every rank solves).
+  Halo& phiHalo(ExecSpace const& space, FieldType const& phi) {
+    if (!phiExchange || phiExchange->layout() != phi.layout())
+      phiExchange = std::make_unique<Halo>(space, comm, decomp, phi.layout());
+    return *phiExchange;
+  }
+
+  void conjugateGradient(ExecSpace const& space, FieldType& phi, double normF, PoissonStats& s);
+  void jacobi(ExecSpace const& space, FieldType& phi, double normF, PoissonStats& s);
+
+  MPI_Comm comm;
+  CartDecomposition decomp;
+  std::array<double, 3> h;
+  PoissonOptions options;
+  detail::PoissonGrid grid;
+  std::unique_ptr<FieldType> f, r, z, p, q;
+  std::unique_ptr<Halo> halo, phiExchange;
+  std::unique_ptr<Multigrid> mg;
+};
+
+void PoissonSolver::Impl::conjugateGradient(ExecSpace const& space, FieldType& phi, double normF,
+                                            PoissonStats& s) {
+  ScopedRegion region("eddy::fluids::poisson::cg");
+  auto const x = phi.access();
+  phiHalo(space, phi).exchange(space, phi);
+  double rr = detail::residualNorm2(space, comm, grid, f->access(), x, r->access());
+  s.history.push_back(std::sqrt(rr) / normF);
+  if (s.history.back() <= options.tolerance) {
+    s.converged = true;
+    return;
+  }
+  FieldType& dir = *p;
+  double rz = rr;
+  if (mg) {
+    mg->apply(space, *r, *z);
+    rz = detail::dot(space, comm, grid, r->access(), z->access());
+    detail::copyOwned(space, grid, z->access(), dir.access());
+  } else {
+    detail::copyOwned(space, grid, r->access(), dir.access());
+  }
+  for (int it = 1; it <= options.maxIterations; ++it) {
+    halo->exchange(space, dir);
+    double const pq = detail::applyOperatorDot(space, comm, grid, dir.access(), q->access());
+    // A is semi-definite: pq <= 0 only when the direction has vanished (or gone non-finite).
+    if (!(pq > 0) || !std::isfinite(rz)) break;
+    double const alpha = rz / pq;
+    detail::cgUpdate(space, grid, alpha, dir.access(), q->access(), x, r->access());
+    rr = detail::dot(space, comm, grid, r->access(), r->access());
+    s.iterations = it;
+    s.history.push_back(std::sqrt(rr) / normF);
+    if (s.history.back() <= options.tolerance) {
+      s.converged = true;
+      break;
+    }
+    double rzNew = rr;
+    if (mg) {
+      mg->apply(space, *r, *z);
+      rzNew = detail::dot(space, comm, grid, r->access(), z->access());
+    }
+    double const beta = rzNew / rz;
+    rz = rzNew;
+    detail::updateDirection(space, grid, beta, mg ? z->access() : r->access(), dir.access());
+  }
+}
+
+void PoissonSolver::Impl::jacobi(ExecSpace const& space, FieldType& phi, double normF,
+                                 PoissonStats& s) {
+  ScopedRegion region("eddy::fluids::poisson::jacobi");
+  auto const x = phi.access();
+  Halo& exchange = phiHalo(space, phi);
+  exchange.exchange(space, phi);
+  double rr = detail::residualNorm2(space, comm, grid, f->access(), x, r->access());
+  s.history.push_back(std::sqrt(rr) / normF);
+  s.converged = s.history.back() <= options.tolerance;
+  for (int it = 1; it <= options.maxIterations && !s.converged; ++it) {
+    detail::jacobiUpdate(space, grid, kJacobiOmega, r->access(), x);
+    exchange.exchange(space, phi);
+    rr = detail::residualNorm2(space, comm, grid, f->access(), x, r->access());
+    s.iterations = it;
+    s.history.push_back(std::sqrt(rr) / normF);
+    s.converged = s.history.back() <= options.tolerance;
+  }
+}
+
+PoissonSolver::PoissonSolver(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
+                             std::array<double, 3> const& h, PoissonOptions const& options)
+    : m_impl(std::make_unique<Impl>(space, comm, decomp, h, options)) {}
+
+PoissonSolver::~PoissonSolver() = default;
+
+PoissonStats PoissonSolver::solve(ExecSpace const& space, Field<MemSpace> const& rhs,
+                                  Field<MemSpace>& phi) {
+  ScopedRegion region("eddy::fluids::poisson::solve");
+  Impl& m = *m_impl;
+  m.checkField(rhs, "rhs");
+  m.checkField(phi, "phi");
+  auto const& g = m.grid;
+  double const cells = static_cast<double>(g.globalCount());
+  double const mean = detail::sum(space, m.comm, g, rhs.access()) / cells;
+  double const normF =
+      std::sqrt(detail::prepareRhs(space, m.comm, g, rhs.access(), mean, m.f->access()));
+  PoissonStats s;
+  if (!(normF > 0)) {
+    // rhs is constant: the zero-mean solution is phi = 0.
+    Kokkos::deep_copy(space, phi.view(), 0.0);
+    s.history.push_back(0.0);
+    s.converged = true;
+  } else if (m.options.method == PoissonMethod::Jacobi) {
+    m.jacobi(space, phi, normF, s);
+  } else {
+    m.conjugateGradient(space, phi, normF, s);
+  }
+  s.relativeResidual = s.history.back();
+  // Zero mean, then the ghosts the caller takes gradients from.
+  double const phiMean = detail::sum(space, m.comm, g, phi.access()) / cells;
+  detail::addConstant(space, g, -phiMean, phi.access());
+  m.phiHalo(space, phi).exchange(space, phi);
+  detail::fillWallGhosts(space, m.decomp, phi);
+  return s;
+}
+
+int PoissonSolver::levels() const {
+  return m_impl->mg ? m_impl->mg->levels() : 1;
+}
+
+std::size_t PoissonSolver::bytes() const {
+  Impl const& m = *m_impl;
+  std::size_t s = 0;
+  for (auto const* f : {m.f.get(), m.r.get(), m.z.get(), m.p.get(), m.q.get()})
+    if (f) s += f->bytes();
+  for (auto const* x : {m.halo.get(), m.phiExchange.get()})
+    if (x) s += 8 * static_cast<std::size_t>(x->sendCount() + x->recvCount());
+  if (m.mg) s += m.mg->bytes();
+  return s;
+}
+
+}  // namespace eddy::fluids

@@ -1,0 +1,457 @@
+// Pressure Poisson solver of the fluids model (physics/fluids/PoissonSolver.hpp): discrete
+// eigenmodes, second-order convergence to continuous solutions, grid-independent multigrid
+// iteration counts, bitwise reproducibility against the one-rank (MPI_COMM_SELF) solve, and the
+// iteration cap. Registered at 1, 2, 3 and 4 ranks.
+//
+// Fields are filled and read on the host through mirrors, so no test body holds a kernel.
+#include "EddyTest.hpp"
+
+#include "fluids/Multigrid.hpp"
+#include "fluids/PoissonSolver.hpp"
+
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Field.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+namespace {
+
+using eddy::CartDecomposition;
+using eddy::Field;
+using eddy::Index3;
+using eddy::MemSpace;
+using eddy::Periodic3;
+using eddy::fluids::PoissonMethod;
+using eddy::fluids::PoissonOptions;
+using eddy::fluids::PoissonSolver;
+using eddy::fluids::PoissonStats;
+
+constexpr double kPi = 3.14159265358979323846;
+using GlobalFunction = std::function<double(int, int, int)>;
+
+/// Sets the owned cells of `f` to fn(global i, j, k) (ghosts zero).
+void fillOwned(Field<MemSpace>& f, GlobalFunction const& fn) {
+  auto h = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(h, 0.0);
+  Index3 const n = f.cells(), o = f.globalOffset(), g = f.ghosts();
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        h(i + g[0], j + g[1], k + g[2]) = fn(o[0] + i, o[1] + j, o[2] + k);
+  Kokkos::deep_copy(f.view(), h);
+}
+
+/// Calls visit(global i, j, k, value) for every owned cell of `f`.
+void forOwned(Field<MemSpace> const& f, std::function<void(int, int, int, double)> const& visit) {
+  auto h = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(h, f.view());
+  Index3 const n = f.cells(), o = f.globalOffset(), g = f.ghosts();
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        visit(o[0] + i, o[1] + j, o[2] + k, h(i + g[0], j + g[1], k + g[2]));
+}
+
+double globalMaxOf(double v, MPI_Comm comm = MPI_COMM_WORLD) {
+  double out = 0;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
+/// max over owned cells of |phi - exact| (all ranks of comm).
+double maxError(Field<MemSpace> const& phi, GlobalFunction const& exact, MPI_Comm comm) {
+  double e = 0;
+  forOwned(phi,
+           [&](int i, int j, int k, double v) { e = std::max(e, std::fabs(v - exact(i, j, k))); });
+  return globalMaxOf(e, comm);
+}
+
+/// A problem: grid, boundaries, and the cell size of a box of unit length per axis (unless
+/// `length` says otherwise).
+struct Problem {
+  Index3 cells;
+  int dims;
+  Periodic3 periodic;
+  std::array<double, 3> length{1.0, 1.0, 1.0};
+  std::array<double, 3> h() const {
+    std::array<double, 3> hh{1.0, 1.0, 1.0};
+    for (int a = 0; a < dims; ++a) hh[a] = length[a] / cells[a];
+    return hh;
+  }
+  CartDecomposition decomp(MPI_Comm comm) const {
+    return CartDecomposition::fromComm(comm, cells, dims, periodic);
+  }
+};
+
+/// Result of one solve: stats, error against `exact`, time.
+struct Outcome {
+  PoissonStats stats;
+  double error = 0;
+  double seconds = 0;
+  int levels = 0;
+};
+
+Outcome solveProblem(Problem const& s, PoissonOptions const& opt, GlobalFunction const& rhs,
+                     GlobalFunction const& exact, MPI_Comm comm = MPI_COMM_WORLD, int ghost = 1,
+                     int repeats = 1) {
+  eddy::ExecSpace space;
+  CartDecomposition const d = s.decomp(comm);
+  PoissonSolver solver(space, comm, d, s.h(), opt);
+  Field<MemSpace> b(space, "eddy::test::poisson::rhs", d, 1);
+  Field<MemSpace> phi(space, "eddy::test::poisson::phi", d, ghost);
+  fillOwned(b, rhs);
+  Outcome out;
+  out.levels = solver.levels();
+  for (int r = 0; r < repeats; ++r) {
+    Kokkos::deep_copy(phi.view(), 0.0);
+    MPI_Barrier(comm);
+    auto const t0 = std::chrono::steady_clock::now();
+    out.stats = solver.solve(space, b, phi);
+    space.fence();
+    double const dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.seconds = r == 0 ? dt : std::min(out.seconds, dt);
+  }
+  out.error = maxError(phi, exact, comm);
+  return out;
+}
+
+/// Discrete eigenmode prod_a cos(k_a (g + 1/2) h_a) of the Neumann / periodic Laplacian and the
+/// right-hand side lap_h(phi) = -lambda phi, lambda = sum_a 4/h_a^2 sin^2(k_a h_a / 2).
+struct Eigenmode {
+  std::array<double, 3> k{0, 0, 0}, hh{1, 1, 1};
+  int dims = 2;
+  double lambda = 0;
+  Eigenmode(Problem const& s, Index3 const& mode) : hh(s.h()), dims(s.dims) {
+    for (int a = 0; a < dims; ++a) {
+      k[a] = (s.periodic[a] ? 2.0 : 1.0) * kPi * mode[a] / s.length[a];
+      double const sn = std::sin(0.5 * k[a] * hh[a]);
+      lambda += 4.0 / (hh[a] * hh[a]) * sn * sn;
+    }
+  }
+  double phi(int i, int j, int kk) const {
+    int const g[3] = {i, j, kk};
+    double v = 1;
+    for (int a = 0; a < dims; ++a) v *= std::cos(k[a] * (g[a] + 0.5) * hh[a]);
+    return v;
+  }
+  double rhs(int i, int j, int kk) const { return -lambda * phi(i, j, kk); }
+};
+
+PoissonOptions options(PoissonMethod m, double tol, int cap) {
+  PoissonOptions o;
+  o.method = m;
+  o.tolerance = tol;
+  o.maxIterations = cap;
+  return o;
+}
+
+char const* name(PoissonMethod m) {
+  return eddy::fluids::toString(m);
+}
+
+}  // namespace
+
+TEST(Poisson, MethodNames) {
+  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi})
+    EXPECT_EQ(eddy::fluids::poissonMethodFromString(eddy::fluids::toString(m)), m);
+  EXPECT_THROW(eddy::fluids::poissonMethodFromString("sor"), eddy::ConfigError);
+}
+
+// (a) + (c): cell-centred cos modes are exact eigenvectors of the discrete operator; every method
+// recovers them, in 2D and 3D, walls and periodic axes mixed, on uneven grids.
+TEST(Poisson, DiscreteEigenmodes) {
+  struct Case {
+    Problem s;
+    Index3 mode;
+  };
+  std::vector<Case> const cases = {
+      {{{24, 20, 1}, 2, {false, false, false}, {1.0, 0.8, 1.0}}, {1, 2, 0}},
+      {{{28, 18, 1}, 2, {true, false, false}, {1.4, 0.9, 1.0}}, {2, 1, 0}},
+      {{{17, 22, 1}, 2, {true, true, false}}, {1, 3, 0}},
+      {{{12, 10, 14}, 3, {false, true, false}}, {1, 1, 2}},
+      {{{16, 16, 12}, 3, {true, true, true}}, {1, 2, 1}},
+  };
+  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
+    for (auto const& c : cases) {
+      Eigenmode const e(c.s, c.mode);
+      bool const jacobi = m == PoissonMethod::Jacobi;
+      // Jacobi is slow: only the 2D cases, to a looser tolerance.
+      if (jacobi && c.s.dims == 3) continue;
+      double const tol = jacobi ? 1e-8 : 1e-10;
+      Outcome const o = solveProblem(
+          c.s, options(m, tol, jacobi ? 20000 : 500),
+          [&](int i, int j, int k) { return e.rhs(i, j, k); },
+          [&](int i, int j, int k) { return e.phi(i, j, k); }, MPI_COMM_WORLD,
+          c.s.dims == 2 ? 2 : 1);
+      SCOPED_TRACE(std::string(name(m)) + " on " + eddy::toString(c.s.cells));
+      EXPECT_TRUE(o.stats.converged);
+      EXPECT_LE(o.stats.relativeResidual, tol);
+      EXPECT_EQ(o.stats.history.size(), static_cast<std::size_t>(o.stats.iterations + 1));
+      // ||phi - exact|| <= ||r|| / lambda_min; the mode has amplitude 1.
+      EXPECT_LT(o.error, jacobi ? 1e-5 : 1e-7);
+    }
+  }
+}
+
+// (b): continuous solutions; the error falls by about 4 per grid doubling (second order).
+TEST(Poisson, SecondOrderConvergence) {
+  struct Case {
+    int dims;
+    Periodic3 periodic;
+    std::vector<int> sizes;
+  };
+  // Walls: cos(pi x); periodic: sin(2 pi x), so every boundary condition holds exactly.
+  std::vector<Case> const cases = {{2, {false, false, false}, {16, 32, 64}},
+                                   {2, {true, false, false}, {16, 32, 64}},
+                                   {3, {true, false, true}, {8, 16, 32}}};
+  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG}) {
+    for (auto const& c : cases) {
+      // Plain CG is slow on the finer grids: one case is enough to show it converges to order 2.
+      if (m == PoissonMethod::CG && &c != &cases.front()) continue;
+      std::vector<double> errors;
+      for (int n : c.sizes) {
+        Problem s{{n, n, c.dims == 3 ? n : 1}, c.dims, c.periodic};
+        auto const hh = s.h();
+        auto const axis = [&](int a, int g) {
+          double const x = (g + 0.5) * hh[a];
+          return c.periodic[a] ? std::sin(2 * kPi * x) : std::cos(kPi * x);
+        };
+        double k2 = 0;
+        for (int a = 0; a < c.dims; ++a) k2 += c.periodic[a] ? 4 * kPi * kPi : kPi * kPi;
+        auto const exact = [&](int i, int j, int k) {
+          double v = axis(0, i) * axis(1, j);
+          return c.dims == 3 ? v * axis(2, k) : v;
+        };
+        Outcome const o = solveProblem(
+            s, options(m, 1e-12, 2000), [&](int i, int j, int k) { return -k2 * exact(i, j, k); },
+            exact);
+        EXPECT_TRUE(o.stats.converged) << name(m) << " n = " << n;
+        errors.push_back(o.error);
+      }
+      for (std::size_t l = 1; l < errors.size(); ++l) {
+        double const ratio = errors[l - 1] / errors[l];
+        EXPECT_GT(ratio, 3.5) << name(m) << " " << c.dims << "D, level " << l;
+        EXPECT_LT(ratio, 4.5) << name(m) << " " << c.dims << "D, level " << l;
+      }
+    }
+  }
+}
+
+// (d): multigrid-preconditioned CG needs about as many iterations on every grid, far fewer than
+// plain CG. Prints counts and times (rank 0).
+TEST(Poisson, MultigridIterationsGridIndependent) {
+  int const rank = eddy::test::worldRank();
+  auto report = [&](char const* what, Problem const& s, PoissonMethod m, Outcome const& o) {
+    if (rank == 0)
+      std::printf("[ poisson  ] %-6s %-11s %2d levels %4d iterations  %.2e  %8.4f s/solve\n",
+                  name(m), eddy::toString(s.cells).c_str(), o.levels, o.stats.iterations,
+                  o.stats.relativeResidual, o.seconds);
+    (void)what;
+  };
+  std::vector<int> counts;
+  for (int n : {32, 64, 128, 256}) {
+    Problem const s{{n, n, 1}, 2, {false, true, false}};
+    Eigenmode const e(s, {1, 1, 0});
+    // A rough right-hand side (all wavelengths): a mode plus a cell-wise hash.
+    auto const rhs = [&](int i, int j, int k) {
+      return e.rhs(i, j, k) + 1e3 * (((i * 7919 + j * 104729 + k * 31) % 97) / 97.0 - 0.5);
+    };
+    Outcome const o = solveProblem(
+        s, options(PoissonMethod::MultigridCG, 1e-10, 100), rhs, [](int, int, int) { return 0.0; },
+        MPI_COMM_WORLD, 1);
+    report("mgcg", s, PoissonMethod::MultigridCG, o);
+    EXPECT_TRUE(o.stats.converged) << n;
+    EXPECT_LE(o.stats.iterations, 25) << n;
+    counts.push_back(o.stats.iterations);
+    if (n == 64) {
+      Outcome const cg = solveProblem(s, options(PoissonMethod::CG, 1e-10, 2000), rhs,
+                                      [](int, int, int) { return 0.0; });
+      report("cg", s, PoissonMethod::CG, cg);
+      EXPECT_TRUE(cg.stats.converged);
+      EXPECT_GT(cg.stats.iterations, 5 * o.stats.iterations);
+      Outcome const jac = solveProblem(s, options(PoissonMethod::Jacobi, 1e-10, 300), rhs,
+                                       [](int, int, int) { return 0.0; });
+      report("jacobi", s, PoissonMethod::Jacobi, jac);
+      EXPECT_FALSE(jac.stats.converged);
+    }
+  }
+  EXPECT_LE(*std::max_element(counts.begin(), counts.end()) -
+                *std::min_element(counts.begin(), counts.end()),
+            6);
+  for (int n : {32, 64}) {
+    Problem const s{{n, n, n}, 3, {true, false, false}};
+    auto const rhs = [&](int i, int j, int k) {
+      return ((i * 7919 + j * 104729 + k * 1299709) % 97) / 97.0 - 0.5;
+    };
+    Outcome const o = solveProblem(s, options(PoissonMethod::MultigridCG, 1e-10, 100), rhs,
+                                   [](int, int, int) { return 0.0; });
+    report("mgcg", s, PoissonMethod::MultigridCG, o);
+    EXPECT_TRUE(o.stats.converged) << n;
+    EXPECT_LE(o.stats.iterations, 25) << n;
+  }
+}
+
+// The hierarchy is a function of the global grid; levels that cannot stay distributed are
+// gathered onto every rank.
+TEST(Poisson, HierarchyIsFixedByTheGlobalGrid) {
+  eddy::ExecSpace space;
+  Problem const s{{32, 32, 1}, 2, {false, false, false}};
+  eddy::fluids::Multigrid mg(space, MPI_COMM_WORLD, s.decomp(MPI_COMM_WORLD), s.h(), 2, 2);
+  ASSERT_EQ(mg.levels(), 5);  // 32, 16, 8, 4, 2
+  for (int l = 0; l < mg.levels(); ++l) EXPECT_EQ(mg.levelCells(l)[0], 32 >> l);
+  int const size = eddy::test::worldSize();
+  int const expected = size == 1 ? mg.levels() : size == 3 ? 1 : size == 4 ? 4 : -1;
+  if (expected >= 0) {
+    EXPECT_EQ(mg.firstReplicatedLevel(), expected);
+  }
+}
+
+// (e): every method gives bitwise the result of the one-rank solve on MPI_COMM_SELF, including
+// hierarchies with gathered levels (uneven splits at 3 ranks, small blocks at 4).
+TEST(Poisson, BitwiseIdenticalToOneRank) {
+  std::vector<Problem> const problems = {
+      {{64, 48, 1}, 2, {true, false, false}},
+      {{36, 27, 1}, 2, {false, true, false}},
+      {{16, 24, 32}, 3, {false, true, true}},
+  };
+  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
+    for (auto const& s : problems) {
+      auto const rhs = [](int i, int j, int k) {
+        return std::sin(0.3 * i + 0.1) * std::cos(0.2 * j) + 0.01 * k +
+               ((i * 7919 + j * 104729 + k * 1299709) % 13) / 13.0;
+      };
+      eddy::ExecSpace space;
+      PoissonOptions const opt = options(m, 1e-9, m == PoissonMethod::Jacobi ? 30 : 400);
+      CartDecomposition const dw = s.decomp(MPI_COMM_WORLD);
+      CartDecomposition const ds = s.decomp(MPI_COMM_SELF);
+      PoissonSolver world(space, MPI_COMM_WORLD, dw, s.h(), opt);
+      PoissonSolver self(space, MPI_COMM_SELF, ds, s.h(), opt);
+      EXPECT_EQ(world.levels(), self.levels());
+      Field<MemSpace> bw(space, "eddy::test::poisson::bw", dw, 1),
+          pw(space, "eddy::test::poisson::pw", dw, 1);
+      Field<MemSpace> bs(space, "eddy::test::poisson::bs", ds, 1),
+          ps(space, "eddy::test::poisson::ps", ds, 1);
+      fillOwned(bw, rhs);
+      fillOwned(bs, rhs);
+      // A non-zero initial guess, the same function of the global cell.
+      fillOwned(pw, [](int i, int j, int k) { return 0.001 * (i - j + k); });
+      fillOwned(ps, [](int i, int j, int k) { return 0.001 * (i - j + k); });
+      PoissonStats const sw = world.solve(space, bw, pw);
+      PoissonStats const ss = self.solve(space, bs, ps);
+      SCOPED_TRACE(std::string(name(m)) + " on " + eddy::toString(s.cells));
+      EXPECT_EQ(sw.iterations, ss.iterations);
+      ASSERT_EQ(sw.history.size(), ss.history.size());
+      EXPECT_EQ(
+          0, std::memcmp(sw.history.data(), ss.history.data(), sw.history.size() * sizeof(double)));
+      // Compare every owned cell of this rank bitwise with the same global cell of the one-rank
+      // result.
+      auto hs = Kokkos::create_mirror_view(ps.view());
+      Kokkos::deep_copy(hs, ps.view());
+      Index3 const g = ps.ghosts();
+      long long differ = 0;
+      forOwned(pw, [&](int i, int j, int k, double v) {
+        double const ref = hs(i + g[0], j + g[1], k + g[2]);
+        if (std::memcmp(&v, &ref, sizeof(double)) != 0) ++differ;
+      });
+      EXPECT_TRUE(eddy::test::allRanks(differ == 0))
+          << differ << " cells differ on rank " << eddy::test::worldRank();
+    }
+  }
+}
+
+// (f): the cap ends the solve without an exception; the history has one entry per iteration plus
+// the start.
+TEST(Poisson, IterationCap) {
+  Problem const s{{32, 24, 1}, 2, {false, false, false}};
+  Eigenmode const e(s, {3, 2, 0});
+  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
+    Outcome const o = solveProblem(
+        s, options(m, 1e-14, 2), [&](int i, int j, int k) { return e.rhs(i, j, k) + 0.1 * i * j; },
+        [](int, int, int) { return 0.0; });
+    EXPECT_FALSE(o.stats.converged) << name(m);
+    EXPECT_EQ(o.stats.iterations, 2) << name(m);
+    ASSERT_EQ(o.stats.history.size(), 3u) << name(m);
+    EXPECT_EQ(o.stats.history[0], 1.0) << name(m);  // zero initial guess
+    EXPECT_EQ(o.stats.relativeResidual, o.stats.history.back()) << name(m);
+    // CG reduces the energy norm of the error, not necessarily the residual norm.
+    if (m != PoissonMethod::CG) {
+      EXPECT_LT(o.stats.history[2], o.stats.history[0]) << name(m);
+    }
+  }
+}
+
+// A constant right-hand side (nothing after removing the mean) gives phi = 0.
+TEST(Poisson, ConstantRightHandSide) {
+  Problem const s{{16, 12, 1}, 2, {true, false, false}};
+  Outcome const o = solveProblem(
+      s, options(PoissonMethod::MultigridCG, 1e-10, 10), [](int, int, int) { return 3.0; },
+      [](int, int, int) { return 0.0; });
+  EXPECT_TRUE(o.stats.converged);
+  EXPECT_EQ(o.stats.iterations, 0);
+  EXPECT_EQ(o.error, 0.0);
+}
+
+// Ghosts of phi are filled on return: the mirrored wall ghosts equal the adjacent owned cell.
+TEST(Poisson, PhiGhostsFilled) {
+  eddy::ExecSpace space;
+  Problem const s{{20, 16, 1}, 2, {true, false, false}};
+  CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+  PoissonSolver solver(space, MPI_COMM_WORLD, d, s.h(),
+                       options(PoissonMethod::MultigridCG, 1e-10, 50));
+  Field<MemSpace> b(space, "eddy::test::poisson::rhs", d, 1),
+      phi(space, "eddy::test::poisson::phi", d, 2);
+  Eigenmode const e(s, {1, 1, 0});
+  fillOwned(b, [&](int i, int j, int k) { return e.rhs(i, j, k); });
+  solver.solve(space, b, phi);
+  auto h = Kokkos::create_mirror_view(phi.view());
+  Kokkos::deep_copy(h, phi.view());
+  Index3 const n = phi.cells(), o = phi.globalOffset();
+  double worst = 0;
+  for (int j = -2; j < n[1] + 2; ++j)
+    for (int i = -2; i < n[0] + 2; ++i) {
+      // Expected: the eigenmode at the periodic wrap in x and the mirror image in y.
+      int gi = ((o[0] + i) % 20 + 20) % 20, gj = o[1] + j;
+      if (gj < 0) gj = -1 - gj;
+      if (gj > 15) gj = 31 - gj;
+      worst = std::max(worst, std::fabs(h(i + 2, j + 2, 0) - e.phi(gi, gj, 0)));
+    }
+  EXPECT_LT(globalMaxOf(worst), 1e-7);
+}
+
+// Not a check: iteration counts and times of every method on 128^2 and 64^3, with the region
+// table. Runs only when EDDY_POISSON_BENCH is set.
+TEST(Poisson, Benchmark) {
+  if (!std::getenv("EDDY_POISSON_BENCH")) GTEST_SKIP() << "set EDDY_POISSON_BENCH=1 to run";
+  int const rank = eddy::test::worldRank();
+  for (int dims : {2, 3}) {
+    int const n = dims == 2 ? 128 : 64;
+    Problem const s{{n, n, dims == 3 ? n : 1}, dims, {true, false, false}};
+    auto const rhs = [&](int i, int j, int k) {
+      return ((i * 7919 + j * 104729 + k * 1299709) % 97) / 97.0 - 0.5;
+    };
+    for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
+      eddy::timing::reset();
+      Outcome const o = solveProblem(
+          s, options(m, 1e-10, m == PoissonMethod::MultigridCG ? 100 : 2000), rhs,
+          [](int, int, int) { return 0.0; }, MPI_COMM_WORLD, 1, 3);
+      std::string const table = eddy::timing::summary(MPI_COMM_WORLD, 3 * o.seconds);
+      if (rank == 0)
+        std::printf("[ poisson  ] %-6s %-11s %2d levels %4d iterations  %.2e  %8.4f s/solve\n%s",
+                    name(m), eddy::toString(s.cells).c_str(), o.levels, o.stats.iterations,
+                    o.stats.relativeResidual, o.seconds,
+                    m == PoissonMethod::MultigridCG ? table.c_str() : "");
+    }
+  }
+}
