@@ -1,6 +1,8 @@
 #include "Simulation.hpp"
 
 #include "Commands.hpp"
+#include "RunFluids.hpp"
+#include "RunMd.hpp"
 #include "diffusion/Diffusion.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
@@ -149,9 +151,14 @@ int runDeck(Runtime const& rt, io::Deck const& deck) {
   int code = 0;
   if (deck.has("diffusion")) {
     code = runDiffusion(rt, deck, decomp);
+  } else if (deck.has("fluids")) {
+    code = runFluids(rt, deck, decomp);
+  } else if (deck.has("md")) {
+    code = runMd(rt, deck);
   } else {
     throw ConfigError(
-        str("deck ", deck.path(), " names no model: add a model section (available: diffusion)"));
+        str("deck ", deck.path(),
+            " names no model: add a model section (available: diffusion, md, fluids)"));
   }
   double const wall = log::elapsed() - wallStart;
   std::string const summary = timing::summary(rt.comm(), wall);

@@ -85,6 +85,143 @@ Key diffusion() {
       .add(Key::real("background", "Constant B added to the initial mode.").defaultValue(0.0));
 }
 
+Key md() {
+  return Key::section(
+             "md",
+             "Lennard-Jones 12-6 molecular dynamics in reduced units (epsilon = sigma = mass = 1) "
+             "in a periodic 3D box. grid.cells counts cubic lattice cells of edge (4 / "
+             "density)^(1/3) "
+             "per axis, 4 atoms each (N = 4 nx ny nz); the ranks split these cells "
+             "(parallel.decomposition applies), grid.periodic must be all true and grid.length is "
+             "not used. Velocity Verlet (NVE), optionally thermostatted; neighbour lists with a "
+             "skin, rebuilt when an atom moved more than skin/2.")
+      .optional()
+      .add(Key::choice("lattice", {"fcc", "random"},
+                       "Initial positions: the fcc lattice, or 4 atoms uniformly at random in each "
+                       "lattice cell (overlaps give huge forces: for tests, or with a thermostat "
+                       "and a small dt).")
+               .defaultValue("fcc"))
+      .add(Key::real("density", "Number density rho*.").greaterThan(0).defaultValue(0.8442))
+      .add(Key::real("temperature",
+                     "Initial temperature T*: Gaussian velocities from a seeded "
+                     "random pool, zero total momentum, rescaled to exactly T*.")
+               .atLeast(0)
+               .defaultValue(1.44))
+      .add(Key::real("cutoff", "Cutoff radius rc of the potential.")
+               .greaterThan(0)
+               .defaultValue(2.5))
+      .add(Key::real("skin", "Verlet skin: lists hold pairs within rc + skin.")
+               .atLeast(0)
+               .defaultValue(0.3))
+      .add(Key::boolean("shift", "Shift the potential so that U(rc) = 0.").defaultValue(false))
+      .add(Key::real("dt", "Time step.").greaterThan(0).defaultValue(0.005))
+      .add(Key::choice("neighbor", {"half", "full"},
+                       "Neighbour list: half (each pair once, scatter-add forces, ghost forces "
+                       "summed back to their owners) or full (no atomics, twice the pairs).")
+               .defaultValue("half"))
+      .add(Key::boolean("sort", "Reorder the atoms by bin at every rebuild (memory locality).")
+               .defaultValue(true))
+      .add(Key::choice("thermostat", {"none", "berendsen", "langevin"},
+                       "Thermostat for equilibration; none gives NVE.")
+               .defaultValue("none"))
+      .add(Key::real("thermostat_temperature", "Target temperature of the thermostat.")
+               .greaterThan(0)
+               .defaultValue(1.44))
+      .add(Key::integer("thermostat_steps",
+                        "Steps the thermostat acts for, then NVE; 0 = the whole run.")
+               .atLeast(0)
+               .defaultValue(0))
+      .add(Key::real("berendsen_tau", "Berendsen coupling time.").greaterThan(0).defaultValue(0.5))
+      .add(Key::real("langevin_damping", "Langevin friction coefficient gamma.")
+               .greaterThan(0)
+               .defaultValue(1.0))
+      .add(Key::integer("seed", "Seed of the velocity (and random lattice, Langevin) generator.")
+               .atLeast(0)
+               .defaultValue(12345));
+}
+
+Key fluids() {
+  auto face = [](char const* name, char const* where) {
+    return Key::choice(name, {"auto", "periodic", "wall", "moving_wall"},
+                       std::string("Boundary at ") + where +
+                           ": auto = periodic if grid.periodic says so, else a fixed wall.")
+        .defaultValue("auto");
+  };
+  auto velocity = [](char const* name) {
+    return Key::realList(name, "Velocity of this face when it is a moving_wall (tangential).")
+        .lengths({2, 3})
+        .sameLengthAs("grid.cells")
+        .defaultEach(0.0)
+        .unit("m/s");
+  };
+  return Key::section("fluids",
+                      "Incompressible Navier-Stokes on a staggered (MAC) grid: RK3 with one "
+                      "pressure projection per step. The Reynolds number is U L / viscosity.")
+      .optional()
+      .add(Key::real("viscosity", "Kinematic viscosity nu (e.g. 1 / Re for U = L = 1).")
+               .greaterThan(0)
+               .defaultValue(0.01)
+               .unit("m^2/s"))
+      .add(Key::real("density", "Density; scales the reported pressure only.")
+               .greaterThan(0)
+               .defaultValue(1.0)
+               .unit("kg/m^3"))
+      .add(Key::choice("initial", {"rest", "taylor_green", "poiseuille"},
+                       "Initial velocity: at rest, the Taylor-Green vortex (periodic domain), or "
+                       "the Poiseuille parabola of a channel (periodic x, walls in y).")
+               .defaultValue("rest"))
+      .add(Key::real("velocity_scale", "Amplitude U of the Taylor-Green vortex.")
+               .greaterThan(0)
+               .defaultValue(1.0)
+               .unit("m/s"))
+      .add(Key::realList("body_force", "Body force per unit mass (drives a periodic channel).")
+               .lengths({2, 3})
+               .sameLengthAs("grid.cells")
+               .defaultEach(0.0)
+               .unit("m/s^2"))
+      .add(Key::real("dt",
+                     "Fixed time step; 0 follows the cfl target (capped by max_dt and the "
+                     "viscous limit).")
+               .atLeast(0)
+               .defaultValue(0.0)
+               .unit("s"))
+      .add(Key::real("cfl", "Target CFL number dt sum_a max|u_a| / h_a when dt is 0.")
+               .greaterThan(0)
+               .atMost(1.7)
+               .defaultValue(0.5))
+      .add(Key::real("max_dt", "Upper bound of the time step; 0 = none.")
+               .atLeast(0)
+               .defaultValue(0.0)
+               .unit("s"))
+      .add(Key::section("boundary", "Boundary condition per domain face.")
+               .add(face("x_low", "x = 0"))
+               .add(face("x_high", "x = Lx"))
+               .add(face("y_low", "y = 0"))
+               .add(face("y_high", "y = Ly"))
+               .add(face("z_low", "z = 0 (3D)"))
+               .add(face("z_high", "z = Lz (3D)")))
+      .add(Key::section("wall_velocity",
+                        "Velocity of each moving wall, e.g. the lid of a cavity: y_high: [1, 0]. "
+                        "Must be zero along the face normal, and zero on plain walls.")
+               .add(velocity("x_low"))
+               .add(velocity("x_high"))
+               .add(velocity("y_low"))
+               .add(velocity("y_high"))
+               .add(velocity("z_low"))
+               .add(velocity("z_high")))
+      .add(Key::section("poisson", "The pressure Poisson solver of the projection.")
+               .add(Key::choice("method", {"mgcg", "cg", "jacobi"},
+                                "Multigrid-preconditioned CG, plain CG, or damped Jacobi.")
+                        .defaultValue("mgcg"))
+               .add(Key::real("tolerance", "Relative residual ||r|| / ||rhs|| to reach.")
+                        .greaterThan(0)
+                        .defaultValue(1e-12))
+               .add(Key::integer("max_iterations",
+                                 "Iteration cap; missing the tolerance stops the run.")
+                        .atLeast(1)
+                        .defaultValue(500)));
+}
+
 }  // namespace sections
 
 Schema const& deckSchema() {
@@ -94,6 +231,8 @@ Schema const& deckSchema() {
     s.add(sections::grid());
     s.add(sections::parallel());
     s.add(sections::diffusion());
+    s.add(sections::fluids());
+    s.add(sections::md());
     return s;
   }();
   return schema;

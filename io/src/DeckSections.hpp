@@ -11,5 +11,7 @@ Key run();        ///< run control: name, steps, output directory, progress, deb
 Key grid();       ///< the Cartesian grid: cells per direction (2D or 3D), lengths, periodicity
 Key parallel();   ///< MPI decomposition and GPU-aware MPI
 Key diffusion();  ///< the scalar diffusion model (optional section)
+Key fluids();     ///< the incompressible Navier-Stokes model (optional section)
+Key md();         ///< Lennard-Jones molecular dynamics (optional section)
 
 }  // namespace eddy::io::sections

@@ -1,0 +1,13 @@
+/// @file RunMd.hpp
+/// @brief `eddy run` of a deck with an `md` section: the Lennard-Jones model with progress lines.
+#pragma once
+
+#include "eddy/core/Runtime.hpp"
+#include "eddy/io/Deck.hpp"
+
+namespace eddy::app {
+
+/// Runs the md section of `deck` (grid.cells = lattice cells). Returns the exit code.
+int runMd(Runtime const& rt, io::Deck const& deck);
+
+}  // namespace eddy::app

@@ -1,0 +1,204 @@
+// Diagnostics of the flow model: global reductions (exact max or reproducible sums only, so
+// every number is the same for any decomposition), reference errors and gathers for tests.
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Reductions.hpp"
+#include "eddy/core/ReproducibleSum.hpp"
+#include "eddy/core/Timer.hpp"
+#include "fluids/FlowReference.hpp"
+#include "fluids/MacKernels.hpp"
+#include "fluids/NavierStokes.hpp"
+
+#include <cmath>
+
+namespace eddy::fluids {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+}  // namespace
+
+namespace mac {
+/// w(global index) * f: the weight depends on the global entry only, so the checksum tells
+/// apart fields that differ anywhere, whatever the decomposition.
+struct WeightedValue {
+  FieldView f;
+  int ox, oy, oz;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
+    long long const gi = ox + i, gj = oy + j, gk = oz + k;
+    double const w = 1.0 + static_cast<double>((gi * 7919 + gj * 104729 + gk * 1299709) % 1021);
+    return w * f(i, j, k);
+  }
+};
+
+/// u_c - u_exact at a face, or its square / absolute value.
+struct ReferenceError {
+  enum Mode { Square, Absolute };
+  FieldView u;
+  FlowReference ref;
+  int c, ox, oy, oz;
+  double hx, hy, hz, sx, sy, sz;
+  Mode mode;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
+    double const e =
+        u(i, j, k) - ref.velocity(c, (ox + i + sx) * hx, (oy + j + sy) * hy, (oz + k + sz) * hz);
+    return mode == Square ? e * e : math::fabs(e);
+  }
+};
+}  // namespace mac
+
+double Model::maxDivergence(ExecSpace const& space) const {
+  auto const grid = mac::MacGrid::make(m_dims, m_h);
+  auto ux = m_u[0]->access(), uy = m_u[1]->access(), uz = m_u[m_dims == 3 ? 2 : 0]->access();
+  double const ix = grid.invH[0], iy = grid.invH[1], iz = grid.invH[2];
+  int const dims = m_dims;
+  Index3 const n = m_decomp.localCells();
+  return globalMax(
+      space, m_comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k) {
+        double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
+        if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
+        return math::fabs(d);
+      });
+}
+
+double Model::maxRate(ExecSpace const& space) const {
+  double rate = 0.0;
+  for (int c = 0; c < m_dims; ++c) {
+    auto u = m_u[c]->access();
+    Box3 const b = m_u[c]->ownedBox();
+    double const umax = globalMax(
+        space, m_comm, b.lo, b.hi,
+        KOKKOS_LAMBDA(int i, int j, int k) { return math::fabs(u(i, j, k)); });
+    rate += std::fmax(umax, m_params.boundaries.maxWallSpeed(c)) / m_h[c];
+  }
+  return rate;
+}
+
+void Model::referenceErrors(ExecSpace const& space, Diagnostics& d) const {
+  FlowReference ref;
+  ref.dims = m_dims;
+  if (m_params.initial == InitialCondition::TaylorGreen && m_dims == 2) {
+    ref.kind = FlowReference::TaylorGreen;
+    ref.U = m_params.velocityScale;
+    ref.kx = 2 * kPi / m_length[0];
+    ref.ky = 2 * kPi / m_length[1];
+    ref.decay = std::exp(-m_params.viscosity * (ref.kx * ref.kx + ref.ky * ref.ky) * m_time);
+    d.referenceScale = ref.U;
+  } else if (isChannel(m_decomp, m_params) && m_params.bodyForce[0] != 0.0) {
+    ref.kind = FlowReference::Poiseuille;
+    ref.curvature = m_params.bodyForce[0] / (2 * m_params.viscosity);
+    ref.height = m_length[1];
+    d.referenceScale = std::fabs(ref.curvature) * ref.height * ref.height / 4;  // u at the centre
+  } else {
+    return;
+  }
+  d.hasReference = true;
+  Index3 const off = m_decomp.offset();
+  int const ox = off[0], oy = off[1], oz = off[2];
+  double const hx = m_h[0], hy = m_h[1], hz = m_h[2];
+  double sum2 = 0.0, count = 0.0, maxErr = 0.0;
+  for (int c = 0; c < m_dims; ++c) {
+    auto u = m_u[c]->access();
+    Box3 const b = m_u[c]->ownedBox();
+    double const sx = c == 0 ? 0.0 : 0.5, sy = c == 1 ? 0.0 : 0.5, sz = c == 2 ? 0.0 : 0.5;
+    mac::ReferenceError error{
+        u, ref, c, ox, oy, oz, hx, hy, hz, sx, sy, sz, mac::ReferenceError::Square};
+    sum2 += reproducibleSum(space, m_comm, b.lo, b.hi, error);
+    error.mode = mac::ReferenceError::Absolute;
+    maxErr = std::fmax(maxErr, globalMax(space, m_comm, b.lo, b.hi, error));
+    Index3 const ext = globalExtent(c);
+    count += static_cast<double>(ext[0]) * ext[1] * ext[2];
+  }
+  d.l2Error = std::sqrt(sum2 / count);
+  d.maxError = maxErr;
+}
+
+Diagnostics Model::diagnostics(ExecSpace const& space) const {
+  ScopedRegion region("eddy::fluids::diagnostics");
+  Diagnostics d;
+  auto const grid = mac::MacGrid::make(m_dims, m_h);
+  mac::VelocityViews u;
+  for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
+  Index3 const N = m_decomp.globalCells();
+  double cells = 1.0;
+  for (int a = 0; a < m_dims; ++a) cells *= N[a];
+  Index3 const off = m_decomp.offset();
+  int const ox = off[0], oy = off[1], oz = off[2];
+
+  auto checksum = [&](Field<MemSpace> const& field) {
+    Box3 const b = field.ownedBox();
+    return reproducibleSum(space, m_comm, b.lo, b.hi,
+                           mac::WeightedValue{field.access(), ox, oy, oz});
+  };
+
+  double energy = 0.0;
+  for (int c = 0; c < m_dims; ++c) {
+    auto uc = m_u[c]->access();
+    Box3 const b = m_u[c]->ownedBox();
+    energy += reproducibleSum(
+        space, m_comm, b.lo, b.hi,
+        KOKKOS_LAMBDA(int i, int j, int k) { return uc(i, j, k) * uc(i, j, k); });
+    d.maxSpeed = std::fmax(
+        d.maxSpeed, globalMax(
+                        space, m_comm, b.lo, b.hi,
+                        KOKKOS_LAMBDA(int i, int j, int k) { return math::fabs(uc(i, j, k)); }));
+    d.fieldChecksum[c] = checksum(*m_u[c]);
+  }
+  d.kineticEnergy = 0.5 * energy / cells;
+
+  // Vorticity on the edges: the edge along c is owned like the faces of the two other axes
+  // (the high one at a wall included), so every edge counts once.
+  double omega2 = 0.0;
+  Index3 const n = m_decomp.localCells();
+  for (int c = m_dims == 3 ? 0 : 2; c < 3; ++c) {
+    Index3 hi = n;
+    for (int a = 0; a < m_dims; ++a)
+      if (a != c && m_decomp.isHighBoundary(a)) hi[a] += 1;
+    omega2 += reproducibleSum(
+        space, m_comm, {0, 0, 0}, hi, KOKKOS_LAMBDA(int i, int j, int k) {
+          double const w = mac::vorticity(grid, u, c, i, j, k);
+          return w * w;
+        });
+  }
+  d.enstrophy = 0.5 * omega2 / cells;
+  d.maxDivergence = maxDivergence(space);
+  d.fieldChecksum[3] = checksum(*m_p);
+  d.checksum = d.fieldChecksum[0] + d.fieldChecksum[1] + d.fieldChecksum[2] + d.fieldChecksum[3];
+  referenceErrors(space, d);
+  return d;
+}
+
+Index3 Model::globalExtent(int c) const {
+  Index3 e = m_decomp.globalCells();
+  if (c < m_dims && !m_decomp.isPeriodic(c)) e[c] += 1;
+  return e;
+}
+
+std::vector<double> Model::gather(ExecSpace const& space, int c) const {
+  EDDY_REQUIRE(c >= 0 && c <= 3 && (c < m_dims || c == 3), "fluids::Model::gather: component ", c,
+               " in a ", m_dims, "D run; expected 0..", m_dims - 1, " or 3 (pressure)");
+  Field<MemSpace> const& field = c == 3 ? *m_p : *m_u[c];
+  space.fence();
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.view());
+  Index3 const ext = globalExtent(c), off = m_decomp.offset(), g = field.ghosts();
+  Box3 const b = field.ownedBox();
+  double const scale = c == 3 ? m_params.density : 1.0;
+  std::vector<double> local(static_cast<std::size_t>(ext[0]) * ext[1] * ext[2], 0.0);
+  for (int k = b.lo[2]; k < b.hi[2]; ++k)
+    for (int j = b.lo[1]; j < b.hi[1]; ++j)
+      for (int i = b.lo[0]; i < b.hi[0]; ++i)
+        local[(static_cast<std::size_t>(off[2] + k) * ext[1] + (off[1] + j)) * ext[0] +
+              (off[0] + i)] = scale * host(i + g[0], j + g[1], k + g[2]);
+  // Each entry is owned by one rank and zero elsewhere: the sum is exact.
+  std::vector<double> global(local.size(), 0.0);
+  checkMpi(MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE,
+                         MPI_SUM, m_comm),
+           "MPI_Allreduce (eddy::fluids::gather)");
+  return global;
+}
+
+std::size_t Model::fieldBytes() const {
+  std::size_t b = m_p->bytes() + m_phi->bytes() + m_rhs->bytes();
+  for (int c = 0; c < m_dims; ++c) b += m_u[c]->bytes() + m_du[c]->bytes();
+  return b;
+}
+
+}  // namespace eddy::fluids

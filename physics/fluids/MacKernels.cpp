@@ -1,0 +1,110 @@
+#include "fluids/MacKernels.hpp"
+
+namespace eddy::fluids::mac {
+
+namespace {
+using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
+
+Policy3 boxPolicy(ExecSpace const& space, std::array<int, 3> const& lo,
+                  std::array<int, 3> const& hi) {
+  int top[3];
+  for (int a = 0; a < 3; ++a) top[a] = hi[a] > lo[a] ? hi[a] : lo[a];
+  return Policy3(space, {lo[0], lo[1], lo[2]}, {top[0], top[1], top[2]});
+}
+}  // namespace
+
+MacGrid MacGrid::make(int dims, std::array<double, 3> const& h) {
+  MacGrid g;
+  g.dims = dims;
+  for (int a = 0; a < 3; ++a) {
+    g.invH[a] = a < dims ? 1.0 / h[a] : 0.0;
+    g.invH2[a] = g.invH[a] * g.invH[a];
+  }
+  return g;
+}
+
+/// The momentum right-hand side of one component, as a functor (the stage state is shared by
+/// every entry; no lambda capture of a class).
+struct MomentumStage {
+  MacGrid g;
+  VelocityViews u;
+  FieldView p, du;
+  int c;
+  double nu, force, dt, a;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    FieldView const& uc = u.c[c];
+    int const ec[3] = {c == 0, c == 1, c == 2};
+    double const centre = uc(i, j, k);
+    double const up = uc(i + ec[0], j + ec[1], k + ec[2]);
+    double const down = uc(i - ec[0], j - ec[1], k - ec[2]);
+    // d(u_c u_c)/dx_c from the cell-centred averages either side of the face.
+    double const cUp = 0.5 * (centre + up), cDown = 0.5 * (down + centre);
+    double adv = (cUp * cUp - cDown * cDown) * g.invH[c];
+    double lap = (up - 2.0 * centre + down) * g.invH2[c];
+    for (int b = 0; b < g.dims; ++b) {
+      if (b == c) continue;
+      int const eb[3] = {b == 0, b == 1, b == 2};
+      FieldView const& ub = u.c[b];
+      double const n1 = uc(i + eb[0], j + eb[1], k + eb[2]);
+      double const n0 = uc(i - eb[0], j - eb[1], k - eb[2]);
+      // d(u_b u_c)/dx_b from the edges above and below along b: u_c averaged along b, u_b
+      // averaged along c.
+      double const ubUp = 0.5 * (ub(i + eb[0] - ec[0], j + eb[1] - ec[1], k + eb[2] - ec[2]) +
+                                 ub(i + eb[0], j + eb[1], k + eb[2]));
+      double const ubDown = 0.5 * (ub(i - ec[0], j - ec[1], k - ec[2]) + ub(i, j, k));
+      adv += (0.5 * (centre + n1) * ubUp - 0.5 * (n0 + centre) * ubDown) * g.invH[b];
+      lap += (n1 - 2.0 * centre + n0) * g.invH2[b];
+    }
+    double const gradP = (p(i, j, k) - p(i - ec[0], j - ec[1], k - ec[2])) * g.invH[c];
+    double const rate = nu * lap - adv + force - gradP;
+    du(i, j, k) = (a == 0.0 ? 0.0 : a * du(i, j, k)) + dt * rate;
+  }
+};
+
+void momentumStage(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
+                   FieldView const& p, FieldView const& du, int c, std::array<int, 3> const& lo,
+                   std::array<int, 3> const& hi, double nu, double force, double dt, double a) {
+  Kokkos::parallel_for("eddy::fluids::momentumStage", boxPolicy(space, lo, hi),
+                       MomentumStage{grid, u, p, du, c, nu, force, dt, a});
+}
+
+void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du, double b,
+                 std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  Kokkos::parallel_for(
+      "eddy::fluids::stageUpdate", boxPolicy(space, lo, hi),
+      KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) += b * du(i, j, k); });
+}
+
+void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
+                FieldView const& out, double scale, std::array<int, 3> const& n) {
+  FieldView const ux = u.c[0], uy = u.c[1], uz = u.c[2];
+  double const ix = grid.invH[0], iy = grid.invH[1], iz = grid.invH[2];
+  int const dims = grid.dims;
+  Kokkos::parallel_for(
+      "eddy::fluids::divergence", boxPolicy(space, {0, 0, 0}, n),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
+        if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
+        out(i, j, k) = scale * d;
+      });
+}
+
+void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, FieldView const& phi,
+             int c, double coef, std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  int const dx = c == 0, dy = c == 1, dz = c == 2;
+  double const factor = coef * grid.invH[c];
+  Kokkos::parallel_for(
+      "eddy::fluids::correct", boxPolicy(space, lo, hi), KOKKOS_LAMBDA(int i, int j, int k) {
+        uc(i, j, k) -= factor * (phi(i, j, k) - phi(i - dx, j - dy, k - dz));
+      });
+}
+
+void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi,
+                std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  Kokkos::parallel_for(
+      "eddy::fluids::accumulatePressure", boxPolicy(space, lo, hi),
+      KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) += phi(i, j, k); });
+}
+
+}  // namespace eddy::fluids::mac

@@ -1,0 +1,283 @@
+#include "fluids/NavierStokes.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Reductions.hpp"
+#include "eddy/core/Timer.hpp"
+#include "fluids/FlowReference.hpp"
+#include "fluids/MacKernels.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace eddy::fluids {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+// Low-storage RK3 of Williamson (1980): du = A_s du + dt L(u); u += B_s du.
+constexpr double kRkA[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0};
+constexpr double kRkB[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
+// Largest CFL number the scheme accepts: RK3 is stable on the imaginary axis up to sqrt(3).
+constexpr double kMaxCfl = 1.7;
+char const* const kAxisName[3] = {"x", "y", "z"};
+using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
+
+}  // namespace
+
+InitialCondition initialConditionFromString(std::string const& name) {
+  if (name == "rest") return InitialCondition::Rest;
+  if (name == "taylor_green") return InitialCondition::TaylorGreen;
+  if (name == "poiseuille") return InitialCondition::Poiseuille;
+  throw ConfigError(
+      str("fluids.initial is '", name, "'; expected one of: rest, taylor_green, poiseuille"));
+}
+
+bool isChannel(CartDecomposition const& decomp, Parameters const& p) {
+  bool ok = decomp.isPeriodic(0) && !decomp.isPeriodic(1) &&
+            p.boundaries.at(1, 0).kind == BoundaryKind::Wall &&
+            p.boundaries.at(1, 1).kind == BoundaryKind::Wall && p.bodyForce[1] == 0.0;
+  if (decomp.dims() == 3) ok = ok && decomp.isPeriodic(2) && p.bodyForce[2] == 0.0;
+  return ok;
+}
+
+char const* toString(InitialCondition ic) {
+  switch (ic) {
+    case InitialCondition::Rest:
+      return "rest";
+    case InitialCondition::TaylorGreen:
+      return "taylor_green";
+    case InitialCondition::Poiseuille:
+      return "poiseuille";
+  }
+  return "?";
+}
+
+Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
+             std::array<double, 3> const& length, Parameters const& params)
+    : m_comm(comm), m_decomp(decomp), m_length(length), m_params(params), m_dims(decomp.dims()) {
+  for (int a = 0; a < 3; ++a) {
+    if (a < m_dims && !(length[a] > 0))
+      throw ConfigError(
+          str("fluids: grid.length along ", kAxisName[a], " is ", length[a], "; expected > 0"));
+    m_h[a] = a < m_dims ? length[a] / decomp.globalCells()[a] : 1.0;
+  }
+  if (!(params.viscosity > 0))
+    throw ConfigError(str("fluids.viscosity is ", params.viscosity, "; expected > 0"));
+  if (!(params.density > 0))
+    throw ConfigError(str("fluids.density is ", params.density, "; expected > 0"));
+  params.boundaries.validate(decomp);
+  if (params.dt > viscousDt() * (1 + 1e-12))
+    throw ConfigError(str("fluids.dt = ", params.dt, " s exceeds the viscous stability limit ",
+                          viscousDt(), " s of the scheme (h^2 / (2 nu sum 1/h_a^2)); lower ",
+                          "fluids.dt, or set it to 0 to follow fluids.cfl"));
+  if (params.initial == InitialCondition::TaylorGreen)
+    for (int a = 0; a < m_dims; ++a)
+      if (!decomp.isPeriodic(a))
+        throw ConfigError(str("fluids.initial is 'taylor_green' but the ", kAxisName[a],
+                              " axis is not periodic; expected grid.periodic true along every ",
+                              "axis for the Taylor-Green vortex"));
+  if (params.initial == InitialCondition::Poiseuille && !isChannel(decomp, params))
+    throw ConfigError(str("fluids.initial is 'poiseuille', which needs a channel: periodic x",
+                          m_dims == 3 ? " and z" : "", ", 'wall' at y_low and y_high and a body ",
+                          "force along x only; got ", decomp.describe()));
+
+  for (int c = 0; c < m_dims; ++c) {
+    Centering const centering = c == 0   ? Centering::FaceX
+                                : c == 1 ? Centering::FaceY
+                                         : Centering::FaceZ;
+    m_u[c] = std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::u", kAxisName[c]), decomp,
+                                               1, centering);
+    m_du[c] = std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::du", kAxisName[c]),
+                                                decomp, 1, centering);
+    m_haloU[c] = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_u[c]->layout());
+  }
+  m_p = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::p", decomp, 1);
+  m_phi = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::phi", decomp, 1);
+  m_rhs = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::poissonRhs", decomp, 1);
+  m_haloP = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_p->layout());
+  m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, params.poisson);
+  setInitialState(space);
+}
+
+Model::~Model() = default;
+
+double Model::viscousDt() const {
+  // The diffusion operator's most negative eigenvalue is -4 nu sum 1/h_a^2; RK3 is stable on
+  // the negative real axis to -2.51, so -2 keeps a margin.
+  double s = 0.0;
+  for (int a = 0; a < m_dims; ++a) s += 1.0 / (m_h[a] * m_h[a]);
+  return m_params.viscousSafety / (2.0 * m_params.viscosity * s);
+}
+
+double Model::nextDt(ExecSpace const& space) const {
+  return dtForRate(maxRate(space));
+}
+
+double Model::dtForRate(double rate) const {
+  if (m_params.dt > 0) return m_params.dt;
+  double dt = rate > 0 ? m_params.cfl / rate : std::numeric_limits<double>::infinity();
+  dt = std::fmin(dt, viscousDt());
+  if (m_params.maxDt > 0) dt = std::fmin(dt, m_params.maxDt);
+  return dt;
+}
+
+void Model::fillGhosts(ExecSpace const& space, int c) {
+  m_haloU[c]->exchange(space, *m_u[c]);
+  fillWallGhosts(space, m_decomp, m_params.boundaries, *m_u[c]);
+}
+
+void Model::fillPressureGhosts(ExecSpace const& space) {
+  m_haloP->exchange(space, *m_p);
+  fillWallGhosts(space, m_decomp, m_params.boundaries, *m_p);
+}
+
+void Model::setInitialState(ExecSpace const& space) {
+  ScopedRegion region("eddy::fluids::initialize");
+  FlowReference ref;
+  ref.dims = m_dims;
+  if (m_params.initial == InitialCondition::TaylorGreen) {
+    ref.kind = FlowReference::TaylorGreen;
+    ref.U = m_params.velocityScale;
+    ref.kx = 2 * kPi / m_length[0];
+    ref.ky = 2 * kPi / m_length[1];
+    ref.kz = m_dims == 3 ? 2 * kPi / m_length[2] : 0.0;
+  } else if (m_params.initial == InitialCondition::Poiseuille) {
+    ref.kind = FlowReference::Poiseuille;
+    ref.curvature = m_params.bodyForce[0] / (2 * m_params.viscosity);
+    ref.height = m_length[1];
+  }
+  Index3 const off = m_decomp.offset();
+  int const ox = off[0], oy = off[1], oz = off[2];
+  double const hx = m_h[0], hy = m_h[1], hz = m_h[2];
+  for (int c = 0; c < m_dims; ++c) {
+    auto u = m_u[c]->access();
+    Box3 const b = m_u[c]->ownedBox();
+    // Face c sits at the low side of its cell along c, at the centre along the other axes.
+    double const sx = c == 0 ? 0.0 : 0.5, sy = c == 1 ? 0.0 : 0.5, sz = c == 2 ? 0.0 : 0.5;
+    Kokkos::parallel_for(
+        "eddy::fluids::initialVelocity", Policy3(space, {0, 0, 0}, {b.hi[0], b.hi[1], b.hi[2]}),
+        KOKKOS_LAMBDA(int i, int j, int k) {
+          u(i, j, k) = ref.velocity(c, (ox + i + sx) * hx, (oy + j + sy) * hy, (oz + k + sz) * hz);
+        });
+    Kokkos::deep_copy(space, m_du[c]->view(), 0.0);
+    fillGhosts(space, c);
+  }
+  auto p = m_p->access();
+  Index3 const n = m_decomp.localCells();
+  Kokkos::parallel_for(
+      "eddy::fluids::initialPressure", Policy3(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        p(i, j, k) = ref.pressure((ox + i + 0.5) * hx, (oy + j + 0.5) * hy, (oz + k + 0.5) * hz);
+      });
+  fillPressureGhosts(space);
+  Kokkos::deep_copy(space, m_phi->view(), 0.0);
+  m_time = 0.0;
+  m_step = 0;
+  // The sampled state is divergence-free only to truncation error (or not at all, for a lid
+  // started impulsively): project it once, keeping the initial pressure.
+  auto const stats = project(space, 1.0, false);
+  m_last = StepStats{};
+  m_last.poissonIterations = stats.iterations;
+  m_last.poissonResidual = stats.relativeResidual;
+  m_last.maxDivergence = maxDivergence(space);
+  Kokkos::deep_copy(space, m_phi->view(), 0.0);
+}
+
+void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
+  auto const grid = mac::MacGrid::make(m_dims, m_h);
+  mac::VelocityViews u;
+  for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
+  Index3 const n = m_decomp.localCells();
+  // Every component's increment reads the same u, so all are computed before any update.
+  std::array<Box3, 3> boxes;
+  for (int c = 0; c < m_dims; ++c) {
+    boxes[c].lo = {0, 0, 0};
+    boxes[c].hi = n;
+    boxes[c].lo[c] = m_decomp.isLowBoundary(c) ? 1 : 0;  // face 0 is then the wall
+    mac::momentumStage(space, grid, u, m_p->access(), m_du[c]->access(), c, boxes[c].lo,
+                       boxes[c].hi, m_params.viscosity, m_params.bodyForce[c], dt, a);
+  }
+  for (int c = 0; c < m_dims; ++c) {
+    mac::stageUpdate(space, m_u[c]->access(), m_du[c]->access(), b, boxes[c].lo, boxes[c].hi);
+    fillGhosts(space, c);
+  }
+}
+
+PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressure) {
+  ScopedRegion region("eddy::fluids::project");
+  auto const grid = mac::MacGrid::make(m_dims, m_h);
+  mac::VelocityViews u;
+  for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
+  Index3 const n = m_decomp.localCells();
+  mac::divergence(space, grid, u, m_rhs->access(), 1.0 / dt, n);
+  auto rhs = m_rhs->access();
+  double const rhsMax = globalMax(
+      space, m_comm, {0, 0, 0}, n,
+      KOKKOS_LAMBDA(int i, int j, int k) { return math::fabs(rhs(i, j, k)); });
+  PoissonStats stats;
+  if (!(rhsMax > 0)) {
+    // Already divergence-free to the last bit (a parallel flow): nothing to project; this
+    // also spares the solver a zero right-hand side.
+    if (rhsMax != rhsMax)
+      throw Error(str("fluids: the divergence is NaN at step ", m_step, ", t = ", m_time,
+                      " s; the flow blew up (lower fluids.cfl or fluids.dt)"),
+                  ExitCode::Failure, true);
+    stats.converged = true;
+    return stats;
+  }
+  stats = m_poisson->solve(space, *m_rhs, *m_phi);
+  if (!stats.converged) {
+    std::ostringstream history;
+    for (std::size_t s = 0; s < stats.history.size(); ++s)
+      history << (s ? " " : "") << stats.history[s];
+    throw Error(
+        str("fluids: the pressure Poisson solve (", toString(m_params.poisson.method),
+            ") did not reach the relative residual ", m_params.poisson.tolerance, " within ",
+            m_params.poisson.maxIterations, " iterations at step ", m_step + 1, " (t = ", m_time,
+            " s): final residual ", stats.relativeResidual, "; residual history: ", history.str(),
+            ". Raise fluids.poisson.max_iterations or the tolerance, or use mgcg"),
+        ExitCode::Failure, true);
+  }
+  for (int c = 0; c < m_dims; ++c) {
+    Index3 lo{0, 0, 0};
+    lo[c] = m_decomp.isLowBoundary(c) ? 1 : 0;
+    mac::correct(space, grid, m_u[c]->access(), m_phi->access(), c, dt, lo, n);
+    fillGhosts(space, c);
+  }
+  if (updatePressure) {
+    Box3 const all = m_p->allocatedBox();
+    mac::accumulate(space, m_p->access(), m_phi->access(), all.lo, all.hi);
+  }
+  return stats;
+}
+
+StepStats Model::step(ExecSpace const& space) {
+  ScopedRegion region("eddy::fluids::step");
+  StepStats s;
+  double const rate = maxRate(space);
+  if (!std::isfinite(rate))
+    throw Error(str("fluids: the velocity is not finite at step ", m_step, ", t = ", m_time,
+                    " s; the flow blew up (lower fluids.cfl or fluids.dt)"),
+                ExitCode::Failure, true);
+  s.dt = dtForRate(rate);
+  s.cfl = s.dt * rate;
+  if (s.cfl > kMaxCfl)
+    throw Error(str("fluids: CFL number ", s.cfl, " at step ", m_step + 1, " (dt ", s.dt,
+                    " s) exceeds ", kMaxCfl, ", the stability limit of the RK3 scheme; lower ",
+                    m_params.dt > 0 ? "fluids.dt" : "fluids.cfl"),
+                ExitCode::Failure, true);
+  {
+    ScopedRegion stages("eddy::fluids::rkStages");
+    for (int stage = 0; stage < 3; ++stage) rkStage(space, s.dt, kRkA[stage], kRkB[stage]);
+  }
+  auto const stats = project(space, s.dt, true);
+  s.poissonIterations = stats.iterations;
+  s.poissonResidual = stats.relativeResidual;
+  m_step += 1;
+  m_time += s.dt;
+  s.maxDivergence = maxDivergence(space);
+  m_last = s;
+  return s;
+}
+
+}  // namespace eddy::fluids

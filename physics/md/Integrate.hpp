@@ -1,0 +1,159 @@
+/// @file Integrate.hpp
+/// @brief Velocity Verlet halves, thermostats, initial positions and velocities (reduced LJ
+/// units, unit mass).
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Reductions.hpp"
+#include "eddy/core/Timer.hpp"
+#include "md/Particles.hpp"
+
+#include <Kokkos_Random.hpp>
+
+#include <array>
+#include <cstdint>
+
+namespace eddy::md {
+
+/// Random pool for velocities and the Langevin thermostat.
+template <class Exec>
+using RandomPool = Kokkos::Random_XorShift64_Pool<Exec>;
+
+/// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet).
+template <class Exec, class Mem>
+void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities<Mem> const& v,
+               Forces<Mem> const& f, int owned) {
+  double const half = 0.5 * dt;
+  Kokkos::parallel_for(
+      "eddy::md::kickDrift", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) {
+          v(i, d) += half * f(i, d);
+          x(i, d) += dt * v(i, d);
+        }
+      });
+}
+
+/// v += dt/2 f on the owned rows (second half of velocity Verlet).
+template <class Exec, class Mem>
+void kick(Exec const& space, double dt, Velocities<Mem> const& v, Forces<Mem> const& f, int owned) {
+  double const half = 0.5 * dt;
+  Kokkos::parallel_for(
+      "eddy::md::kick", Kokkos::RangePolicy<Exec>(space, 0, owned), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) v(i, d) += half * f(i, d);
+      });
+}
+
+/// v *= factor on the owned rows.
+template <class Exec, class Mem>
+void scaleVelocities(Exec const& space, Velocities<Mem> const& v, int owned, double factor) {
+  Kokkos::parallel_for(
+      "eddy::md::scaleVelocities", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) v(i, d) *= factor;
+      });
+}
+
+/// v -= shift on the owned rows.
+template <class Exec, class Mem>
+void shiftVelocities(Exec const& space, Velocities<Mem> const& v, int owned,
+                     std::array<double, 3> const& shift) {
+  double const sx = shift[0], sy = shift[1], sz = shift[2];
+  Kokkos::parallel_for(
+      "eddy::md::shiftVelocities", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        v(i, 0) -= sx;
+        v(i, 1) -= sy;
+        v(i, 2) -= sz;
+      });
+}
+
+/// Langevin forces f += -gamma v + sqrt(2 gamma T / dt) R, R standard normal per component
+/// (a stochastic thermostat at temperature T with friction gamma).
+template <class Exec, class Mem>
+void langevinForces(Exec const& space, RandomPool<Exec> const& pool, double gamma,
+                    double temperature, double dt, Velocities<Mem> const& v, Forces<Mem> const& f,
+                    int owned) {
+  double const sigma = math::sqrt(2.0 * gamma * temperature / dt);
+  Kokkos::parallel_for(
+      "eddy::md::langevin", Kokkos::RangePolicy<Exec>(space, 0, owned), KOKKOS_LAMBDA(const int i) {
+        auto gen = pool.get_state();
+        for (int d = 0; d < 3; ++d) f(i, d) += -gamma * v(i, d) + sigma * gen.normal();
+        pool.free_state(gen);
+      });
+}
+
+/// Gaussian velocities (unit variance per component) on the owned rows.
+template <class Exec, class Mem>
+void randomVelocities(Exec const& space, RandomPool<Exec> const& pool, Velocities<Mem> const& v,
+                      int owned) {
+  Kokkos::parallel_for(
+      "eddy::md::randomVelocities", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        auto gen = pool.get_state();
+        for (int d = 0; d < 3; ++d) v(i, d) = gen.normal();
+        pool.free_state(gen);
+      });
+}
+
+/// A 64-bit mix (splitmix64 finaliser): decomposition-independent pseudo-random numbers from
+/// a seed and a global id.
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+/// Uniform in [0, 1) from 53 bits of a mixed key.
+KOKKOS_INLINE_FUNCTION double unitFromKey(std::uint64_t key) {
+  return static_cast<double>(mix64(key) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/// Owned particles of the lattice cells [offset, offset + local) of a grid of `cells` cubic
+/// cells of edge `a`, 4 per cell: on the fcc sites shifted by a/4 (fcc) or uniformly at random
+/// within the cell (random; seeded by the global id, the same for any decomposition). Ids are
+/// 1 + 4 * (global cell index, x fastest) + site. Type 0, zero velocity.
+template <class Exec, class Mem>
+void latticeParticles(Exec const& space, bool fcc, std::uint64_t seed, double a,
+                      std::array<int, 3> const& cells, std::array<int, 3> const& offset,
+                      std::array<int, 3> const& local, Particles<Mem>& p) {
+  ScopedRegion region("eddy::md::lattice");
+  int const n = 4 * local[0] * local[1] * local[2];
+  p.resize(space, n);
+  p.setOwned(n);
+  auto const x = p.positions();
+  auto const v = p.velocities();
+  auto const f = p.forces();
+  auto const id = p.ids();
+  auto const type = p.types();
+  int const lx = local[0], ly = local[1];
+  int const ox = offset[0], oy = offset[1], oz = offset[2];
+  int const nx = cells[0], ny = cells[1];
+  Kokkos::parallel_for(
+      "eddy::md::lattice", Kokkos::RangePolicy<Exec>(space, 0, n), KOKKOS_LAMBDA(const int t) {
+        int const site = t % 4, c = t / 4;
+        int const gx = ox + c % lx, gy = oy + (c / lx) % ly, gz = oz + c / (lx * ly);
+        std::int64_t const gid =
+            1 +
+            4 * (gx + static_cast<std::int64_t>(nx) * (gy + static_cast<std::int64_t>(ny) * gz)) +
+            site;
+        double const corner[3] = {gx * a, gy * a, gz * a};
+        // fcc basis (0,0,0), (1/2,1/2,0), (1/2,0,1/2), (0,1/2,1/2), all shifted by 1/4.
+        double const bx = (site == 1 || site == 2) ? 0.75 : 0.25;
+        double const by = (site == 1 || site == 3) ? 0.75 : 0.25;
+        double const bz = (site == 2 || site == 3) ? 0.75 : 0.25;
+        double const basis[3] = {bx, by, bz};
+        for (int d = 0; d < 3; ++d) {
+          double const u =
+              fcc ? basis[d]
+                  : unitFromKey(seed * 0x100000001b3ull + 3 * static_cast<std::uint64_t>(gid) + d);
+          x(t, d) = corner[d] + u * a;
+          v(t, d) = 0.0;
+          f(t, d) = 0.0;
+        }
+        id(t) = gid;
+        type(t) = 0;
+      });
+}
+
+}  // namespace eddy::md

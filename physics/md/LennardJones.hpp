@@ -1,0 +1,157 @@
+/// @file LennardJones.hpp
+/// @brief Lennard-Jones 12-6 pair forces, energy and virial in reduced units (epsilon = sigma
+/// = 1), cut at rc and optionally shifted so that the energy is zero at rc.
+///
+/// U(r) = 4 (r^-12 - r^-6) - U_shift for r < rc. Forces come from a full list (each owned row
+/// sums its own neighbours: no atomics, ghost rows untouched) or a half list (each pair once,
+/// both rows updated through a ScatterView -- atomic on GPUs, duplicated on threaded hosts --
+/// and ghost rows then summed back to their owners by the caller). Energy and virial
+/// W = sum over pairs of r . F are reductions over the same list (half weight per full-list
+/// entry).
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Timer.hpp"
+#include "md/Particles.hpp"
+#include "neighbor/VerletList.hpp"
+
+#include <Kokkos_ScatterView.hpp>
+
+namespace eddy::md {
+
+/// Pair-potential constants, device-copyable.
+struct LennardJones {
+  double cutoffSq = 6.25;
+  double energyShift = 0.0;  ///< U_LJ(rc) when shifted, else 0
+
+  LennardJones() = default;
+  LennardJones(double cutoff, bool shift) : cutoffSq(cutoff * cutoff) {
+    double const r6inv = 1.0 / (cutoffSq * cutoffSq * cutoffSq);
+    energyShift = shift ? 4.0 * r6inv * (r6inv - 1.0) : 0.0;
+  }
+  /// F(r) / r for r^2 = rsq (multiply by the separation vector for the force).
+  KOKKOS_INLINE_FUNCTION double forceOverR(double rsq) const {
+    double const r2inv = 1.0 / rsq;
+    double const r6inv = r2inv * r2inv * r2inv;
+    return 48.0 * r6inv * (r6inv - 0.5) * r2inv;
+  }
+  KOKKOS_INLINE_FUNCTION double energy(double rsq) const {
+    double const r2inv = 1.0 / rsq;
+    double const r6inv = r2inv * r2inv * r2inv;
+    return 4.0 * r6inv * (r6inv - 1.0) - energyShift;
+  }
+};
+
+/// Potential energy and virial of the owned particles (sums over this rank only).
+struct PairSums {
+  double energy = 0.0;
+  double virial = 0.0;
+};
+
+/// Forces on the owned rows [0, owned) from a full list (ghost rows untouched).
+template <class Exec, class Mem>
+void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list, int owned) {
+  ScopedRegion region("eddy::md::forcesFull");
+  auto const offsets = list.offsets;
+  auto const neighbors = list.neighbors;
+  Kokkos::parallel_for(
+      "eddy::md::forcesFull", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        double fx = 0.0, fy = 0.0, fz = 0.0;
+        int const end = offsets(i + 1);
+        for (int k = offsets(i); k < end; ++k) {
+          int const j = neighbors(k);
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double const rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < lj.cutoffSq) {
+            double const s = lj.forceOverR(rsq);
+            fx += s * dx;
+            fy += s * dy;
+            fz += s * dz;
+          }
+        }
+        f(i, 0) = fx;
+        f(i, 1) = fy;
+        f(i, 2) = fz;
+      });
+}
+
+/// Scatter-add view over a forces array on `Exec`.
+template <class Exec, class Mem>
+using ForceScatter =
+    Kokkos::Experimental::ScatterView<double* [3], typename Forces<Mem>::array_layout,
+                                      Kokkos::Device<Exec, Mem>, Kokkos::Experimental::ScatterSum>;
+
+/// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
+/// pair adds to both of its rows. `scatter` must have been made from `f`.
+template <class Exec, class Mem>
+void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
+                neighbor::NeighborView<Mem> const& list, int owned, int rows) {
+  ScopedRegion region("eddy::md::forcesHalf");
+  Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
+  scatter.reset(space);
+  auto const offsets = list.offsets;
+  auto const neighbors = list.neighbors;
+  auto sv = scatter;
+  Kokkos::parallel_for(
+      "eddy::md::forcesHalf", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        auto access = sv.access();
+        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        double fx = 0.0, fy = 0.0, fz = 0.0;
+        int const end = offsets(i + 1);
+        for (int k = offsets(i); k < end; ++k) {
+          int const j = neighbors(k);
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double const rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < lj.cutoffSq) {
+            double const s = lj.forceOverR(rsq);
+            fx += s * dx;
+            fy += s * dy;
+            fz += s * dz;
+            access(j, 0) += -s * dx;
+            access(j, 1) += -s * dy;
+            access(j, 2) += -s * dz;
+          }
+        }
+        access(i, 0) += fx;
+        access(i, 1) += fy;
+        access(i, 2) += fz;
+      });
+  scatter.contribute_into(space, f);
+}
+
+/// Potential energy and virial of this rank's list entries (half weight for a full list).
+template <class Exec, class Mem>
+PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                  neighbor::NeighborView<Mem> const& list, int owned, bool halfList) {
+  ScopedRegion region("eddy::md::pairSums");
+  auto const offsets = list.offsets;
+  auto const neighbors = list.neighbors;
+  double const weight = halfList ? 1.0 : 0.5;
+  PairSums sums;
+  for (int which = 0; which < 2; ++which) {
+    double total = 0.0;
+    bool const energy = which == 0;
+    Kokkos::parallel_reduce(
+        "eddy::md::pairSums", Kokkos::RangePolicy<Exec>(space, 0, owned),
+        KOKKOS_LAMBDA(const int i, double& sum) {
+          double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+          int const end = offsets(i + 1);
+          for (int k = offsets(i); k < end; ++k) {
+            int const j = neighbors(k);
+            double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+            double const rsq = dx * dx + dy * dy + dz * dz;
+            if (rsq < lj.cutoffSq) sum += energy ? lj.energy(rsq) : lj.forceOverR(rsq) * rsq;
+          }
+        },
+        total);
+    (energy ? sums.energy : sums.virial) = weight * total;
+  }
+  return sums;
+}
+
+}  // namespace eddy::md

@@ -1,0 +1,237 @@
+/// @file VerletList.hpp
+/// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList by a
+/// count pass and a fill pass, so no fixed per-particle capacity can overflow.
+///
+/// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
+/// within the list radius (cutoff + skin).
+/// - Full: every neighbour j != i of i.
+/// - Half: each pair once over all ranks: owned pairs with j > i, and owned-ghost pairs when
+///   id(i) < id(j). The rank owning the other particle sees the same pair with ids swapped and
+///   skips it, so forces on ghosts must be summed back to their owners (ParticleGhosts::
+///   reverseSum). Needs a periodic box at least twice the list radius wide, so that no two
+///   images of one particle lie within the radius of another.
+///
+/// Rebuild policy: `needsRebuild` is true when some particle on some rank moved more than
+/// skin / 2 since the build (then no pair can have come within the cutoff unseen).
+///
+/// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets) and 24 bytes per
+/// owned particle for the positions at the last build.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Reductions.hpp"
+#include "eddy/core/Timer.hpp"
+#include "neighbor/BinList.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <string>
+
+namespace eddy::neighbor {
+
+enum class ListKind { Full, Half };
+
+/// Device-copyable view of a CSR list: the neighbours of row i are
+/// neighbors(offsets(i)) .. neighbors(offsets(i + 1) - 1).
+template <class Mem>
+struct NeighborView {
+  Kokkos::View<int*, Mem> offsets;
+  Kokkos::View<int*, Mem> neighbors;
+};
+
+template <class Exec = ExecSpace>
+class VerletList {
+ public:
+  using memory_space = typename Exec::memory_space;
+  using IntView = Kokkos::View<int*, memory_space>;
+  using IdView = Kokkos::View<std::int64_t*, memory_space>;
+
+  VerletList(ListKind kind, double cutoff, double skin)
+      : m_kind(kind), m_cutoff(cutoff), m_skin(skin) {
+    EDDY_REQUIRE(cutoff > 0, "VerletList: cutoff ", cutoff, "; expected > 0");
+    EDDY_REQUIRE(skin >= 0, "VerletList: skin ", skin, "; expected >= 0");
+  }
+
+  /// Builds the list of rows [0, owned) of `x` against every binned row (owned and ghosts).
+  /// `ids` are global ids (used by the half list to pick one owner of cross-rank pairs).
+  void build(Exec const& space, Positions<memory_space> const& x, IdView const& ids, int owned,
+             BinList<Exec> const& bins) {
+    ScopedRegion region("eddy::neighbor::verletBuild");
+    EDDY_REQUIRE(owned <= bins.particleCount(), "VerletList: ", owned, " owned rows but only ",
+                 bins.particleCount(), " binned; expected owned <= binned");
+    m_owned = owned;
+    detail::ensureExtent(m_offsets, static_cast<std::size_t>(owned) + 1,
+                         "eddy::neighbor::verletOffsets");
+    std::int64_t const total = countAndScan(space, x, ids, bins);
+    if (total > INT_MAX)
+      throw Error(str("VerletList: ", total, " neighbours on one rank; expected at most ", INT_MAX,
+                      " (use more ranks)"));
+    m_pairs = static_cast<int>(total);
+    detail::ensureExtent(m_neighbors, static_cast<std::size_t>(total),
+                         "eddy::neighbor::verletNeighbors");
+    fillNeighbors(space, x, ids, bins);
+    // Reference positions for the displacement test.
+    if (m_x0.extent(0) < static_cast<std::size_t>(owned))
+      m_x0 =
+          Positions<memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                     std::string("eddy::neighbor::buildPositions")),
+                                  owned * 5 / 4 + 16);
+    auto const range = Kokkos::pair<std::size_t, std::size_t>(0, owned);
+    Kokkos::deep_copy(space, Kokkos::subview(m_x0, range, Kokkos::ALL),
+                      Kokkos::subview(x, range, Kokkos::ALL));
+    ++m_builds;
+  }
+
+  /// Collective: true when some owned particle of some rank moved more than skin / 2 since the
+  /// last build (or there was none).
+  bool needsRebuild(Exec const& space, MPI_Comm comm, Positions<memory_space> const& x) const {
+    ScopedRegion region("eddy::neighbor::checkDisplacement");
+    if (m_builds == 0) return true;
+    return maxDisplacementSq(space, comm, x) > 0.25 * m_skin * m_skin;
+  }
+  /// Collective: the largest squared displacement of an owned particle since the last build.
+  double maxDisplacementSq(Exec const& space, MPI_Comm comm,
+                           Positions<memory_space> const& x) const {
+    auto const x0 = m_x0;
+    return globalMax(
+        space, comm, m_owned, KOKKOS_LAMBDA(const std::int64_t i) {
+          double const dx = x(i, 0) - x0(i, 0), dy = x(i, 1) - x0(i, 1), dz = x(i, 2) - x0(i, 2);
+          return dx * dx + dy * dy + dz * dz;
+        });
+  }
+
+  NeighborView<memory_space> view() const { return {m_offsets, m_neighbors}; }
+  ListKind kind() const { return m_kind; }
+  double cutoff() const { return m_cutoff; }
+  double skin() const { return m_skin; }
+  double radius() const { return m_cutoff + m_skin; }
+  int owned() const { return m_owned; }
+  /// Neighbour entries on this rank.
+  int pairCount() const { return m_pairs; }
+  /// Builds so far (the first one included).
+  long long buildCount() const { return m_builds; }
+
+  // Kernels; public only because CUDA lambdas may not live in private member functions.
+  /// Visits the candidate neighbours j of row i accepted by the list kind and within the radius.
+  template <class Visit>
+  struct Scan {
+    Positions<memory_space> x;   ///< positions by row
+    Positions<memory_space> xs;  ///< positions in bin order
+    IdView ids;
+    IntView binOffsets, permutation;
+    BinGrid grid;
+    int owned;
+    bool half;
+    double radiusSq;
+
+    KOKKOS_INLINE_FUNCTION void operator()(const int i, Visit& visit) const {
+      double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+      std::int64_t const idi = ids(i);
+      int const by = grid.axisBin(1, yi), bz = grid.axisBin(2, zi);
+      double const r = math::sqrt(radiusSq);
+      int const ry = static_cast<int>(r * grid.inverseSize[1]) + 1;
+      int const rz = static_cast<int>(r * grid.inverseSize[2]) + 1;
+      int const ylo = by - ry > 0 ? by - ry : 0,
+                yhi = by + ry < grid.n[1] ? by + ry : grid.n[1] - 1;
+      int const zlo = bz - rz > 0 ? bz - rz : 0,
+                zhi = bz + rz < grid.n[2] ? bz + rz : grid.n[2] - 1;
+      for (int cz = zlo; cz <= zhi; ++cz) {
+        double const dz = rowGap(2, cz, zi);
+        if (dz * dz >= radiusSq) continue;
+        for (int cy = ylo; cy <= yhi; ++cy) {
+          double const dy = rowGap(1, cy, yi);
+          double const dyz = dy * dy + dz * dz;
+          if (dyz >= radiusSq) continue;
+          // Only the bins of this row that the sphere's chord crosses; they are contiguous
+          // in the permutation.
+          double const h = math::sqrt(radiusSq - dyz);
+          int const begin = binOffsets(grid.index(grid.axisBin(0, xi - h), cy, cz));
+          int const end = binOffsets(grid.index(grid.axisBin(0, xi + h), cy, cz) + 1);
+          for (int k = begin; k < end; ++k) {
+            int const j = permutation(k);
+            if (j == i) continue;
+            if (half && (j < owned ? j < i : ids(j) <= idi)) continue;
+            double const ex = xs(k, 0) - xi, ey = xs(k, 1) - yi, ez = xs(k, 2) - zi;
+            if (ex * ex + ey * ey + ez * ez < radiusSq) visit(j);
+          }
+        }
+      }
+    }
+    /// Distance along axis a from p to bin row c (edge bins reach to infinity: they also hold
+    /// the particles beyond the binned box).
+    KOKKOS_INLINE_FUNCTION double rowGap(int a, int c, double p) const {
+      double const size = 1.0 / grid.inverseSize[a];
+      double const lo = grid.lo[a] + c * size, hi = lo + size;
+      if (c > 0 && p < lo) return lo - p;
+      if (c + 1 < grid.n[a] && p > hi) return p - hi;
+      return 0.0;
+    }
+  };
+  struct Counter {
+    int n = 0;
+    KOKKOS_INLINE_FUNCTION void operator()(int) { ++n; }
+  };
+  struct Writer {
+    int* out;
+    KOKKOS_INLINE_FUNCTION void operator()(int j) { *out++ = j; }
+  };
+
+  std::int64_t countAndScan(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                            BinList<Exec> const& bins) {
+    Scan<Counter> const scan{x,
+                             bins.sortedPositions(),
+                             ids,
+                             bins.offsets(),
+                             bins.permutation(),
+                             bins.grid(),
+                             m_owned,
+                             m_kind == ListKind::Half,
+                             radius() * radius()};
+    auto offsets = m_offsets;
+    int const owned = m_owned;
+    std::int64_t total = 0;
+    Kokkos::parallel_scan(
+        "eddy::neighbor::verletCount", Kokkos::RangePolicy<Exec>(space, 0, owned + 1),
+        KOKKOS_LAMBDA(const int i, std::int64_t& prefix, const bool final) {
+          Counter c;
+          if (i < owned) scan(i, c);
+          if (final) offsets(i) = static_cast<int>(prefix);
+          prefix += c.n;
+        },
+        total);
+    return total;
+  }
+
+  void fillNeighbors(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                     BinList<Exec> const& bins) {
+    Scan<Writer> const scan{x,
+                            bins.sortedPositions(),
+                            ids,
+                            bins.offsets(),
+                            bins.permutation(),
+                            bins.grid(),
+                            m_owned,
+                            m_kind == ListKind::Half,
+                            radius() * radius()};
+    auto offsets = m_offsets;
+    auto neighbors = m_neighbors;
+    Kokkos::parallel_for(
+        "eddy::neighbor::verletFill", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        KOKKOS_LAMBDA(const int i) {
+          Writer w{neighbors.data() + offsets(i)};
+          scan(i, w);
+        });
+  }
+
+ private:
+  ListKind m_kind;
+  double m_cutoff, m_skin;
+  int m_owned = 0;
+  int m_pairs = 0;
+  long long m_builds = 0;
+  IntView m_offsets, m_neighbors;
+  Positions<memory_space> m_x0;
+};
+
+}  // namespace eddy::neighbor

@@ -1,0 +1,189 @@
+// Neighbour lists, ghosts, migration and Lennard-Jones forces against O(N^2) brute force, with
+// the minimum image of the periodic box, on any rank count.
+#include "EddyTest.hpp"
+#include "MdTestUtil.hpp"
+
+#include <set>
+
+namespace {
+
+using eddy::md::Parameters;
+using eddy::md::System;
+using eddy::neighbor::ListKind;
+using Pairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+template <class Exec>
+class Neighbor : public ::testing::Test {};
+TYPED_TEST_SUITE(Neighbor, eddy::test::ExecSpaces);
+
+Parameters smallSystem(bool fcc, ListKind kind, int cells = 6) {
+  Parameters p;
+  p.fcc = fcc;
+  p.cells = {cells, cells, cells};
+  p.temperature = 0.0;
+  p.list = kind;
+  p.seed = 2024;
+  return p;
+}
+
+/// The list's pairs against brute force; for a half list, each unordered pair exactly once.
+template <class Exec>
+void expectPairsMatch(System<Exec> const& s, char const* what) {
+  auto const all = eddy::test::gatherParticles(s);
+  ASSERT_EQ(static_cast<std::int64_t>(all.size()), s.atoms()) << what;
+  Pairs const expected = eddy::test::bruteForcePairs(all, s.domain().length, s.list().radius());
+  Pairs got = eddy::test::gatherListPairs(s);
+  if (s.list().kind() == ListKind::Half) {
+    // Every unordered pair once: no duplicates, and both orders together give the full set.
+    Pairs both = got;
+    for (auto const& q : got) both.emplace_back(q.second, q.first);
+    std::sort(both.begin(), both.end());
+    EXPECT_EQ(std::adjacent_find(both.begin(), both.end()), both.end())
+        << what << ": a pair occurs twice in the half list";
+    EXPECT_EQ(got.size() * 2, expected.size()) << what;
+    got = both;
+  }
+  EXPECT_EQ(got.size(), expected.size()) << what;
+  EXPECT_TRUE(got == expected) << what << ": neighbour pairs differ from brute force";
+  EXPECT_GT(expected.size(), all.size()) << what << ": too few pairs to be a test";
+}
+
+/// Between rebuilds: every pair now within the cutoff is still in the list.
+template <class Exec>
+void expectListCoversCutoff(System<Exec> const& s, char const* what) {
+  auto const all = eddy::test::gatherParticles(s);
+  Pairs const inside = eddy::test::bruteForcePairs(all, s.domain().length, s.list().cutoff());
+  Pairs got = eddy::test::gatherListPairs(s);
+  if (s.list().kind() == ListKind::Half) {
+    std::size_t const n = got.size();
+    for (std::size_t k = 0; k < n; ++k) got.emplace_back(got[k].second, got[k].first);
+    std::sort(got.begin(), got.end());
+  }
+  EXPECT_TRUE(std::includes(got.begin(), got.end(), inside.begin(), inside.end()))
+      << what << ": a pair within the cutoff is missing from the list";
+}
+
+template <class Exec>
+void checkPairs(bool fcc, ListKind kind) {
+  Exec space;
+  System<Exec> s(space, MPI_COMM_WORLD, smallSystem(fcc, kind));
+  expectPairsMatch(s, fcc ? "fcc" : "random");
+  // Large displacements: atoms cross ranks (several hops) and the periodic boundary.
+  eddy::test::displaceParticles(s, 2.0, 99);
+  s.rebuild(space);
+  expectPairsMatch(s, fcc ? "fcc displaced" : "random displaced");
+}
+
+TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {
+  checkPairs<TypeParam>(true, ListKind::Full);
+  checkPairs<TypeParam>(false, ListKind::Full);
+}
+
+TYPED_TEST(Neighbor, HalfListHoldsEachPairOnce) {
+  checkPairs<TypeParam>(true, ListKind::Half);
+  checkPairs<TypeParam>(false, ListKind::Half);
+}
+
+/// Per-atom forces of a perturbed lattice against brute force; returns them by id.
+template <class Exec>
+std::vector<eddy::test::HostParticle> checkForces(ListKind kind, bool shift) {
+  Exec space;
+  auto p = smallSystem(true, kind);
+  p.shift = shift;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  eddy::test::displaceParticles(s, 0.15, 7);
+  s.rebuild(space);
+  s.computeForces(space);
+  auto const all = eddy::test::gatherParticles(s);
+  std::vector<std::array<double, 3>> expected;
+  std::vector<double> scale;
+  eddy::test::bruteForceForces(all, s.domain().length, s.potential(), expected, scale);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    for (int c = 0; c < 3; ++c)
+      worst = std::max(worst, std::fabs(all[i].f[c] - expected[i][c]) / scale[i]);
+  EXPECT_LT(worst, 1e-12) << (kind == ListKind::Half ? "half" : "full") << " list";
+  return all;
+}
+
+TYPED_TEST(Neighbor, ForcesEqualBruteForceAndFullAgreesWithHalf) {
+  auto const full = checkForces<TypeParam>(ListKind::Full, false);
+  auto const half = checkForces<TypeParam>(ListKind::Half, true);
+  ASSERT_EQ(full.size(), half.size());
+  double worst = 0.0, largest = 0.0;
+  for (std::size_t i = 0; i < full.size(); ++i)
+    for (int c = 0; c < 3; ++c) {
+      worst = std::max(worst, std::fabs(full[i].f[c] - half[i].f[c]));
+      largest = std::max(largest, std::fabs(full[i].f[c]));
+    }
+  EXPECT_LT(worst, 1e-12 * largest);
+  EXPECT_GT(largest, 1.0);
+}
+
+template <class Exec>
+void checkRebuildPolicy(ListKind kind) {
+  Exec space;
+  System<Exec> s(space, MPI_COMM_WORLD, smallSystem(true, kind));
+  double const half = 0.5 * s.parameters().skin;
+  long long const builds = s.rebuilds();
+  EXPECT_FALSE(s.updateNeighbors(space));
+  // Id 1 moves to just below skin/2: no rebuild; a little further: a rebuild.
+  eddy::test::moveParticle(s, 1, half * 0.999);
+  EXPECT_FALSE(s.updateNeighbors(space));
+  EXPECT_EQ(s.rebuilds(), builds);
+  eddy::test::moveParticle(s, 1, half * 0.002);
+  EXPECT_TRUE(s.updateNeighbors(space));
+  EXPECT_EQ(s.rebuilds(), builds + 1);
+  // Displacements count from the new build.
+  eddy::test::moveParticle(s, 7, -half * 0.99);
+  eddy::test::moveParticle(s, 1, half * 0.99);
+  EXPECT_FALSE(s.updateNeighbors(space));
+  EXPECT_EQ(s.rebuilds(), builds + 1);
+  expectListCoversCutoff(s, "after the moves");
+}
+
+TYPED_TEST(Neighbor, RebuildExactlyWhenAnAtomMovedMoreThanHalfTheSkin) {
+  checkRebuildPolicy<TypeParam>(ListKind::Half);
+  checkRebuildPolicy<TypeParam>(ListKind::Full);
+}
+
+/// Long run at high temperature: many migrations; the global count and id set stay exact and
+/// every particle lies in its owner's box after each rebuild.
+template <class Exec>
+void checkMigrationRun(int steps) {
+  Exec space;
+  auto p = smallSystem(true, ListKind::Half, 5);
+  p.temperature = 3.0;
+  p.skin = 0.2;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  long long lastBuilds = s.rebuilds();
+  int checked = 0;
+  for (int k = 0; k < steps; ++k) {
+    s.step(space);
+    if (s.rebuilds() == lastBuilds) continue;
+    lastBuilds = s.rebuilds();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.particles().positions());
+    auto const& dom = s.domain();
+    bool inside = true;
+    for (int i = 0; i < s.owned(); ++i)
+      for (int d = 0; d < 3; ++d) inside = inside && x(i, d) >= dom.lo[d] && x(i, d) < dom.hi[d];
+    ASSERT_TRUE(eddy::test::allRanks(inside)) << "step " << k;
+    if (++checked % 20 == 0) {
+      auto const all = eddy::test::gatherParticles(s);
+      ASSERT_EQ(static_cast<std::int64_t>(all.size()), s.atoms());
+      for (std::size_t i = 0; i < all.size(); ++i)
+        ASSERT_EQ(all[i].id, static_cast<std::int64_t>(i) + 1) << "step " << k;
+    }
+  }
+  auto const all = eddy::test::gatherParticles(s);
+  ASSERT_EQ(static_cast<std::int64_t>(all.size()), s.atoms());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    ASSERT_EQ(all[i].id, static_cast<std::int64_t>(i) + 1);
+  EXPECT_GT(s.rebuilds(), 20);
+}
+
+TYPED_TEST(Neighbor, MigrationKeepsCountAndIdsOverALongRun) {
+  checkMigrationRun<TypeParam>(3000);
+}
+
+}  // namespace

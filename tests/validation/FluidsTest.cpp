@@ -1,0 +1,159 @@
+// Validation of the incompressible flow model against analytic solutions: second-order
+// convergence to the decaying 2D Taylor-Green vortex, the Poiseuille channel, divergence-free
+// velocity after every projection, monotone energy decay of the 3D Taylor-Green vortex, and the
+// errors raised for bad set-ups and a failing pressure solve.
+#include "EddyTest.hpp"
+#include "FluidsCases.hpp"
+
+#include "eddy/core/Error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace {
+
+using eddy::test::FlowCase;
+constexpr double kPi = 3.14159265358979323846;
+
+/// L2 velocity error of the 2D Taylor-Green vortex at time T on an n x n grid; also checks
+/// max |div u| after every projection against `divBound`.
+double taylorGreenError(int n, double T, double divBound) {
+  FlowCase c = eddy::test::taylorGreen(n, 2, 0.01);
+  c.params.poisson.tolerance = 1e-12;
+  double const h = 1.0 / n;
+  // dt ~ h, below the CFL and viscous limits on every grid up to 128^2 (the viscous one,
+  // h^2 / (4 nu), binds there), and rounded so that T is reached in whole steps: time and space
+  // errors then both fall as h^2.
+  double const limit = 0.8 * (1.0 / 128) / (4 * c.params.viscosity) * h;
+  int const steps = static_cast<int>(std::ceil(T / limit));
+  c.params.dt = T / steps;
+  auto model = c.make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  double worstDiv = model->lastStep().maxDivergence;
+  for (int s = 0; s < steps; ++s) worstDiv = std::max(worstDiv, model->step(space).maxDivergence);
+  EXPECT_LE(worstDiv, divBound) << n << "^2";
+  auto const d = model->diagnostics(space);
+  EXPECT_TRUE(d.hasReference);
+  return d.l2Error;
+}
+
+TEST(Fluids, TaylorGreen2DConvergesAtSecondOrder) {
+  double const T = 0.25;
+  // U / L = 1: the divergence after each projection stays below 1e-10 U / L.
+  double const e32 = taylorGreenError(32, T, 1e-10);
+  double const e64 = taylorGreenError(64, T, 1e-10);
+  double const e128 = taylorGreenError(128, T, 1e-10);
+  std::printf("Taylor-Green 2D L2 errors: %.4e %.4e %.4e, ratios %.3f %.3f\n", e32, e64, e128,
+              e32 / e64, e64 / e128);
+  EXPECT_GT(e32 / e64, 3.6);
+  EXPECT_LT(e32 / e64, 4.4);
+  EXPECT_GT(e64 / e128, 3.6);
+  EXPECT_LT(e64 / e128, 4.4);
+  EXPECT_LT(e128, 1e-3);
+}
+
+TEST(Fluids, ChannelReachesThePoiseuilleParabola) {
+  // Periodic x, walls in y, body force along x: u(y) = f y (H - y) / (2 nu), u_max = 1.
+  FlowCase c;
+  c.cells = {4, 48, 1};
+  c.periodic = {true, false, false};
+  eddy::test::wallsWherePeriodicIsOff(c);
+  c.params.viscosity = 1.0;
+  c.params.bodyForce = {8.0, 0.0, 0.0};
+  auto model = c.make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  // The slowest mode decays as exp(-nu pi^2 t / H^2): t = 1.3 leaves 3e-6 of it.
+  while (model->time() < 1.3) model->step(space);
+  auto const d = model->diagnostics(space);
+  ASSERT_TRUE(d.hasReference);
+  std::printf("channel: max |u - parabola| / u_max = %.3e after %lld steps\n",
+              d.maxError / d.referenceScale, model->stepCount());
+  EXPECT_NEAR(d.referenceScale, 1.0, 1e-14);
+  EXPECT_LT(d.maxError / d.referenceScale, 1e-3);
+  EXPECT_EQ(d.maxDivergence, 0.0);
+}
+
+TEST(Fluids, TaylorGreen3DEnergyDecaysMonotonically) {
+  // Re = U L / nu = 1600 with L = 1 on the periodic cube of side 2 pi.
+  FlowCase c = eddy::test::taylorGreen(32, 3, 1.0 / 1600);
+  for (int a = 0; a < 3; ++a) c.length[a] = 2 * kPi;
+  c.params.cfl = 0.5;
+  c.params.poisson.tolerance = 1e-10;
+  auto model = c.make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  auto d = model->diagnostics(space);
+  EXPECT_NEAR(d.kineticEnergy, 0.125, 1e-3);  // (1/2V) int |u|^2 = 1/8 for U = 1
+  double previous = d.kineticEnergy;
+  int increases = 0;
+  while (model->time() < 4.0) {
+    auto const s = model->step(space);
+    EXPECT_LE(s.maxDivergence, 1e-9);
+    double const ke = model->diagnostics(space).kineticEnergy;
+    if (!(ke < previous)) ++increases;
+    previous = ke;
+  }
+  EXPECT_EQ(increases, 0);
+  EXPECT_LT(previous, 0.125);
+  EXPECT_GT(previous, 0.05);
+  std::printf("Taylor-Green 3D: KE %.6f at t = %.3f after %lld steps\n", previous, model->time(),
+              model->stepCount());
+}
+
+TEST(Fluids, CavityProjectionKeepsTheVelocityDivergenceFree) {
+  FlowCase c = eddy::test::cavity(64, 100.0);
+  c.params.poisson.tolerance = 1e-12;
+  auto model = c.make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  for (int s = 0; s < 30; ++s) {
+    auto const st = model->step(space);
+    EXPECT_LE(st.maxDivergence, 1e-10) << "step " << s + 1;  // U / L = 1
+    EXPECT_GT(st.poissonIterations, 0);
+  }
+  auto const d = model->diagnostics(space);
+  EXPECT_GT(d.kineticEnergy, 0.0);
+  EXPECT_FALSE(d.hasReference);
+}
+
+TEST(Fluids, PoissonFailureStopsTheRunWithTheResidualHistory) {
+  FlowCase c = eddy::test::cavity(32, 100.0);
+  c.params.poisson.method = eddy::fluids::PoissonMethod::Jacobi;
+  c.params.poisson.maxIterations = 3;
+  try {
+    auto model = c.make(MPI_COMM_WORLD);
+    eddy::ExecSpace space;
+    model->step(space);
+    FAIL() << "expected an eddy::Error";
+  } catch (eddy::Error const& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_EQ(e.code(), eddy::ExitCode::Failure);
+    std::string const what = e.what();
+    EXPECT_NE(what.find("residual history"), std::string::npos) << what;
+    EXPECT_NE(what.find("within 3 iterations"), std::string::npos) << what;
+  }
+}
+
+TEST(Fluids, InconsistentSetUpsAreRefused) {
+  {
+    FlowCase c = eddy::test::cavity(16, 100.0);
+    c.periodic[0] = true;  // periodic x, but the boundaries say wall
+    EXPECT_THROW(c.make(MPI_COMM_WORLD), eddy::ConfigError);
+  }
+  {
+    FlowCase c = eddy::test::cavity(16, 100.0);
+    c.params.boundaries.at(1, 1).velocity = {1.0, 0.5, 0.0};  // lid moving through the fluid
+    EXPECT_THROW(c.make(MPI_COMM_WORLD), eddy::ConfigError);
+  }
+  {
+    FlowCase c = eddy::test::cavity(16, 100.0);
+    c.params.dt = 1.0;  // far above the viscous limit
+    EXPECT_THROW(c.make(MPI_COMM_WORLD), eddy::ConfigError);
+  }
+  {
+    FlowCase c = eddy::test::cavity(16, 100.0);
+    c.params.initial = eddy::fluids::InitialCondition::TaylorGreen;  // needs periodic axes
+    EXPECT_THROW(c.make(MPI_COMM_WORLD), eddy::ConfigError);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,111 @@
+// Validation of the Lennard-Jones model: velocity Verlet conserves the total energy (NVE) and,
+// exactly up to round-off, the total momentum; the initial state has the requested temperature
+// and no drift; the Berendsen and Langevin thermostats reach their target.
+#include "EddyTest.hpp"
+
+#include "md/System.hpp"
+
+#include <cmath>
+
+namespace {
+
+using eddy::md::Parameters;
+using eddy::md::System;
+using eddy::md::Thermostat;
+using eddy::neighbor::ListKind;
+
+template <class Exec>
+class Md : public ::testing::Test {};
+TYPED_TEST_SUITE(Md, eddy::test::ExecSpaces);
+
+double momentumNorm(eddy::md::Diagnostics const& d) {
+  return std::sqrt(d.momentum[0] * d.momentum[0] + d.momentum[1] * d.momentum[1] +
+                   d.momentum[2] * d.momentum[2]);
+}
+
+template <class Exec>
+void checkNve(ListKind kind, int steps) {
+  Exec space;
+  Parameters p;
+  p.cells = {4, 4, 4};  // 256 atoms
+  p.temperature = 1.44;
+  p.shift = true;
+  p.list = kind;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  auto const d0 = s.diagnostics(space);
+  EXPECT_NEAR(d0.temperature, 1.44, 1e-12);
+  EXPECT_LT(momentumNorm(d0), 1e-12);
+  // Drift: mean total energy over the last tenth of the run against the first tenth (sampled
+  // every 10 steps), which filters the O(dt^2) fluctuations of velocity Verlet out.
+  double first = 0.0, last = 0.0, worstFluctuation = 0.0, worstMomentum = 0.0;
+  int nFirst = 0, nLast = 0;
+  for (int k = 1; k <= steps; ++k) {
+    s.step(space);
+    if (k % 10 != 0) continue;
+    auto const d = s.diagnostics(space);
+    if (k <= steps / 10) first += d.total(), ++nFirst;
+    if (k > steps - steps / 10) last += d.total(), ++nLast;
+    worstFluctuation = std::max(worstFluctuation, std::fabs(d.total() - d0.total()));
+    worstMomentum = std::max(worstMomentum, momentumNorm(d));
+  }
+  double const worstDrift = std::fabs(last / nLast - first / nFirst) / std::fabs(d0.total());
+  worstFluctuation /= std::fabs(d0.total());
+  auto const d1 = s.diagnostics(space);
+  EXPECT_LT(worstDrift, 1e-4) << "E0 " << d0.total() << " E " << d1.total();
+  EXPECT_LT(worstFluctuation, 1e-3);
+  EXPECT_LT(worstMomentum, 1e-12);
+  EXPECT_GT(s.rebuilds(), steps / 50);
+  // The fcc crystal melts at T* = 1.44, rho* = 0.8442: the temperature settles well below.
+  EXPECT_GT(d1.temperature, 0.4);
+  EXPECT_LT(d1.temperature, 1.2);
+  std::printf(
+      "NVE %s list: %d steps, relative energy drift %.3e, largest deviation %.3e, "
+      "|P| %.3e, rebuilds %lld\n",
+      kind == ListKind::Half ? "half" : "full", steps, worstDrift, worstFluctuation, worstMomentum,
+      s.rebuilds());
+}
+
+// EDDY_MD_LONG_NVE builds the 10^4-step program (test_md_nve); the default one runs short.
+#if defined(EDDY_MD_LONG_NVE)
+TYPED_TEST(Md, NveConservesEnergyAndMomentumOver10000Steps) {
+  checkNve<TypeParam>(ListKind::Half, 10000);
+}
+#else
+TYPED_TEST(Md, NveConservesEnergyAndMomentumHalfList) {
+  checkNve<TypeParam>(ListKind::Half, 2000);
+}
+TYPED_TEST(Md, NveConservesEnergyAndMomentumFullList) {
+  checkNve<TypeParam>(ListKind::Full, 2000);
+}
+
+template <class Exec>
+double thermostatTemperature(Thermostat t) {
+  Exec space;
+  Parameters p;
+  p.cells = {4, 4, 4};
+  p.temperature = 0.5;
+  p.shift = true;
+  p.thermostat = t;
+  p.thermostatTemperature = 1.0;
+  p.berendsenTau = 0.1;
+  p.langevinDamping = 2.0;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  double mean = 0.0;
+  int samples = 0;
+  for (int k = 1; k <= 2000; ++k) {
+    s.step(space);
+    if (k > 1000 && k % 10 == 0) {
+      mean += s.diagnostics(space).temperature;
+      ++samples;
+    }
+  }
+  return mean / samples;
+}
+
+TYPED_TEST(Md, ThermostatsReachTheirTarget) {
+  EXPECT_NEAR(thermostatTemperature<TypeParam>(Thermostat::Berendsen), 1.0, 0.02);
+  EXPECT_NEAR(thermostatTemperature<TypeParam>(Thermostat::Langevin), 1.0, 0.1);
+}
+#endif
+
+}  // namespace
