@@ -43,7 +43,7 @@ eddy_add_cli_test(NAME cli.run.lj_liquid.np1 RANKS 1 EXPECT_EXIT 0
 
 # The fluids example decks: all validate; the short ones run to the end (their final line gives
 # the error against the analytic solution), the long ones are `slow`.
-foreach(deck default lid_driven_cavity lid_driven_cavity_re400 taylor_green_2d taylor_green_3d channel)
+foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_2d taylor_green_3d channel)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "fluids:"
                     COMMAND validate inputs/${deck}.yaml)
 endforeach()
@@ -62,3 +62,14 @@ foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_3d)
                     COMMAND run inputs/${deck}.yaml)
   set_tests_properties(cli.run.${deck}.np1 PROPERTIES TIMEOUT 1800)
 endforeach()
+
+# An error on one rank only (rank 0 cannot open the run log): printed once with its rank, the
+# job ends through MPI_Abort (exit code 70 from Eddy; the launcher may report its own).
+eddy_add_cli_test(NAME cli.run.local_error.np1 RANKS 1 EXPECT_EXIT 4
+                  MATCH "\\[rank 0\\] eddy: error: cannot open log file 'tests/cli/decks/log_is_a_directory/eddy.log'"
+                  ONCE "eddy: error"
+                  COMMAND run tests/cli/decks/log_is_a_directory.yaml)
+eddy_add_cli_test(NAME cli.run.local_error.np4 RANKS 4 EXPECT_EXIT nonzero
+                  MATCH "\\[rank 0\\] eddy: error: cannot open log file"
+                  ONCE "\\[rank [0-9]+\\] eddy: error"
+                  COMMAND run tests/cli/decks/log_is_a_directory.yaml)
