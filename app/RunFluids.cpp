@@ -1,5 +1,7 @@
 #include "RunFluids.hpp"
 
+#include "Format.hpp"
+
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 #include "fluids/NavierStokes.hpp"
@@ -13,27 +15,6 @@
 namespace eddy::app {
 
 namespace {
-
-std::string formatSeconds(double s) {
-  char buf[32];
-  if (s < 120) {
-    std::snprintf(buf, sizeof buf, "%.1fs", s);
-  } else if (s < 7200) {
-    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
-                  static_cast<int>(s) / 60 % 60);
-  }
-  return buf;
-}
-
-std::string hexBits(double v) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, bits);
-  return buf;
-}
 
 std::array<double, 3> toArray3(std::vector<double> const& v) {
   std::array<double, 3> r{0.0, 0.0, 0.0};
@@ -112,8 +93,8 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
                   "step %8lld/%lld  t %.6e  dt %.3e  CFL %.3f  poisson %3d it (res %.1e)  "
                   "KE %.10e  max|div| %.1e  elapsed %s  ETA %s  %.3e cell-updates/s",
                   done, steps, model.time(), s.dt, s.cfl, s.poissonIterations, s.poissonResidual,
-                  d.kineticEnergy, d.maxDivergence, formatSeconds(elapsed).c_str(),
-                  formatSeconds(eta).c_str(), rate);
+                  d.kineticEnergy, d.maxDivergence, formatDuration(elapsed).c_str(),
+                  formatDuration(eta).c_str(), rate);
     log::info(buf);
     return d;
   };

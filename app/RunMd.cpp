@@ -1,5 +1,7 @@
 #include "RunMd.hpp"
 
+#include "Format.hpp"
+
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/Timer.hpp"
@@ -13,27 +15,6 @@
 namespace eddy::app {
 
 namespace {
-
-std::string formatDuration(double s) {
-  char buf[32];
-  if (s < 120) {
-    std::snprintf(buf, sizeof buf, "%.1fs", s);
-  } else if (s < 7200) {
-    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
-                  static_cast<int>(s) / 60 % 60);
-  }
-  return buf;
-}
-
-std::string bitsOf(double v) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, bits);
-  return buf;
-}
 
 md::Parameters readParameters(io::Deck const& deck) {
   md::Parameters p;
@@ -128,7 +109,7 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
                 (last.total() - first.total()) / std::fabs(first.total()), ", T ", last.temperature,
                 ", P ", last.pressure, ", rebuilds ", system.rebuilds(), ", ",
                 steps > 0 && loopSeconds > 0 ? atoms * steps / loopSeconds : 0.0,
-                " atom-steps/s, trajectory checksum ", bitsOf(checksum), " (", checksum, ")"));
+                " atom-steps/s, trajectory checksum ", hexBits(checksum), " (", checksum, ")"));
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "Simulation.hpp"
 
+#include "Format.hpp"
+
 #include "Commands.hpp"
 #include "RunFluids.hpp"
 #include "RunMd.hpp"
@@ -45,27 +47,6 @@ std::array<int, 3> toIndex3(std::vector<std::int64_t> const& v, int fill) {
   return r;
 }
 
-std::string formatSeconds(double s) {
-  char buf[32];
-  if (s < 120) {
-    std::snprintf(buf, sizeof buf, "%.1fs", s);
-  } else if (s < 7200) {
-    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
-                  static_cast<int>(s) / 60 % 60);
-  }
-  return buf;
-}
-
-std::string hexBits(double v) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, bits);
-  return buf;
-}
-
 int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition const& decomp) {
   diffusion::Parameters p;
   p.diffusivity = deck.getDouble("diffusion.diffusivity");
@@ -100,7 +81,7 @@ int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition cons
                   "step %8lld/%lld  t %.6e  dt %.3e  total %.12e  max|u| %.6e  L2 err %.3e  "
                   "elapsed %s  ETA %s  %.3e cell-updates/s",
                   done, steps, model.time(), model.dt(), d.total, d.maxAbs, d.l2Error,
-                  formatSeconds(elapsed).c_str(), formatSeconds(eta).c_str(), rate);
+                  formatDuration(elapsed).c_str(), formatDuration(eta).c_str(), rate);
     log::info(buf);
     return d;
   };
