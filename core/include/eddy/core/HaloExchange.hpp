@@ -27,6 +27,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace eddy {
@@ -118,7 +119,7 @@ class HaloExchange {
     if (m_inFlight) {
       // Destroyed between start and finish (an exception unwinding): cancel the receives so
       // the wait cannot hang on a peer that never sends.
-      for (std::size_t r = 0; r < m_recvs.size(); ++r) MPI_Cancel(&m_requests[r]);
+      for (std::size_t r = 0; r < m_mpiRecvs.size(); ++r) MPI_Cancel(&m_requests[r]);
       MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
     }
     if (m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
@@ -138,22 +139,26 @@ class HaloExchange {
                                                 field.access()};
       Kokkos::parallel_for("eddy::halo::pack", Kokkos::RangePolicy<Exec>(space, 0, m_sendTotal),
                            pack);
-      if (m_staged) Kokkos::deep_copy(space, m_sendHost, m_sendBuf);
+      if (m_staged && !m_mpiSends.empty()) Kokkos::deep_copy(space, m_sendHost, m_sendBuf);
     }
     // The send data must be complete, and the previous unpack done with the receive buffer,
-    // before MPI touches either.
-    space.fence();
+    // before MPI touches either. Copies to this rank itself stay ordered on `space`.
+    if (!m_mpiSends.empty() || !m_mpiRecvs.empty()) space.fence();
     double* const recvBase = m_staged ? m_recvHost.data() : m_recvBuf.data();
     double* const sendBase = m_staged ? m_sendHost.data() : m_sendBuf.data();
     std::size_t q = 0;
-    for (auto const& m : m_recvs)
+    for (std::size_t r : m_mpiRecvs) {
+      auto const& m = m_recvs[r];
       checkMpi(MPI_Irecv(recvBase + m.offset, m.count, MPI_DOUBLE, m.peer, m.tag, m_comm,
                          &m_requests[q++]),
                "MPI_Irecv (eddy::halo)");
-    for (auto const& m : m_sends)
+    }
+    for (std::size_t s : m_mpiSends) {
+      auto const& m = m_sends[s];
       checkMpi(MPI_Isend(sendBase + m.offset, m.count, MPI_DOUBLE, m.peer, m.tag, m_comm,
                          &m_requests[q++]),
                "MPI_Isend (eddy::halo)");
+    }
     m_inFlight = true;
   }
 
@@ -168,16 +173,27 @@ class HaloExchange {
     m_inFlight = false;
     checkMpi(MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), m_statuses.data()),
              "MPI_Waitall (eddy::halo)");
-    for (std::size_t r = 0; r < m_recvs.size(); ++r) {
+    for (std::size_t q = 0; q < m_mpiRecvs.size(); ++q) {
+      auto const& m = m_recvs[m_mpiRecvs[q]];
       int got = 0;
-      checkMpi(MPI_Get_count(&m_statuses[r], MPI_DOUBLE, &got), "MPI_Get_count");
-      if (got != m_recvs[r].count)
+      checkMpi(MPI_Get_count(&m_statuses[q], MPI_DOUBLE, &got), "MPI_Get_count");
+      if (got != m.count)
         throw Error(str("HaloExchange: field '", field.label(), "' received ", got,
-                        " values from rank ", m_recvs[r].peer, " with tag ", m_recvs[r].tag,
-                        ", expected ", m_recvs[r].count, " (inconsistent decompositions?)"));
+                        " values from rank ", m.peer, " with tag ", m.tag, ", expected ", m.count,
+                        " (inconsistent decompositions?)"));
     }
     if (m_recvTotal > 0) {
-      if (m_staged) Kokkos::deep_copy(space, m_recvBuf, m_recvHost);
+      if (m_staged && !m_mpiRecvs.empty()) Kokkos::deep_copy(space, m_recvBuf, m_recvHost);
+      // Messages to this rank itself (periodic axes with one rank) never leave the device:
+      // after the staged copy, so that it cannot overwrite them.
+      for (auto const& [r, sIdx] : m_selfCopies) {
+        auto const& in = m_sends[sIdx];
+        auto const& out = m_recvs[r];
+        using Range = std::pair<std::size_t, std::size_t>;
+        Kokkos::deep_copy(space,
+                          Kokkos::subview(m_recvBuf, Range(out.offset, out.offset + out.count)),
+                          Kokkos::subview(m_sendBuf, Range(in.offset, in.offset + in.count)));
+      }
       detail::HaloCopy<memory_space, false> unpack{m_recvRegions, int(m_recvs.size()), m_recvBuf,
                                                    field.access()};
       Kokkos::parallel_for("eddy::halo::unpack", Kokkos::RangePolicy<Exec>(space, 0, m_recvTotal),
@@ -270,7 +286,20 @@ class HaloExchange {
     }
     m_recvTotal = static_cast<int>(recvTotal);
     m_sendTotal = static_cast<int>(sendTotal);
-    m_requests.assign(m_recvs.size() + m_sends.size(), MPI_REQUEST_NULL);
+    // Pair each message to this rank itself with the send travelling the opposite way (same
+    // tag); the others go through MPI.
+    for (std::size_t r = 0; r < m_recvs.size(); ++r) {
+      if (m_recvs[r].peer != decomp.rank()) {
+        m_mpiRecvs.push_back(r);
+        continue;
+      }
+      for (std::size_t q = 0; q < m_sends.size(); ++q)
+        if (m_sends[q].peer == decomp.rank() && m_sends[q].tag == m_recvs[r].tag)
+          m_selfCopies.emplace_back(r, q);
+    }
+    for (std::size_t q = 0; q < m_sends.size(); ++q)
+      if (m_sends[q].peer != decomp.rank()) m_mpiSends.push_back(q);
+    m_requests.assign(m_mpiRecvs.size() + m_mpiSends.size(), MPI_REQUEST_NULL);
     m_statuses.resize(m_requests.size());
   }
 
@@ -327,6 +356,8 @@ class HaloExchange {
   HostBuffer m_sendHost, m_recvHost;
   bool m_staged = false;
   bool m_inFlight = false;
+  std::vector<std::size_t> m_mpiRecvs, m_mpiSends;                ///< messages to other ranks
+  std::vector<std::pair<std::size_t, std::size_t>> m_selfCopies;  ///< (recv, send) to itself
   std::vector<MPI_Request> m_requests;
   std::vector<MPI_Status> m_statuses;
 };
