@@ -1,6 +1,8 @@
 #include "RunFluids.hpp"
 
+#include "DiagnosticsOutput.hpp"
 #include "Format.hpp"
+#include "SnapshotOutput.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -99,11 +101,60 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
     return d;
   };
 
+  std::vector<std::string> available{"pressure", "u", "v"};
+  if (decomp.dims() == 3) available.push_back("w");
+  available.push_back("divergence");
+  SnapshotOutput output(rt, deck, available);
+  auto snapshot = [&] {
+    io::SnapshotData d;
+    d.step = model.stepCount();
+    d.time = model.time();
+    d.dt = model.lastStep().dt;
+    d.hasGrid = true;
+    d.grid = gridGeometry(decomp, length);
+    std::array<Field<MemSpace> const*, 3> u{&model.velocity(0), &model.velocity(1),
+                                            decomp.dims() == 3 ? &model.velocity(2) : nullptr};
+    // The model's pressure is kinematic (p / rho); the file holds Pa, like the diagnostics.
+    if (output.wants("pressure"))
+      d.fields.push_back({"pressure", "Pa", ownedCells(model.pressure(), p.density)});
+    char const* const names[3] = {"u", "v", "w"};
+    for (int c = 0; c < decomp.dims(); ++c)
+      if (output.wants(names[c]))
+        d.fields.push_back({names[c], "m/s", cellFromFaces(u, decomp.dims(), c, model.spacing())});
+    if (output.wants("divergence"))
+      d.fields.push_back(
+          {"divergence", "1/s", cellFromFaces(u, decomp.dims(), -1, model.spacing())});
+    output.write(d);
+  };
+
+  DiagnosticsOutput diagnostics(rt, deck,
+                                {{"step", "1"},
+                                 {"t", "s"},
+                                 {"dt", "s"},
+                                 {"CFL", "1"},
+                                 {"KE", "m^2/s^2"},
+                                 {"enstrophy", "1/s^2"},
+                                 {"max_div", "1/s"},
+                                 {"poisson_iterations", "1"},
+                                 {"poisson_residual", "1"}});
+  auto sample = [&] {
+    if (!diagnostics.due(model.stepCount())) return;
+    auto const d = model.diagnostics(space);
+    auto const& s = model.lastStep();
+    diagnostics.record({static_cast<double>(model.stepCount()), model.time(), s.dt, s.cfl,
+                        d.kineticEnergy, d.enstrophy, d.maxDivergence,
+                        static_cast<double>(s.poissonIterations), s.poissonResidual});
+  };
+
   double const loopStart = log::elapsed();
   report(loopStart);
+  sample();
+  if (output.due(0, steps)) snapshot();
   for (long long s = 0; s < steps; ++s) {
     model.step(space);
     if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
+    sample();
+    if (output.due(s + 1, steps)) snapshot();
   }
   space.fence();
   auto const last = report(loopStart);

@@ -1,6 +1,8 @@
 #include "RunMd.hpp"
 
+#include "DiagnosticsOutput.hpp"
 #include "Format.hpp"
+#include "SnapshotOutput.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -93,12 +95,63 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
     return d;
   };
 
+  SnapshotOutput output(rt, deck, {});
+  auto snapshot = [&] {
+    io::SnapshotData d;
+    d.step = system.steps();
+    d.time = static_cast<double>(system.steps()) * p.dt;
+    d.dt = p.dt;
+    d.timeUnits = "1";  // reduced LJ units
+    d.hasParticles = true;
+    auto const& parts = system.particles();
+    int const n = system.owned();
+    // Host copies only here, at I/O; the first `n` rows are the owned atoms.
+    auto const x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parts.positions());
+    auto const v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parts.velocities());
+    auto const id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parts.ids());
+    auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parts.types());
+    auto& out = d.particles;
+    for (int i = 0; i < n; ++i) {
+      for (int a = 0; a < 3; ++a) {
+        out.position.push_back(x(i, a));
+        out.velocity.push_back(v(i, a));
+      }
+      out.id.push_back(id(i));
+      out.type.push_back(type(i));
+    }
+    output.write(d);
+  };
+
+  DiagnosticsOutput diagnostics(rt, deck,
+                                {{"step", "1"},
+                                 {"time", "tau"},
+                                 {"T", "eps/kB"},
+                                 {"PE", "eps/atom"},
+                                 {"KE", "eps/atom"},
+                                 {"E", "eps/atom"},
+                                 {"P", "eps/sigma^3"},
+                                 {"rebuilds", "1"}});
+  MdAnalyses analyses(rt, deck, p.cutoff);
+  auto sample = [&] {
+    if (diagnostics.due(system.steps())) {
+      auto const d = system.diagnostics(space);
+      diagnostics.record({static_cast<double>(system.steps()), system.steps() * p.dt, d.temperature,
+                          d.potential / atoms, d.kinetic / atoms, d.total() / atoms, d.pressure,
+                          static_cast<double>(system.rebuilds())});
+    }
+    analyses.sample(space, system);
+  };
+
   double const loopStart = log::elapsed();
   auto const first = report(loopStart);
+  sample();
+  if (output.due(0, steps)) snapshot();
   for (long long s = 0; s < steps; ++s) {
     if (thermostatSteps > 0 && s == thermostatSteps) system.setThermostat(md::Thermostat::None);
     system.step(space);
     if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
+    sample();
+    if (output.due(s + 1, steps)) snapshot();
   }
   space.fence();
   double const loopSeconds = log::elapsed() - loopStart;

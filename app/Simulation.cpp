@@ -3,8 +3,10 @@
 #include "Format.hpp"
 
 #include "Commands.hpp"
+#include "DiagnosticsOutput.hpp"
 #include "RunFluids.hpp"
 #include "RunMd.hpp"
+#include "SnapshotOutput.hpp"
 #include "diffusion/Diffusion.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
@@ -86,11 +88,41 @@ int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition cons
     return d;
   };
 
+  SnapshotOutput output(rt, deck, {"u"});
+  auto snapshot = [&] {
+    io::SnapshotData d;
+    d.step = model.stepCount();
+    d.time = model.time();
+    d.dt = model.dt();
+    d.hasGrid = true;
+    d.grid = gridGeometry(decomp, length);
+    if (output.wants("u")) d.fields.push_back({"u", "1", ownedCells(model.field())});
+    output.write(d);
+  };
+
+  DiagnosticsOutput diagnostics(rt, deck,
+                                {{"step", "1"},
+                                 {"t", "s"},
+                                 {"dt", "s"},
+                                 {"total", "1"},
+                                 {"max_abs_u", "1"},
+                                 {"l2_error", "1"}});
+  auto sample = [&] {
+    if (!diagnostics.due(model.stepCount())) return;
+    auto const d = model.diagnostics(space);
+    diagnostics.record({static_cast<double>(model.stepCount()), model.time(), model.dt(), d.total,
+                        d.maxAbs, d.l2Error});
+  };
+
   double const loopStart = log::elapsed();
   report(loopStart);
+  sample();
+  if (output.due(0, steps)) snapshot();
   for (long long s = 0; s < steps; ++s) {
     model.step(space);
     if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
+    sample();
+    if (output.due(s + 1, steps)) snapshot();
   }
   space.fence();
   auto const last = report(loopStart);

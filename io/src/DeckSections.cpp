@@ -137,7 +137,43 @@ Key md() {
                .defaultValue(1.0))
       .add(Key::integer("seed", "Seed of the velocity (and random lattice, Langevin) generator.")
                .atLeast(0)
-               .defaultValue(12345));
+               .defaultValue(12345))
+      .add(Key::section("rdf",
+                        "Radial distribution function g(r) from the neighbour-list pairs (owned "
+                        "and ghost), written to <output_dir>/<run.name>.rdf.csv.")
+               .add(Key::integer("every", "Sample g(r) every this many steps; 0 = never.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::real("r_max", "Largest distance; 0 = the cutoff (at most the cutoff).")
+                        .atLeast(0)
+                        .defaultValue(0.0))
+               .add(Key::integer("bins", "Number of shells over [0, r_max).")
+                        .atLeast(1)
+                        .defaultValue(100)))
+      .add(Key::section("velocity_histogram",
+                        "Distribution of the atom speeds |v|, written to "
+                        "<output_dir>/<run.name>.speeds.csv.")
+               .add(Key::integer("every", "Sample every this many steps; 0 = never.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::integer("bins", "Number of bins over [0, v_max).")
+                        .atLeast(1)
+                        .defaultValue(50))
+               .add(Key::real("v_max", "Upper end of the bins; faster atoms are counted apart.")
+                        .greaterThan(0)
+                        .defaultValue(5.0)));
+}
+
+Key diagnostics() {
+  return Key::section("diagnostics",
+                      "Time series of the model's global diagnostics: a CSV in run.output_dir "
+                      "written by rank 0, header `name [unit]` per column, one row every `every` "
+                      "steps, flushed after each row.")
+      .optional()
+      .add(Key::integer("every", "Write a row every this many steps (step 0 included).")
+               .atLeast(1)
+               .defaultValue(10))
+      .add(Key::string("file", "File name inside run.output_dir.").defaultValue("diagnostics.csv"));
 }
 
 Key fluids() {
@@ -222,6 +258,29 @@ Key fluids() {
                         .defaultValue(500)));
 }
 
+Key output() {
+  return Key::section("output",
+                      "HDF5 snapshots in run.output_dir (<run.name>_<step>.h5) and an XDMF index "
+                      "(<run.name>.xmf) that ParaView opens as one time series; see "
+                      "docs/output.md.")
+      .optional()
+      .add(Key::integer("every",
+                        "Write a snapshot at step 0, every this many steps and at the end; "
+                        "0 = no snapshots.")
+               .atLeast(0)
+               .defaultValue(100))
+      .add(Key::string("fields",
+                       "Grid fields to write: `all`, or names separated by spaces or commas "
+                       "(fluids: pressure u v w divergence; diffusion: u). Particles (md) are "
+                       "always written.")
+               .defaultValue("all"))
+      .add(Key::choice("mode", {"auto", "collective", "gather"},
+                       "How ranks write: collective MPI-IO into one file (parallel HDF5 only), or "
+                       "gather to rank 0 in messages of at most 64 MiB; auto takes collective "
+                       "when HDF5 is parallel.")
+               .defaultValue("auto"));
+}
+
 }  // namespace sections
 
 Schema const& deckSchema() {
@@ -233,6 +292,8 @@ Schema const& deckSchema() {
     s.add(sections::diffusion());
     s.add(sections::fluids());
     s.add(sections::md());
+    s.add(sections::diagnostics());
+    s.add(sections::output());
     return s;
   }();
   return schema;

@@ -7,11 +7,13 @@
 
 namespace eddy::io::sections {
 
-Key run();        ///< run control: name, steps, output directory, progress, debug log
-Key grid();       ///< the Cartesian grid: cells per direction (2D or 3D), lengths, periodicity
-Key parallel();   ///< MPI decomposition and GPU-aware MPI
-Key diffusion();  ///< the scalar diffusion model (optional section)
-Key fluids();     ///< the incompressible Navier-Stokes model (optional section)
-Key md();         ///< Lennard-Jones molecular dynamics (optional section)
+Key run();          ///< run control: name, steps, output directory, progress, debug log
+Key grid();         ///< the Cartesian grid: cells per direction (2D or 3D), lengths, periodicity
+Key parallel();     ///< MPI decomposition and GPU-aware MPI
+Key diffusion();    ///< the scalar diffusion model (optional section)
+Key fluids();       ///< the incompressible Navier-Stokes model (optional section)
+Key md();           ///< Lennard-Jones molecular dynamics (optional section)
+Key diagnostics();  ///< diagnostics time series (CSV) of any model (optional section)
+Key output();       ///< HDF5 snapshots + XDMF index (optional section)
 
 }  // namespace eddy::io::sections

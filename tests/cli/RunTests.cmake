@@ -73,3 +73,63 @@ eddy_add_cli_test(NAME cli.run.local_error.np4 RANKS 4 EXPECT_EXIT nonzero
                   MATCH "\\[rank 0\\] eddy: error: cannot open log file"
                   ONCE "\\[rank [0-9]+\\] eddy: error"
                   COMMAND run tests/cli/decks/log_is_a_directory.yaml)
+
+# Diagnostics time series and md analyses: the CSVs exist with their header and one row per
+# sample (steps 0..20: every 5 -> 5 rows; g(r) and speeds every 10 -> 3 samples of 50 / 20 bins).
+foreach(n 1 4)
+  set(_checks
+      "md_diagnostics.csv|^step \\[1\\],time \\[tau\\],T \\[eps/kB\\],PE \\[eps/atom\\],KE \\[eps/atom\\],E \\[eps/atom\\],P \\[eps/sigma\\^3\\],rebuilds \\[1\\]$|5"
+      "lj_diag.rdf.csv|^step \\[1\\],r_low \\[sigma\\],r_high \\[sigma\\],pairs \\[1\\],g \\[1\\]$|150"
+      "lj_diag.speeds.csv|^step \\[1\\],v_low|60")
+  add_test(NAME cli.run.lj_diagnostics.np${n}
+           COMMAND ${CMAKE_COMMAND}
+                   "-DCMD=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG};${n};${EDDY_MPIEXEC_PREFLAGS};$<TARGET_FILE:eddy>;run"
+                   "-DDECK=${PROJECT_SOURCE_DIR}/tests/cli/decks/lj_diagnostics.yaml"
+                   "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/lj_diagnostics_np${n}" "-DCHECKS=${_checks}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/CheckDiagnostics.cmake)
+  set_tests_properties(cli.run.lj_diagnostics.np${n} PROPERTIES LABELS "mpi;validation"
+                                                                PROCESSORS ${n} TIMEOUT 120)
+endforeach()
+
+# Snapshots (docs/output.md): the short cavity writes one file per output step and names each in
+# the log. A full disk (the fixture links the second snapshot's temporary file to /dev/full, in
+# the git-ignored output/) ends the run with exit code 4 and a message naming the file, while
+# the first snapshot and the index stay intact (checked by DiskFull.cmake).
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.run.cavity_snapshots.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "snapshot step 0 written: output/cli_cavity_snapshots/cavity_000000.h5"
+                          "snapshot step 4 written" "snapshot step 8 written"
+                          "snapshot step 10 written: output/cli_cavity_snapshots/cavity_000010.h5"
+                          "eddy::io::snapshot"
+                    ONCE "snapshot step 10 written"
+                    COMMAND run tests/cli/decks/cavity_snapshots.yaml)
+  set_tests_properties(cli.run.cavity_snapshots.np${n} PROPERTIES RESOURCE_LOCK cli_cavity_snapshots)
+  add_test(NAME cli.run.disk_full.setup.np${n}
+           COMMAND ${CMAKE_COMMAND} -DMODE=setup -P ${PROJECT_SOURCE_DIR}/tests/cli/DiskFull.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  eddy_add_cli_test(NAME cli.run.disk_full.np${n} RANKS ${n} EXPECT_EXIT 4
+                    MATCH "cannot write snapshot 'output/cli_disk_full/full_000002.h5'"
+                          "No space left on device"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/disk_full.yaml)
+  add_test(NAME cli.run.disk_full.check.np${n}
+           COMMAND ${CMAKE_COMMAND} -DMODE=check -P ${PROJECT_SOURCE_DIR}/tests/cli/DiskFull.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli.run.disk_full.setup.np${n} PROPERTIES FIXTURES_SETUP disk_full_np${n}
+                       RESOURCE_LOCK cli_disk_full)
+  set_tests_properties(cli.run.disk_full.np${n} PROPERTIES FIXTURES_REQUIRED disk_full_np${n}
+                       RESOURCE_LOCK cli_disk_full)
+  set_tests_properties(cli.run.disk_full.check.np${n} PROPERTIES FIXTURES_CLEANUP disk_full_np${n}
+                       RESOURCE_LOCK cli_disk_full)
+endforeach()
+# The two rank counts share the output directory: run one chain after the other.
+set_tests_properties(cli.run.disk_full.setup.np4 PROPERTIES DEPENDS cli.run.disk_full.check.np1)
+# Particle snapshots of the Lennard-Jones model.
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.run.lj_snapshots.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "snapshot step 0 written: output/cli_lj_snapshots/lj_000000.h5"
+                          "snapshot step 10 written: output/cli_lj_snapshots/lj_000010.h5"
+                    ONCE "snapshot step 10 written"
+                    COMMAND run tests/cli/decks/lj_snapshots.yaml)
+  set_tests_properties(cli.run.lj_snapshots.np${n} PROPERTIES RESOURCE_LOCK cli_lj_snapshots)
+endforeach()

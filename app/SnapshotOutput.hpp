@@ -1,0 +1,52 @@
+/// @file SnapshotOutput.hpp
+/// @brief The deck's `output` section for the drivers of `eddy run`: when to write a snapshot,
+/// which fields, and host copies of device fields in the layout eddy::io expects.
+#pragma once
+
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Field.hpp"
+#include "eddy/core/Runtime.hpp"
+#include "eddy/io/Deck.hpp"
+#include "eddy/io/Snapshot.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace eddy::app {
+
+/// Snapshots of a run as the deck's `output` section asks; does nothing without that section
+/// or with `output.every: 0`.
+class SnapshotOutput {
+ public:
+  /// `available`: the grid fields this model can write (`output.fields` must name only these;
+  /// a bad name throws eddy::ConfigError on every rank).
+  SnapshotOutput(Runtime const& rt, io::Deck const& deck, std::vector<std::string> available);
+
+  bool active() const { return m_writer != nullptr; }
+  /// True at step 0, every `output.every` steps, and at the last step.
+  bool due(long long step, long long lastStep) const;
+  /// True when `name` was asked for.
+  bool wants(std::string const& name) const;
+  /// Collective: writes the snapshot and logs its path.
+  void write(io::SnapshotData const& data);
+
+ private:
+  std::unique_ptr<io::SnapshotWriter> m_writer;
+  long long m_every = 0;
+  std::vector<std::string> m_fields;
+};
+
+/// The grid geometry of `decomp`'s block on this rank for a domain of `length`.
+io::GridGeometry gridGeometry(CartDecomposition const& decomp, std::array<double, 3> const& length);
+
+/// Host copy of the owned cells of cell-centred `f`, x fastest, times `scale`.
+std::vector<double> ownedCells(Field<MemSpace> const& f, double scale = 1.0);
+
+/// Host cell-centre values of face-centred fields: component `c` averaged from its two faces
+/// (`c` < dims), or the divergence sum_a (u_a(high face) - u_a(low face)) / h_a (c = -1).
+std::vector<double> cellFromFaces(std::array<Field<MemSpace> const*, 3> const& u, int dims, int c,
+                                  std::array<double, 3> const& spacing);
+
+}  // namespace eddy::app

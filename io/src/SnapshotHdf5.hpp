@@ -1,0 +1,87 @@
+/// @file SnapshotHdf5.hpp
+/// @brief The HDF5 side of snapshots: one open file, its datasets, attributes and hyperslab
+/// writes, with every return code checked. Failures are recorded, not thrown, so that the
+/// ranks can agree on the outcome before anyone throws (see Snapshot.cpp).
+#pragma once
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace eddy::io::detail {
+
+/// The first failure seen on this rank; empty while all went well.
+struct Failure {
+  std::string message;
+  bool failed() const { return !message.empty(); }
+  void set(std::string m) {
+    if (message.empty()) message = std::move(m);
+  }
+};
+
+/// Switches HDF5's automatic error printing off while it lives (errors are reported through
+/// eddy::IoError instead, once).
+class Hdf5Quiet {
+ public:
+  Hdf5Quiet();
+  ~Hdf5Quiet();
+  Hdf5Quiet(Hdf5Quiet const&) = delete;
+  Hdf5Quiet& operator=(Hdf5Quiet const&) = delete;
+
+ private:
+  H5E_auto2_t m_func = nullptr;
+  void* m_data = nullptr;
+};
+
+/// The innermost message on HDF5's error stack ("errno 28: No space left on device" when the
+/// file driver saw an errno), then clears the stack.
+std::string hdf5Reason();
+
+/// A snapshot file opened for writing. With `mpiio` (not MPI_COMM_NULL) the file is opened
+/// through MPI-IO on that communicator and every call is collective; otherwise only the calling
+/// rank opens it. After the first failure every further call does nothing.
+class Hdf5Output {
+ public:
+  Hdf5Output(std::string path, MPI_Comm mpiio, Failure& failure);
+  ~Hdf5Output();
+  Hdf5Output(Hdf5Output const&) = delete;
+  Hdf5Output& operator=(Hdf5Output const&) = delete;
+
+  bool ok() const { return !m_failure.failed(); }
+  /// Creates group `name` under the root (e.g. "/fields").
+  void createGroup(std::string const& name);
+  /// Scalar attributes on the object at `objPath` ("/" for the root).
+  void attribute(std::string const& objPath, std::string const& name, double v);
+  void attribute(std::string const& objPath, std::string const& name, std::int64_t v);
+  void attribute(std::string const& objPath, std::string const& name, std::string const& v);
+  /// A 1D double array attribute.
+  void attribute(std::string const& objPath, std::string const& name, std::vector<double> const& v);
+  /// Creates dataset `path` of `fileType` and shape `dims` with a `units` attribute, and
+  /// makes it the current dataset of writeBlock().
+  void createDataset(std::string const& path, hid_t fileType, std::vector<hsize_t> const& dims,
+                     std::string const& units);
+  /// Writes the box [offset, offset + count) of the current dataset from the contiguous buffer
+  /// `data` of `memType` (C order). A box of no elements is allowed (a rank with nothing to
+  /// write still takes part in a collective write).
+  void writeBlock(hid_t memType, std::vector<hsize_t> const& offset,
+                  std::vector<hsize_t> const& count, void const* data);
+  /// Closes the current dataset.
+  void closeDataset();
+  /// Closes the file (flushes); records a failure if HDF5 could not write it out.
+  void close();
+
+ private:
+  void fail(std::string const& call, std::string const& object);
+
+  std::string m_path;
+  bool m_collective = false;
+  Failure& m_failure;
+  hid_t m_file = -1;
+  hid_t m_dataset = -1;
+  std::string m_datasetPath;
+};
+
+}  // namespace eddy::io::detail

@@ -1,0 +1,104 @@
+// The XDMF 3 index of a run's snapshots: a temporal collection that ParaView opens as one time
+// series (File > Open the .xmf, "XDMF Reader").
+#include "eddy/io/Snapshot.hpp"
+
+#include "eddy/core/Error.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace eddy::io {
+
+namespace {
+
+std::string real(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// "nz ny nx" (or "ny nx" in 2D) of `n` plus `add`.
+std::string shape(SnapshotWriter::Entry const& e, int add) {
+  return e.dims == 3
+             ? str(e.globalCells[2] + add, " ", e.globalCells[1] + add, " ", e.globalCells[0] + add)
+             : str(e.globalCells[1] + add, " ", e.globalCells[0] + add);
+}
+
+// Reversed (z y x) triple or pair of per-axis values, as XDMF's ORIGIN_DXDYDZ wants them.
+std::string reversed(SnapshotWriter::Entry const& e, std::array<double, 3> const& v) {
+  return e.dims == 3 ? str(real(v[2]), " ", real(v[1]), " ", real(v[0]))
+                     : str(real(v[1]), " ", real(v[0]));
+}
+
+void gridXml(std::ostream& os, SnapshotWriter::Entry const& e, std::string const& indent) {
+  char const* const geometry = e.dims == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY";
+  os << indent << "<Grid Name=\"grid\" GridType=\"Uniform\">\n"
+     << indent << "  <Topology TopologyType=\"" << e.dims << "DCoRectMesh\" Dimensions=\""
+     << shape(e, 1) << "\"/>\n"
+     << indent << "  <Geometry GeometryType=\"" << geometry << "\">\n"
+     << indent << "    <DataItem Dimensions=\"" << e.dims
+     << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << reversed(e, e.origin)
+     << "</DataItem>\n"
+     << indent << "    <DataItem Dimensions=\"" << e.dims
+     << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << reversed(e, e.spacing)
+     << "</DataItem>\n"
+     << indent << "  </Geometry>\n";
+  for (auto const& f : e.fields)
+    os << indent << "  <Attribute Name=\"" << f << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+       << indent << "    <DataItem Dimensions=\"" << shape(e, 0)
+       << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << e.file << ":/fields/" << f
+       << "</DataItem>\n"
+       << indent << "  </Attribute>\n";
+  os << indent << "</Grid>\n";
+}
+
+void particlesXml(std::ostream& os, SnapshotWriter::Entry const& e, std::string const& indent) {
+  std::string const n = str(e.particles);
+  auto item = [&](char const* name, char const* dims, char const* type, int precision) {
+    return str("<DataItem Dimensions=\"", n, dims, "\" NumberType=\"", type, "\" Precision=\"",
+               precision, "\" Format=\"HDF\">", e.file, ":/particles/", name, "</DataItem>");
+  };
+  os << indent << "<Grid Name=\"particles\" GridType=\"Uniform\">\n"
+     << indent << "  <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
+     << "\" NodesPerElement=\"1\"/>\n"
+     << indent << "  <Geometry GeometryType=\"XYZ\">\n"
+     << indent << "    " << item("position", " 3", "Float", 8) << "\n"
+     << indent << "  </Geometry>\n"
+     << indent << "  <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
+     << indent << "    " << item("velocity", " 3", "Float", 8) << "\n"
+     << indent << "  </Attribute>\n"
+     << indent << "  <Attribute Name=\"id\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+     << indent << "    " << item("id", "", "Int", 8) << "\n"
+     << indent << "  </Attribute>\n"
+     << indent << "  <Attribute Name=\"type\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+     << indent << "    " << item("type", "", "Int", 4) << "\n"
+     << indent << "  </Attribute>\n"
+     << indent << "</Grid>\n";
+}
+
+}  // namespace
+
+std::string xdmfText(std::string const& runName,
+                     std::vector<SnapshotWriter::Entry> const& entries) {
+  std::ostringstream os;
+  os << "<?xml version=\"1.0\" ?>\n"
+     << "<Xdmf Version=\"3.0\">\n"
+     << "  <Domain>\n"
+     << "    <Grid Name=\"" << runName
+     << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (auto const& e : entries) {
+    // One spatial collection per time: the grid and the particles side by side.
+    os << "      <Grid Name=\"step " << e.step
+       << "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
+       << "        <Time Value=\"" << real(e.time) << "\"/>\n";
+    if (e.hasGrid) gridXml(os, e, "        ");
+    if (e.hasParticles) particlesXml(os, e, "        ");
+    os << "      </Grid>\n";
+  }
+  os << "    </Grid>\n"
+     << "  </Domain>\n"
+     << "</Xdmf>\n";
+  return os.str();
+}
+
+}  // namespace eddy::io

@@ -1,0 +1,140 @@
+/// @file Analysis.hpp
+/// @brief Structure and velocity analyses of an md::System across ranks: the radial
+/// distribution function g(r) and the speed distribution, both as exact integer histograms
+/// (eddy/core/Histogram.hpp, team-privatised when the bins fit in scratch).
+///
+/// g(r) counts the pairs of the Verlet list (owned-owned and owned-ghost, so pairs across
+/// subdomain faces and the periodic boundary are seen) closer than r_max. The list holds every
+/// pair within the cutoff at any step between rebuilds (the skin / 2 rule), so r_max must not
+/// exceed the cutoff. A half list holds each pair once over all ranks and every count is
+/// doubled; a full list holds it once per side. The counts are therefore ordered pairs, the
+/// same integers for any rank count, and
+///   g(shell) = ordered pairs in shell * V / (N (N - 1) V_shell),   V_shell = 4/3 pi (r2^3 - r1^3),
+/// which is 1 in every shell for an ideal gas.
+#pragma once
+
+#include "eddy/core/Histogram.hpp"
+#include "md/System.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace eddy::md {
+
+/// g(r) over `bins` shells of [0, r_max): ordered pair counts and the normalised values.
+struct RadialDistribution {
+  double rMax = 0.0;
+  std::vector<double> rLow, rHigh;    ///< shell edges
+  std::vector<HistogramCount> pairs;  ///< ordered pairs per shell (all ranks)
+  std::vector<double> g;              ///< normalised g(r)
+};
+
+/// Speed distribution |v| over `bins` bins of [0, v_max), with the count above v_max.
+struct SpeedDistribution {
+  double vMax = 0.0;
+  std::vector<double> vLow, vHigh;
+  std::vector<HistogramCount> counts;  ///< atoms per bin (all ranks)
+  HistogramCount above = 0;            ///< atoms at or above v_max
+  std::vector<double> pdf;             ///< counts / (N dv): a probability density of the speed
+};
+
+namespace detail {
+
+/// Sample source: for owned row i, the distance to each list neighbour closer than r_max.
+template <class Mem>
+struct PairDistances {
+  Positions<Mem> x;
+  Kokkos::View<int*, Mem> offsets;
+  Kokkos::View<int*, Mem> neighbors;
+  double rMaxSq;
+  template <class Add>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, Add const& add) const {
+    int const i = static_cast<int>(t);
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const end = offsets(i + 1);
+    for (int k = offsets(i); k < end; ++k) {
+      int const j = neighbors(k);
+      double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+      double const rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq < rMaxSq) add(math::sqrt(rsq));
+    }
+  }
+};
+
+/// Sample source: the speed of owned row i.
+template <class Mem>
+struct Speed {
+  Velocities<Mem> v;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t t) const {
+    int const i = static_cast<int>(t);
+    return math::sqrt(v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
+  }
+};
+
+}  // namespace detail
+
+/// Collective over `comm` (the system's communicator): g(r) of the current positions. Ghost
+/// positions must be current (as after System::step). Throws eddy::ConfigError unless
+/// 0 < r_max <= cutoff and bins >= 1.
+template <class Exec>
+RadialDistribution radialDistribution(Exec const& space, MPI_Comm comm, System<Exec> const& s,
+                                      double rMax, int bins,
+                                      HistogramMethod method = HistogramMethod::Auto) {
+  ScopedRegion region("eddy::md::radialDistribution");
+  using Mem = typename Exec::memory_space;
+  double const cutoff = s.list().cutoff();
+  if (!(rMax > 0) || rMax > cutoff)
+    throw ConfigError(str("md.rdf.r_max is ", rMax, "; expected 0 < r_max <= cutoff ", cutoff,
+                          " (the neighbour list holds every pair within the cutoff)"));
+  Histogram<Mem> h(space, "eddy::md::rdfHistogram", bins, 0.0, rMax);
+  auto const list = s.list().view();
+  h.fill(space, s.owned(),
+         detail::PairDistances<Mem>{s.particles().positions(), list.offsets, list.neighbors,
+                                    rMax * rMax},
+         method);
+  auto const counts = h.globalCounts(space, comm);
+  HistogramCount const factor = s.list().kind() == neighbor::ListKind::Half ? 2 : 1;
+  RadialDistribution r;
+  r.rMax = rMax;
+  double const n = static_cast<double>(s.atoms());
+  double const pairDensity = n > 1 ? n * (n - 1) / s.volume() : 0.0;
+  double const pi = 3.14159265358979323846;
+  for (int b = 0; b < bins; ++b) {
+    double const lo = h.grid().edge(b), hi = h.grid().edge(b + 1);
+    double const shell = 4.0 / 3.0 * pi * (hi * hi * hi - lo * lo * lo);
+    r.rLow.push_back(lo);
+    r.rHigh.push_back(hi);
+    r.pairs.push_back(factor * counts[b + 1]);
+    r.g.push_back(pairDensity > 0 ? static_cast<double>(r.pairs.back()) / (pairDensity * shell)
+                                  : 0.0);
+  }
+  return r;
+}
+
+/// Collective: the distribution of the owned atoms' speeds over [0, v_max).
+template <class Exec>
+SpeedDistribution speedDistribution(Exec const& space, MPI_Comm comm, System<Exec> const& s,
+                                    double vMax, int bins,
+                                    HistogramMethod method = HistogramMethod::Auto) {
+  ScopedRegion region("eddy::md::speedDistribution");
+  using Mem = typename Exec::memory_space;
+  if (!(vMax > 0))
+    throw ConfigError(str("md.velocity_histogram.v_max is ", vMax, "; expected > 0"));
+  Histogram<Mem> h(space, "eddy::md::speedHistogram", bins, 0.0, vMax);
+  h.fill(space, s.owned(), sampleSource(detail::Speed<Mem>{s.particles().velocities()}), method);
+  auto const counts = h.globalCounts(space, comm);
+  SpeedDistribution d;
+  d.vMax = vMax;
+  double const n = static_cast<double>(s.atoms());
+  for (int b = 0; b < bins; ++b) {
+    d.vLow.push_back(h.grid().edge(b));
+    d.vHigh.push_back(h.grid().edge(b + 1));
+    d.counts.push_back(counts[b + 1]);
+    d.pdf.push_back(n > 0 ? static_cast<double>(counts[b + 1]) / (n * h.grid().width()) : 0.0);
+  }
+  d.above = counts[bins + 1];
+  return d;
+}
+
+}  // namespace eddy::md
