@@ -133,3 +133,16 @@ foreach(n 1 4)
                     COMMAND run tests/cli/decks/lj_snapshots.yaml)
   set_tests_properties(cli.run.lj_snapshots.np${n} PROPERTIES RESOURCE_LOCK cli_lj_snapshots)
 endforeach()
+
+# ParaView opens a run: scripts/setup installs paraview, python3-paraview and xvfb.
+find_program(EDDY_PVBATCH pvbatch)
+find_program(EDDY_XVFB_RUN xvfb-run)
+if(EDDY_PVBATCH AND EDDY_XVFB_RUN)
+  add_test(NAME paraview.open_run
+           COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DEDDY=$<TARGET_FILE:eddy>
+                   -DPVBATCH=${EDDY_PVBATCH} -DXVFB_RUN=${EDDY_XVFB_RUN}
+                   -P ${PROJECT_SOURCE_DIR}/tests/cli/ParaViewSmoke.cmake)
+  set_tests_properties(paraview.open_run PROPERTIES LABELS validation TIMEOUT 300)
+else()
+  message(STATUS "Eddy: pvbatch or xvfb-run not found; the ParaView smoke test is skipped")
+endif()

@@ -1,0 +1,21 @@
+# Runs a small 3D deck with snapshots, then opens its .xmf in ParaView (pvbatch under xvfb-run)
+# and checks arrays, value ranges and the number of time steps; saves a PNG next to the output.
+set(out "${ROOT}/output/cli_paraview_3d")
+file(REMOVE_RECURSE "${out}")
+execute_process(COMMAND ${EDDY} run tests/cli/decks/paraview_3d.yaml WORKING_DIRECTORY ${ROOT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "eddy run failed (${rc}):\n${o}${e}")
+endif()
+# u = 1 + 0.5 * decaying mode: every value stays within [0.5, 1.5].
+execute_process(COMMAND ${XVFB_RUN} -a ${PVBATCH} ${ROOT}/scripts/paraview/check_run.py
+                        ${out}/diffusion.xmf --arrays u --steps 5 --range u:0.5:1.5
+                        --png ${out}/diffusion.png
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+message("${o}${e}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ParaView check failed (${rc})")
+endif()
+if(NOT EXISTS ${out}/diffusion.png)
+  message(FATAL_ERROR "ParaView saved no picture")
+endif()
