@@ -60,10 +60,11 @@ void agree(MPI_Comm comm, Failure const& failure, std::string const& context) {
   agree(comm, failure, context, [] {});
 }
 
-/// HDF5 shape of a per-axis triple: (z, y, x) in 3D, (y, x) in 2D (C order, x fastest).
-std::vector<hsize_t> fileOrder(int dims, Index3 const& v) {
-  if (dims == 3) return {hsize_t(v[2]), hsize_t(v[1]), hsize_t(v[0])};
-  return {hsize_t(v[1]), hsize_t(v[0])};
+/// HDF5 shape of a per-axis triple: (z, y, x), C order (x fastest). 2D grids are one cell thick
+/// in z, (1, y, x), so that XDMF readers lay them in the x-y plane (ParaView puts a 2D mesh in
+/// the y-z plane).
+std::vector<hsize_t> fileOrder(int /*dims*/, Index3 const& v) {
+  return {hsize_t(v[2]), hsize_t(v[1]), hsize_t(v[0])};
 }
 
 long long product(Index3 const& n) {

@@ -17,31 +17,31 @@ std::string real(double v) {
   return buf;
 }
 
-// "nz ny nx" (or "ny nx" in 2D) of `n` plus `add`.
+// "nz ny nx" of the cells plus `add`; a 2D grid is one cell thick ("1 ny nx" cells, "2 ny+1
+// nx+1" points), so ParaView shows it as a thin slab in the x-y plane.
 std::string shape(SnapshotWriter::Entry const& e, int add) {
-  return e.dims == 3
-             ? str(e.globalCells[2] + add, " ", e.globalCells[1] + add, " ", e.globalCells[0] + add)
-             : str(e.globalCells[1] + add, " ", e.globalCells[0] + add);
+  int const nz = (e.dims == 3 ? e.globalCells[2] : 1) + add;
+  return str(nz, " ", e.globalCells[1] + add, " ", e.globalCells[0] + add);
 }
 
-// Reversed (z y x) triple or pair of per-axis values, as XDMF's ORIGIN_DXDYDZ wants them.
-std::string reversed(SnapshotWriter::Entry const& e, std::array<double, 3> const& v) {
-  return e.dims == 3 ? str(real(v[2]), " ", real(v[1]), " ", real(v[0]))
-                     : str(real(v[1]), " ", real(v[0]));
+// Reversed (z y x) per-axis values, as XDMF's ORIGIN_DXDYDZ wants them. In 2D, z is 0 for the
+// origin and the smaller cell size for the spacing (any positive value would do).
+std::string reversed(SnapshotWriter::Entry const& e, std::array<double, 3> const& v, double z2d) {
+  return str(real(e.dims == 3 ? v[2] : z2d), " ", real(v[1]), " ", real(v[0]));
 }
 
 void gridXml(std::ostream& os, SnapshotWriter::Entry const& e, std::string const& indent) {
-  char const* const geometry = e.dims == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY";
+  double const dz2d = e.spacing[0] < e.spacing[1] ? e.spacing[0] : e.spacing[1];
   os << indent << "<Grid Name=\"grid\" GridType=\"Uniform\">\n"
-     << indent << "  <Topology TopologyType=\"" << e.dims << "DCoRectMesh\" Dimensions=\""
-     << shape(e, 1) << "\"/>\n"
-     << indent << "  <Geometry GeometryType=\"" << geometry << "\">\n"
-     << indent << "    <DataItem Dimensions=\"" << e.dims
-     << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << reversed(e, e.origin)
-     << "</DataItem>\n"
-     << indent << "    <DataItem Dimensions=\"" << e.dims
-     << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << reversed(e, e.spacing)
-     << "</DataItem>\n"
+     << indent << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << shape(e, 1)
+     << "\"/>\n"
+     << indent << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+     << indent
+     << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
+     << reversed(e, e.origin, 0.0) << "</DataItem>\n"
+     << indent
+     << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
+     << reversed(e, e.spacing, dz2d) << "</DataItem>\n"
      << indent << "  </Geometry>\n";
   for (auto const& f : e.fields)
     os << indent << "  <Attribute Name=\"" << f << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"

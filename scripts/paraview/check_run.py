@@ -1,12 +1,13 @@
 """Opens an Eddy run's XDMF time series in ParaView (pvbatch) and checks what a user would see.
 
     pvbatch check_run.py RUN.xmf --arrays pressure,u,v --steps 4 --png out.png
-        [--particles N] [--range NAME:LO:HI ...]
+        [--particles N] [--range NAME:LO:HI ...] [--bounds XLO:XHI:YLO:YHI:ZLO:ZHI]
 
 Checks: the file opens with ParaView's XDMF 3 reader; it has --steps time steps; every array in
 --arrays exists as cell data (grids) or point data (particles) at every time step, with finite
 values; --range NAME:LO:HI bounds an array's values at every step; --particles N is the number
-of points of a particle run. Renders the last step (colored by the first array) to --png.
+of points of a particle run; --bounds checks where the data sits (a 2D run must lie in the x-y
+plane, one cell thick). Renders the last step (colored by the first array) to --png.
 Exits non-zero with a message on the first failed check.
 """
 import argparse
@@ -29,6 +30,8 @@ def main():
     ap.add_argument("--png", required=True)
     ap.add_argument("--particles", type=int, default=-1)
     ap.add_argument("--range", action="append", default=[])
+    ap.add_argument("--bounds", default="",
+                    help="XLO:XHI:YLO:YHI:ZLO:ZHI expected data bounds (within 1e-9)")
     args = ap.parse_args()
 
     names = [a for a in args.arrays.split(",") if a]
@@ -60,6 +63,11 @@ def main():
                     if lo < blo or hi > bhi:
                         fail("array '%s' range [%g, %g] at t=%g is outside [%g, %g]"
                              % (name, lo, hi, t, blo, bhi))
+        if args.bounds:
+            want = [float(x) for x in args.bounds.split(":")]
+            got = info.GetBounds()
+            if any(abs(a - b) > 1e-9 for a, b in zip(want, got)):
+                fail("bounds %s at t=%g, expected %s" % (got, t, want))
         if args.particles >= 0 and info.GetNumberOfPoints() != args.particles:
             fail("%d points at t=%g, expected %d" % (info.GetNumberOfPoints(), t,
                                                       args.particles))

@@ -19,3 +19,20 @@ endif()
 if(NOT EXISTS ${out}/diffusion.png)
   message(FATAL_ERROR "ParaView saved no picture")
 endif()
+
+# A 2D run lies in the x-y plane, one cell (the smaller cell size, 0.1) thick.
+set(out2 "${ROOT}/output/cli_paraview_2d")
+file(REMOVE_RECURSE "${out2}")
+execute_process(COMMAND ${EDDY} run tests/cli/decks/paraview_2d.yaml WORKING_DIRECTORY ${ROOT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "eddy run (2D) failed (${rc}):\n${o}${e}")
+endif()
+execute_process(COMMAND ${XVFB_RUN} -a ${PVBATCH} ${ROOT}/scripts/paraview/check_run.py
+                        ${out2}/diffusion.xmf --arrays u --steps 3 --range u:0.5:1.5
+                        --bounds 0:2:0:1:0:0.1 --png ${out2}/diffusion.png
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+message("${o}${e}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ParaView check of the 2D run failed (${rc})")
+endif()

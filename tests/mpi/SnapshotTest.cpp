@@ -146,9 +146,9 @@ void checkFile(std::string const& path, CartDecomposition const& d, long long st
   EXPECT_EQ(readStringAttribute(file, "time_units"), "s");
 
   Index3 const n = d.globalCells();
-  std::vector<hsize_t> const expectDims =
-      d.dims() == 3 ? std::vector<hsize_t>{hsize_t(n[2]), hsize_t(n[1]), hsize_t(n[0])}
-                    : std::vector<hsize_t>{hsize_t(n[1]), hsize_t(n[0])};
+  // 2D grids are stored one cell thick: (1, ny, nx).
+  std::vector<hsize_t> const expectDims{hsize_t(d.dims() == 3 ? n[2] : 1), hsize_t(n[1]),
+                                        hsize_t(n[0])};
   for (int f = 0; f < 2; ++f) {
     std::vector<hsize_t> dims;
     std::string units;
@@ -264,11 +264,11 @@ void roundTrip(int dims, Index3 cells, bool particles) {
       EXPECT_NE(xmf.find("CollectionType=\"Temporal\""), std::string::npos);
       EXPECT_EQ(occurrences(xmf, "<Time Value="), 3);
       EXPECT_NE(xmf.find("<Time Value=\"2.5\"/>"), std::string::npos);
-      EXPECT_EQ(occurrences(xmf, str("TopologyType=\"", dims, "DCoRectMesh\"")), 3);
+      EXPECT_EQ(occurrences(xmf, "TopologyType=\"3DCoRectMesh\""), 3);
       std::string const nodes = dims == 3 ? str(cells[2] + 1, " ", cells[1] + 1, " ", cells[0] + 1)
-                                          : str(cells[1] + 1, " ", cells[0] + 1);
-      std::string const cellDims =
-          dims == 3 ? str(cells[2], " ", cells[1], " ", cells[0]) : str(cells[1], " ", cells[0]);
+                                          : str(2, " ", cells[1] + 1, " ", cells[0] + 1);
+      std::string const cellDims = dims == 3 ? str(cells[2], " ", cells[1], " ", cells[0])
+                                             : str(1, " ", cells[1], " ", cells[0]);
       EXPECT_EQ(occurrences(xmf, "Dimensions=\"" + nodes + "\""), 3) << xmf;
       EXPECT_EQ(occurrences(xmf, "Dimensions=\"" + cellDims + "\""), 6) << xmf;
       EXPECT_EQ(occurrences(xmf, "Center=\"Cell\""), 6);
