@@ -1,5 +1,20 @@
 # Runs a small 3D deck with snapshots, then opens its .xmf in ParaView (pvbatch under xvfb-run)
 # and checks arrays, value ranges and the number of time steps; saves a PNG next to the output.
+# pvbatch under a virtual X server (24-bit, as OpenGL wants). Starting Xvfb can fail on a busy
+# machine ("bad X server connection"): such a start is retried, any other failure is not.
+function(run_pvbatch result_var)
+  foreach(attempt 1 2 3)
+    execute_process(COMMAND ${XVFB_RUN} -a -s "-screen 0 1024x768x24" ${PVBATCH} ${ARGN}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+    message("${o}${e}")
+    if(rc EQUAL 0 OR NOT "${o}${e}" MATCHES "bad X server connection|cannot open display")
+      break()
+    endif()
+    message("X server start failed (attempt ${attempt}); retrying")
+  endforeach()
+  set(${result_var} ${rc} PARENT_SCOPE)
+endfunction()
+
 set(out "${ROOT}/output/cli_paraview_3d")
 file(REMOVE_RECURSE "${out}")
 execute_process(COMMAND ${EDDY} run tests/cli/decks/paraview_3d.yaml WORKING_DIRECTORY ${ROOT}
@@ -8,11 +23,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "eddy run failed (${rc}):\n${o}${e}")
 endif()
 # u = 1 + 0.5 * decaying mode: every value stays within [0.5, 1.5].
-execute_process(COMMAND ${XVFB_RUN} -a ${PVBATCH} ${ROOT}/scripts/paraview/check_run.py
-                        ${out}/diffusion.xmf --arrays u --steps 5 --range u:0.5:1.5
-                        --png ${out}/diffusion.png
-                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
-message("${o}${e}")
+run_pvbatch(rc ${ROOT}/scripts/paraview/check_run.py ${out}/diffusion.xmf --arrays u --steps 5
+            --range u:0.5:1.5 --png ${out}/diffusion.png)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ParaView check failed (${rc})")
 endif()
@@ -28,11 +40,8 @@ execute_process(COMMAND ${EDDY} run tests/cli/decks/paraview_2d.yaml WORKING_DIR
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "eddy run (2D) failed (${rc}):\n${o}${e}")
 endif()
-execute_process(COMMAND ${XVFB_RUN} -a ${PVBATCH} ${ROOT}/scripts/paraview/check_run.py
-                        ${out2}/diffusion.xmf --arrays u --steps 3 --range u:0.5:1.5
-                        --bounds 0:2:0:1:0:0.1 --png ${out2}/diffusion.png
-                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
-message("${o}${e}")
+run_pvbatch(rc ${ROOT}/scripts/paraview/check_run.py ${out2}/diffusion.xmf --arrays u --steps 3
+            --range u:0.5:1.5 --bounds 0:2:0:1:0:0.1 --png ${out2}/diffusion.png)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ParaView check of the 2D run failed (${rc})")
 endif()
