@@ -3,6 +3,7 @@
 #include "DiagnosticsOutput.hpp"
 #include "Format.hpp"
 #include "SnapshotOutput.hpp"
+#include "TimeLoop.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -148,14 +149,9 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
 
   double const loopStart = log::elapsed();
   report(loopStart);
-  sample();
-  if (output.due(0, steps)) snapshot();
-  for (long long s = 0; s < steps; ++s) {
-    model.step(space);
-    if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
-    sample();
-    if (output.due(s + 1, steps)) snapshot();
-  }
+  runTimeLoop(
+      steps, every, [&](long long) { model.step(space); }, [&] { report(loopStart); }, sample,
+      [&](long long s) { return output.due(s, steps); }, snapshot);
   space.fence();
   auto const last = report(loopStart);
   std::string const reference =

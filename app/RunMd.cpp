@@ -3,6 +3,7 @@
 #include "DiagnosticsOutput.hpp"
 #include "Format.hpp"
 #include "SnapshotOutput.hpp"
+#include "TimeLoop.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -144,15 +145,14 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
 
   double const loopStart = log::elapsed();
   auto const first = report(loopStart);
-  sample();
-  if (output.due(0, steps)) snapshot();
-  for (long long s = 0; s < steps; ++s) {
-    if (thermostatSteps > 0 && s == thermostatSteps) system.setThermostat(md::Thermostat::None);
-    system.step(space);
-    if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
-    sample();
-    if (output.due(s + 1, steps)) snapshot();
-  }
+  runTimeLoop(
+      steps, every,
+      [&](long long s) {
+        if (thermostatSteps > 0 && s == thermostatSteps) system.setThermostat(md::Thermostat::None);
+        system.step(space);
+      },
+      [&] { report(loopStart); }, sample, [&](long long s) { return output.due(s, steps); },
+      snapshot);
   space.fence();
   double const loopSeconds = log::elapsed() - loopStart;
   auto const last = report(loopStart);

@@ -1,6 +1,7 @@
 #include "Simulation.hpp"
 
 #include "Format.hpp"
+#include "TimeLoop.hpp"
 
 #include "Commands.hpp"
 #include "DiagnosticsOutput.hpp"
@@ -116,14 +117,9 @@ int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition cons
 
   double const loopStart = log::elapsed();
   report(loopStart);
-  sample();
-  if (output.due(0, steps)) snapshot();
-  for (long long s = 0; s < steps; ++s) {
-    model.step(space);
-    if ((s + 1) % every == 0 && s + 1 < steps) report(loopStart);
-    sample();
-    if (output.due(s + 1, steps)) snapshot();
-  }
+  runTimeLoop(
+      steps, every, [&](long long) { model.step(space); }, [&] { report(loopStart); }, sample,
+      [&](long long s) { return output.due(s, steps); }, snapshot);
   space.fence();
   auto const last = report(loopStart);
   log::info(str("final: t ", model.time(), " s, L2 error vs analytic ", last.l2Error, ", relative ",
