@@ -1,6 +1,7 @@
 #include "diffusion/Diffusion.hpp"
 
 #include "eddy/core/Error.hpp"
+#include "eddy/core/FieldBoundary.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
@@ -82,37 +83,6 @@ void Model::setInitialState(ExecSpace const& space) {
   m_step = 0;
 }
 
-void Model::fillWallGhosts(ExecSpace const& space, Field<MemSpace>& field) const {
-  auto u = field.access();
-  auto const n = m_decomp.localCells();
-  auto const gw = field.ghosts();
-  for (int a = 0; a < m_decomp.dims(); ++a) {
-    bool const low = m_decomp.isLowBoundary(a), high = m_decomp.isHighBoundary(a);
-    if (!low && !high) continue;
-    // Mirror across the wall: ghost layer m outside equals owned layer m inside (zero flux).
-    std::array<int, 3> hi = n;
-    hi[a] = gw[a];
-    int const na = n[a];
-    Kokkos::parallel_for(
-        "eddy::diffusion::wallGhosts", Policy3(space, {0, 0, 0}, {hi[0], hi[1], hi[2]}),
-        KOKKOS_LAMBDA(int i, int j, int k) {
-          int const m = a == 0 ? i : a == 1 ? j : k;
-          if (low) {
-            int in[3] = {i, j, k}, out[3] = {i, j, k};
-            in[a] = m;
-            out[a] = -1 - m;
-            u(out[0], out[1], out[2]) = u(in[0], in[1], in[2]);
-          }
-          if (high) {
-            int in[3] = {i, j, k}, out[3] = {i, j, k};
-            in[a] = na - 1 - m;
-            out[a] = na + m;
-            u(out[0], out[1], out[2]) = u(in[0], in[1], in[2]);
-          }
-        });
-  }
-}
-
 void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
                          Field<MemSpace>& out) const {
   auto u = field.access();
@@ -136,7 +106,7 @@ void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
 void Model::step(ExecSpace const& space) {
   ScopedRegion region("eddy::diffusion::step");
   m_halo->exchange(space, *m_u);
-  fillWallGhosts(space, *m_u);
+  mirrorWallGhosts(space, m_decomp, *m_u);
   applyStencil(space, *m_u, *m_next);
   std::swap(m_u, m_next);
   m_step += 1;

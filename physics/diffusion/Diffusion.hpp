@@ -67,7 +67,6 @@ class Model {
   Field<MemSpace> const& field() const { return *m_u; }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
-  void fillWallGhosts(ExecSpace const& space, Field<MemSpace>& u) const;
   void applyStencil(ExecSpace const& space, Field<MemSpace> const& u, Field<MemSpace>& out) const;
   void setInitialState(ExecSpace const& space);
 

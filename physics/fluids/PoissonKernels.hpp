@@ -139,9 +139,4 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e);
 
-/// Mirrors the owned layers of `field` into its ghosts at walls (all ghost layers, corners
-/// included once the halo exchange has run), for callers that take gradients of phi.
-void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
-                    Field<MemSpace>& field);
-
 }  // namespace eddy::fluids::detail

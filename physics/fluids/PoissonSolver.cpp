@@ -1,5 +1,7 @@
 #include "fluids/PoissonSolver.hpp"
 
+#include "eddy/core/FieldBoundary.hpp"
+
 #include "fluids/Multigrid.hpp"
 #include "fluids/PoissonKernels.hpp"
 
@@ -191,7 +193,7 @@ PoissonStats PoissonSolver::solve(ExecSpace const& space, Field<MemSpace> const&
   double const phiMean = detail::sum(space, m.comm, g, phi.access()) / cells;
   detail::addConstant(space, g, -phiMean, phi.access());
   m.phiHalo(space, phi).exchange(space, phi);
-  detail::fillWallGhosts(space, m.decomp, phi);
+  mirrorWallGhosts(space, m.decomp, phi);
   return s;
 }
 
