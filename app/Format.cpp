@@ -20,6 +20,16 @@ std::string formatDuration(double s) {
   return buf;
 }
 
+std::string progressTail(double elapsed, long long done, long long total, double workPerStep,
+                         char const* unit) {
+  double const rate = done > 0 && elapsed > 0 ? workPerStep * done / elapsed : 0.0;
+  double const eta = done > 0 ? elapsed / done * (total - done) : 0.0;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "elapsed %s  ETA %s  %.3e %s/s", formatDuration(elapsed).c_str(),
+                formatDuration(eta).c_str(), rate, unit);
+  return buf;
+}
+
 std::string hexBits(double value) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);

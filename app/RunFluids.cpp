@@ -87,17 +87,15 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
   auto report = [&](double loopStart) {
     auto const d = model.diagnostics(space);
     auto const& s = model.lastStep();
-    double const elapsed = log::elapsed() - loopStart;
     long long const done = model.stepCount();
-    double const rate = done > 0 && elapsed > 0 ? cells * done / elapsed : 0.0;
-    double const eta = done > 0 ? elapsed / done * (steps - done) : 0.0;
     char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "step %8lld/%lld  t %.6e  dt %.3e  CFL %.3f  poisson %3d it (res %.1e)  "
-                  "KE %.10e  max|div| %.1e  elapsed %s  ETA %s  %.3e cell-updates/s",
-                  done, steps, model.time(), s.dt, s.cfl, s.poissonIterations, s.poissonResidual,
-                  d.kineticEnergy, d.maxDivergence, formatDuration(elapsed).c_str(),
-                  formatDuration(eta).c_str(), rate);
+    std::snprintf(
+        buf, sizeof buf,
+        "step %8lld/%lld  t %.6e  dt %.3e  CFL %.3f  poisson %3d it (res %.1e)  "
+        "KE %.10e  max|div| %.1e  %s",
+        done, steps, model.time(), s.dt, s.cfl, s.poissonIterations, s.poissonResidual,
+        d.kineticEnergy, d.maxDivergence,
+        progressTail(log::elapsed() - loopStart, done, steps, cells, "cell-updates").c_str());
     log::info(buf);
     return d;
   };

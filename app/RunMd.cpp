@@ -81,18 +81,13 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
   double const atoms = static_cast<double>(system.atoms());
   auto report = [&](double loopStart) {
     auto const d = system.diagnostics(space);
-    double const elapsed = log::elapsed() - loopStart;
     long long const done = system.steps();
-    double const rate = done > 0 && elapsed > 0 ? atoms * done / elapsed : 0.0;
-    double const eta = done > 0 ? elapsed / done * (steps - done) : 0.0;
     char buf[320];
     std::snprintf(buf, sizeof buf,
-                  "step %8lld/%lld  T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld  "
-                  "%.3e atom-steps/s  elapsed %s  ETA %s",
+                  "step %8lld/%lld  T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld  ",
                   done, steps, d.temperature, d.potential / atoms, d.kinetic / atoms,
-                  d.total() / atoms, d.pressure, system.rebuilds(), rate,
-                  formatDuration(elapsed).c_str(), formatDuration(eta).c_str());
-    log::info(buf);
+                  d.total() / atoms, d.pressure, system.rebuilds());
+    log::info(buf + progressTail(log::elapsed() - loopStart, done, steps, atoms, "atom-steps"));
     return d;
   };
 

@@ -75,16 +75,13 @@ int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition cons
                 " steps to t = ", steps * model.dt(), " s"));
   auto report = [&](double loopStart) {
     auto const d = model.diagnostics(space);
-    double const elapsed = log::elapsed() - loopStart;
     long long const done = model.stepCount();
-    double const rate = done > 0 && elapsed > 0 ? cells * done / elapsed : 0.0;
-    double const eta = done > 0 ? elapsed / done * (steps - done) : 0.0;
     char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "step %8lld/%lld  t %.6e  dt %.3e  total %.12e  max|u| %.6e  L2 err %.3e  "
-                  "elapsed %s  ETA %s  %.3e cell-updates/s",
-                  done, steps, model.time(), model.dt(), d.total, d.maxAbs, d.l2Error,
-                  formatDuration(elapsed).c_str(), formatDuration(eta).c_str(), rate);
+    std::snprintf(
+        buf, sizeof buf,
+        "step %8lld/%lld  t %.6e  dt %.3e  total %.12e  max|u| %.6e  L2 err %.3e  %s", done, steps,
+        model.time(), model.dt(), d.total, d.maxAbs, d.l2Error,
+        progressTail(log::elapsed() - loopStart, done, steps, cells, "cell-updates").c_str());
     log::info(buf);
     return d;
   };
