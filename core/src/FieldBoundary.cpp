@@ -1,4 +1,5 @@
 #include "eddy/core/FieldBoundary.hpp"
+#include "eddy/core/BoxPolicy.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Timer.hpp"
@@ -11,7 +12,6 @@ void mirrorWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
     throw Error(str("mirrorWallGhosts: field '", field.label(), "' is ",
                     toString(field.centering()), "; expected a cell-centred field"));
   ScopedRegion region("eddy::field::mirrorWallGhosts");
-  using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
   auto u = field.access();
   Box3 const all = field.allocatedBox();
   Index3 const n = field.cells();
@@ -26,7 +26,7 @@ void mirrorWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
     int const na = n[a];
     Kokkos::parallel_for(
         "eddy::field::mirrorWallGhosts",
-        Policy3(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
+        boxPolicy(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
         KOKKOS_LAMBDA(int i, int j, int k) {
           int const m = a == 0 ? i : a == 1 ? j : k;
           if (low) {

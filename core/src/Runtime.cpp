@@ -1,4 +1,5 @@
 #include "eddy/core/Runtime.hpp"
+#include "eddy/core/Transport.hpp"
 
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
@@ -38,7 +39,10 @@ Runtime::Runtime(int& argc, char**& argv) {
 }
 
 Runtime::~Runtime() {
-  if (Kokkos::is_initialized()) Kokkos::finalize();
+  if (Kokkos::is_initialized()) {
+    transport::finalize();
+    Kokkos::finalize();
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();

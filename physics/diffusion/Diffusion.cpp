@@ -1,5 +1,6 @@
 #include "diffusion/Diffusion.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/FieldBoundary.hpp"
 #include "eddy/core/Reductions.hpp"
@@ -13,7 +14,6 @@ namespace eddy::diffusion {
 namespace {
 constexpr double kPi = 3.14159265358979323846;
 
-using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
 }  // namespace
 
 Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
@@ -73,7 +73,7 @@ void Model::setInitialState(ExecSpace const& space) {
   double const amp = m_params.amplitude;
   double const background = m_params.background;
   Kokkos::parallel_for(
-      "eddy::diffusion::initialize", Policy3(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+      "eddy::diffusion::initialize", boxPolicy(space, {0, 0, 0}, {n[0], n[1], n[2]}),
       KOKKOS_LAMBDA(int i, int j, int k) {
         double v = amp * math::cos(kx * (ox + i + 0.5) * hx) * math::cos(ky * (oy + j + 0.5) * hy);
         if (dims == 3) v *= math::cos(kz * (oz + k + 0.5) * hz);
@@ -93,7 +93,7 @@ void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
   double const cy = m_params.diffusivity * m_dt / (m_h[1] * m_h[1]);
   double const cz = m_params.diffusivity * m_dt / (m_h[2] * m_h[2]);
   Kokkos::parallel_for(
-      "eddy::diffusion::stencil", Policy3(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+      "eddy::diffusion::stencil", boxPolicy(space, {0, 0, 0}, {n[0], n[1], n[2]}),
       KOKKOS_LAMBDA(int i, int j, int k) {
         double const c = u(i, j, k);
         double d = cx * (u(i - 1, j, k) - 2 * c + u(i + 1, j, k)) +

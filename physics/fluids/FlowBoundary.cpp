@@ -1,5 +1,6 @@
 #include "fluids/FlowBoundary.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Timer.hpp"
 
@@ -74,7 +75,6 @@ double FlowBoundaries::maxWallSpeed(int axis) const {
 
 void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
                     FlowBoundaries const& bc, Field<MemSpace>& field) {
-  using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
   ScopedRegion region("eddy::fluids::wallGhosts");
   auto f = field.access();
   int const component = field.faceAxis();  // -1: a cell-centred scalar
@@ -100,7 +100,8 @@ void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
       lo[a] = 0;
       hi[a] = layers;
       Kokkos::parallel_for(
-          "eddy::fluids::wallGhosts", Policy3(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
+          "eddy::fluids::wallGhosts",
+          boxPolicy(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
           KOKKOS_LAMBDA(int i, int j, int k) {
             int out[3] = {i, j, k}, in[3] = {i, j, k};
             int const m = a == 0 ? i : a == 1 ? j : k;

@@ -1,17 +1,8 @@
 #include "fluids/MacKernels.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
+
 namespace eddy::fluids::mac {
-
-namespace {
-using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
-
-Policy3 boxPolicy(ExecSpace const& space, std::array<int, 3> const& lo,
-                  std::array<int, 3> const& hi) {
-  int top[3];
-  for (int a = 0; a < 3; ++a) top[a] = hi[a] > lo[a] ? hi[a] : lo[a];
-  return Policy3(space, {lo[0], lo[1], lo[2]}, {top[0], top[1], top[2]});
-}
-}  // namespace
 
 MacGrid MacGrid::make(int dims, std::array<double, 3> const& h) {
   MacGrid g;

@@ -2,6 +2,7 @@
 
 #include "fluids/PoissonKernels.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/HaloExchange.hpp"
 #include "eddy/core/Runtime.hpp"
@@ -217,8 +218,7 @@ void Multigrid::gather(ExecSpace const& space, Level& level) {
   int const nx = level.grid.nx, ny = level.grid.ny;
   Kokkos::parallel_for(
       "eddy::fluids::poisson::gatherPack",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>(
-          space, {0, 0, 0}, {level.grid.nx, level.grid.ny, level.grid.nz}),
+      boxPolicy(space, {0, 0, 0}, {level.grid.nx, level.grid.ny, level.grid.nz}),
       KOKKOS_LAMBDA(int i, int j, int k) { send(i + nx * (j + ny * k)) = r(i, j, k); });
   if (level.staged) Kokkos::deep_copy(space, level.sendHost, level.sendBuf);
   space.fence();
@@ -234,8 +234,7 @@ void Multigrid::gather(ExecSpace const& space, Level& level) {
   int const gx = level.twinGrid.nx, gy = level.twinGrid.ny;
   Kokkos::parallel_for(
       "eddy::fluids::poisson::gatherUnpack",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>(
-          space, {0, 0, 0}, {level.twinGrid.nx, level.twinGrid.ny, level.twinGrid.nz}),
+      boxPolicy(space, {0, 0, 0}, {level.twinGrid.nx, level.twinGrid.ny, level.twinGrid.nz}),
       KOKKOS_LAMBDA(int i, int j, int k) { t(i, j, k) = recv(map(i + gx * (j + gy * k))); });
   exchange(space, *level.twinHalo, *level.twin);
 }

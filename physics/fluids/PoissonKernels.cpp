@@ -1,15 +1,15 @@
 #include "fluids/PoissonKernels.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 
 namespace eddy::fluids::detail {
 
 namespace {
-using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
 
-Policy3 ownedPolicy(ExecSpace const& space, PoissonGrid const& g) {
-  return Policy3(space, {0, 0, 0}, {g.nx, g.ny, g.nz});
+BoxPolicy<ExecSpace> ownedPolicy(ExecSpace const& space, PoissonGrid const& g) {
+  return boxPolicy(space, {0, 0, 0}, {g.nx, g.ny, g.nz});
 }
 }  // namespace
 
@@ -129,8 +129,8 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
   int const nx = g.nx;
   int const shift = colour + g.ox + g.oy + g.oz;
   Kokkos::parallel_for(
-      "eddy::fluids::poisson::smoothColour", Policy3(space, {0, 0, 0}, {(nx + 1) / 2, g.ny, g.nz}),
-      KOKKOS_LAMBDA(int t, int j, int k) {
+      "eddy::fluids::poisson::smoothColour",
+      boxPolicy(space, {0, 0, 0}, {(nx + 1) / 2, g.ny, g.nz}), KOKKOS_LAMBDA(int t, int j, int k) {
         // Global parity of (i, j, k) equals `colour` for i = 2t + s.
         int const i = 2 * t + ((shift + j + k) & 1);
         if (i >= nx) return;
@@ -158,7 +158,7 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
   double const scale = f.dims == 3 ? 1.0 / 512.0 : 1.0 / 64.0;
   Kokkos::parallel_for(
       "eddy::fluids::poisson::restrict",
-      Policy3(space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}),
+      boxPolicy(space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}),
       KOKKOS_LAMBDA(int ci, int cj, int ck) {
         double const w[4] = {1.0, 3.0, 3.0, 1.0};
         int const nz = f.dims == 3 ? 4 : 1;

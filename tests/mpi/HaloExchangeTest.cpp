@@ -7,7 +7,9 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
 #include "eddy/core/HaloExchange.hpp"
+#include "eddy/core/Transport.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -118,25 +120,28 @@ TYPED_TEST(HaloExchangeTest, FillsEveryGhostWithTheOwnersValue) {
     std::vector<Centering> centerings = {Centering::Cell, Centering::FaceX, Centering::FaceY};
     if (c.dims == 3) centerings.push_back(Centering::FaceZ);
     for (Centering centering : centerings)
-      for (int ghost : {1, 2}) {
-        ++fieldId;
-        std::string const what = eddy::str(c.name, " (", d.describe(), "), ",
-                                           eddy::toString(centering), ", ghost ", ghost);
-        SCOPED_TRACE(what);
-        eddy::Field<Mem> f(space, "eddy::test::halo", d, ghost, centering);
-        eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, f);
-        fill(f, fieldId);
-        halo.exchange(space, f);
-        space.fence();
-        std::string report;
-        long long boundary = 0;
-        long long const wrong = countWrong(f, d, fieldId, report, &boundary);
-        EXPECT_EQ(wrong, 0) << "rank " << d.rank() << ":\n" << report;
-        ASSERT_TRUE(eddy::test::allRanks(wrong == 0)) << what;
-        // Closed axes must leave ghosts for the boundary conditions, and only closed axes.
-        bool const closed = !c.periodic[0] || !c.periodic[1] || (c.dims == 3 && !c.periodic[2]);
-        EXPECT_EQ(eddy::test::allRanks(boundary == 0), !closed);
-      }
+      for (int ghost : {1, 2})
+        for (eddy::TransportKind kind : eddy::transport::available()) {
+          ++fieldId;
+          std::string const what =
+              eddy::str(c.name, " (", d.describe(), "), ", eddy::toString(centering), ", ghost ",
+                        ghost, ", transport ", eddy::transport::name(kind));
+          SCOPED_TRACE(what);
+          eddy::Field<Mem> f(space, "eddy::test::halo", d, ghost, centering);
+          eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, f, kind);
+          EXPECT_EQ(halo.transportKind(), eddy::transport::forSpace<Mem>(kind));
+          fill(f, fieldId);
+          halo.exchange(space, f);
+          space.fence();
+          std::string report;
+          long long boundary = 0;
+          long long const wrong = countWrong(f, d, fieldId, report, &boundary);
+          EXPECT_EQ(wrong, 0) << "rank " << d.rank() << ":\n" << report;
+          ASSERT_TRUE(eddy::test::allRanks(wrong == 0)) << what;
+          // Closed axes must leave ghosts for the boundary conditions, and only closed axes.
+          bool const closed = !c.periodic[0] || !c.periodic[1] || (c.dims == 3 && !c.periodic[2]);
+          EXPECT_EQ(eddy::test::allRanks(boundary == 0), !closed);
+        }
   }
 }
 
@@ -147,24 +152,57 @@ TYPED_TEST(HaloExchangeTest, BuffersAreReusedAcrossExchangesAndFields) {
   auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, {19, 11, 9}, 3, {true, false, true});
   eddy::Field<Mem> a(space, "eddy::test::a", d, 2, Centering::FaceY);
   eddy::Field<Mem> b(space, "eddy::test::b", d, 2, Centering::FaceY);
-  eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, a.layout());
   std::string report;
-  for (int round = 0; round < 3; ++round) {
-    fill(a, 100 + round);
-    fill(b, 200 + round);
-    // Split API: interior work could run between start and finish.
-    halo.start(space, a);
-    EXPECT_TRUE(halo.inFlight());
-    EXPECT_THROW(halo.start(space, a), eddy::Error);
-    halo.finish(space, a);
-    EXPECT_FALSE(halo.inFlight());
-    halo.exchange(space, b);
-    space.fence();
-    EXPECT_EQ(countWrong(a, d, 100 + round, report), 0) << report;
-    EXPECT_EQ(countWrong(b, d, 200 + round, report), 0) << report;
+  for (eddy::TransportKind kind : eddy::transport::available()) {
+    SCOPED_TRACE(eddy::transport::name(kind));
+    eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, a.layout(), kind);
+    for (int round = 0; round < 3; ++round) {
+      fill(a, 100 + round);
+      fill(b, 200 + round);
+      // Split API: interior work could run between start and finish.
+      halo.start(space, a);
+      EXPECT_TRUE(halo.inFlight());
+      EXPECT_THROW(halo.start(space, a), eddy::Error);
+      halo.finish(space, a);
+      EXPECT_FALSE(halo.inFlight());
+      halo.exchange(space, b);
+      space.fence();
+      EXPECT_EQ(countWrong(a, d, 100 + round, report), 0) << report;
+      EXPECT_EQ(countWrong(b, d, 200 + round, report), 0) << report;
+    }
+    EXPECT_THROW(halo.finish(space, a), eddy::Error);
   }
-  EXPECT_THROW(halo.finish(space, a), eddy::Error);
   EXPECT_TRUE(eddy::test::allRanks(!::testing::Test::HasFailure()));
+}
+
+TEST(Transport, ChoicesAreValidatedAndNamed) {
+  auto const available = eddy::transport::available();
+  ASSERT_FALSE(available.empty());
+  // The staged path works on every build; host builds add plain MPI, GPU builds nccl or
+  // GPU-aware MPI when present.
+  EXPECT_NE(std::find(available.begin(), available.end(), eddy::TransportKind::MpiStaged),
+            available.end());
+  for (auto k : available) EXPECT_EQ(eddy::transport::parse(eddy::transport::name(k)), k);
+  EXPECT_THROW(eddy::transport::parse("infiniband"), eddy::ConfigError);
+  EXPECT_THROW(eddy::transport::select("carrier-pigeon"), eddy::ConfigError);
+  for (auto k :
+       {eddy::TransportKind::Nccl, eddy::TransportKind::Mpi, eddy::TransportKind::MpiStaged}) {
+    bool const offered = std::find(available.begin(), available.end(), k) != available.end();
+    if (offered) {
+      eddy::transport::select(eddy::transport::name(k));
+      EXPECT_EQ(eddy::transport::current(), k);
+      EXPECT_NE(eddy::transport::describe().find(eddy::transport::name(k)), std::string::npos);
+    } else {
+      try {
+        eddy::transport::select(eddy::transport::name(k));
+        ADD_FAILURE() << "expected " << eddy::transport::name(k) << " to be refused";
+      } catch (eddy::ConfigError const& e) {
+        EXPECT_NE(std::string(e.what()).find("not available"), std::string::npos) << e.what();
+      }
+    }
+  }
+  eddy::transport::select("auto");
+  EXPECT_EQ(eddy::transport::current(), available.front());
 }
 
 TYPED_TEST(HaloExchangeTest, ARankAloneExchangesWithItselfOnPeriodicAxes) {

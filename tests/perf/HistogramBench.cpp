@@ -54,12 +54,16 @@ int main(int argc, char** argv) {
     double sink = 0;
     double const tr = eddy::perf::medianSeconds(space, 2, 10, [&] { sink += readSum(space, v); });
     auto timeFill = [&](eddy::HistogramMethod m) {
-      return eddy::perf::medianSeconds(space, 2, 10, [&] {
+      return eddy::perf::medianSeconds(space, 1, 5, [&] {
         h.reset(space);
         h.fill(space, n, eddy::sampleSource(ReadSample{v}), m);
       });
     };
+    std::printf("# read %.3g s\n", tr);
+    std::fflush(stdout);
     double const tg = timeFill(eddy::HistogramMethod::GlobalAtomic);
+    std::printf("# global atomics %.3g s\n", tg);
+    std::fflush(stdout);
     auto const cg = h.globalCounts(space, MPI_COMM_SELF);
     double const tp = timeFill(eddy::HistogramMethod::Privatized);
     auto const cp = h.globalCounts(space, MPI_COMM_SELF);

@@ -9,7 +9,68 @@
 #include "diffusion/Diffusion.hpp"
 #include "eddy/core/Runtime.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
+#include "eddy/core/Error.hpp"
+
+#include <array>
 #include <cstdlib>
+#include <vector>
+
+namespace {
+
+/// The diffusion stencil again, for tile-shape comparisons outside the model.
+struct Stencil7 {
+  eddy::GhostedView<eddy::MemSpace> u, out;
+  double c;
+  int nx, ny;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    double const v = u(i, j, k);
+    out(i, j, k) = v + c * (u(i - 1, j, k) + u(i + 1, j, k) + u(i, j - 1, k) + u(i, j + 1, k) +
+                            u(i, j, k - 1) + u(i, j, k + 1) - 6 * v);
+  }
+  /// Flattened index, x fastest.
+  KOKKOS_INLINE_FUNCTION void operator()(long long t) const {
+    int const i = static_cast<int>(t % nx);
+    long long const r = t / nx;
+    (*this)(i, static_cast<int>(r % ny), static_cast<int>(r / ny));
+  }
+};
+
+/// The same through Kokkos' own 64-bit View indexing, to show what GhostedView's 32-bit index
+/// arithmetic saves.
+struct Stencil7View {
+  Kokkos::View<double***, Kokkos::LayoutLeft, eddy::MemSpace> u, out;
+  double c;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    double const v = u(i + 1, j + 1, k + 1);
+    out(i + 1, j + 1, k + 1) =
+        v + c * (u(i, j + 1, k + 1) + u(i + 2, j + 1, k + 1) + u(i + 1, j, k + 1) +
+                 u(i + 1, j + 2, k + 1) + u(i + 1, j + 1, k) + u(i + 1, j + 1, k + 2) - 6 * v);
+  }
+};
+
+/// The same stencil marching along z: thread (i, j, c) updates k in [c K, c K + K), keeping
+/// the column u(i, j, k - 1 .. k + 1) in registers, so that each plane is read from memory
+/// once per thread and the x/y neighbours come from the caches of the threads beside it.
+struct Stencil7March {
+  eddy::GhostedView<eddy::MemSpace> u, out;
+  double c;
+  int nz, chunk;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int kc) const {
+    int const k0 = kc * chunk;
+    int const k1 = k0 + chunk < nz ? k0 + chunk : nz;
+    double below = u(i, j, k0 - 1), centre = u(i, j, k0);
+    for (int k = k0; k < k1; ++k) {
+      double const above = u(i, j, k + 1);
+      out(i, j, k) = centre + c * (u(i - 1, j, k) + u(i + 1, j, k) + u(i, j - 1, k) +
+                                   u(i, j + 1, k) + below + above - 6 * centre);
+      below = centre;
+      centre = above;
+    }
+  }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   eddy::Runtime rt(argc, argv);
@@ -38,6 +99,59 @@ int main(int argc, char** argv) {
                       cells * rt.size() / tstep, "", "stencil-only rate",
                       (cells / tstep) / (cells / ts));
     }
+    // Tile shapes of the box policy (the default is marked), and a flattened 1D range.
+    Stencil7 st{model.field().access(), out.access(), 0.1, local[0], local[1]};
+    auto const def = eddy::boxTile<eddy::ExecSpace>();
+    std::vector<std::array<int, 3>> tiles{def,         {0, 0, 0},   {16, 2, 2},  {32, 2, 2},
+                                          {32, 4, 2},  {32, 4, 4},  {32, 8, 1},  {64, 2, 2},
+                                          {64, 4, 1},  {64, 4, 2},  {128, 2, 1}, {128, 1, 2},
+                                          {256, 1, 1}, {32, 16, 1}, {64, 8, 1}};
+    if (!eddy::kDeviceBackend) tiles = {def, {local[0], 1, 1}, {local[0], 4, 4}, {32, 4, 4}};
+    for (std::size_t v = 0; v < tiles.size(); ++v) {
+      auto const& t = tiles[v];
+      eddy::BoxPolicy<eddy::ExecSpace> policy(space, {0, 0, 0}, {local[0], local[1], local[2]},
+                                              {t[0], t[1], t[2]});
+      double const tv = eddy::perf::medianSeconds(
+          space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilTile", policy, st); });
+      if (rt.rank() == 0)
+        eddy::perf::row(
+            eddy::str("stencil, tile ", t[0], "x", t[1], "x", t[2], v == 0 ? " (default)" : ""),
+            bytes / tv * 1e-9, "GB/s", "copy", bytes / tv / copy);
+    }
+    for (auto const& t : std::vector<std::array<int, 3>>{
+             {32, 4, 2}, {32, 8, 1}, {64, 4, 1}, {128, 2, 1}, {256, 1, 1}, {32, 2, 2}}) {
+      Stencil7View viewStencil{model.field().view(), out.view(), 0.1};
+      eddy::BoxPolicy<eddy::ExecSpace> policy(space, {0, 0, 0}, {local[0], local[1], local[2]},
+                                              {t[0], t[1], t[2]});
+      double const tv = eddy::perf::medianSeconds(
+          space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilView", policy, viewStencil); });
+      if (rt.rank() == 0)
+        eddy::perf::row(
+            eddy::str("stencil, Kokkos View indexing, tile ", t[0], "x", t[1], "x", t[2]),
+            bytes / tv * 1e-9, "GB/s", "copy", bytes / tv / copy);
+    }
+    for (int chunk : {8, 32})
+      for (auto const& t : std::vector<std::array<int, 3>>{
+               {32, 4, 1}, {32, 8, 1}, {64, 4, 1}, {128, 2, 1}, {32, 16, 1}}) {
+        int const chunks = (local[2] + chunk - 1) / chunk;
+        Stencil7March march{model.field().access(), out.access(), 0.1, local[2], chunk};
+        eddy::BoxPolicy<eddy::ExecSpace> policy(space, {0, 0, 0}, {local[0], local[1], chunks},
+                                                {t[0], t[1], t[2]});
+        double const tm = eddy::perf::medianSeconds(
+            space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilMarch", policy, march); });
+        if (rt.rank() == 0)
+          eddy::perf::row(
+              eddy::str("stencil marching in z, ", chunk, " planes, tile ", t[0], "x", t[1]),
+              bytes / tm * 1e-9, "GB/s", "copy", bytes / tm / copy);
+        if (!eddy::kDeviceBackend) break;
+      }
+    Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<long long>> flat(
+        space, 0, static_cast<long long>(cells));
+    double const tf = eddy::perf::medianSeconds(
+        space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilFlat", flat, st); });
+    if (rt.rank() == 0)
+      eddy::perf::row("stencil, flattened 1D range", bytes / tf * 1e-9, "GB/s", "copy",
+                      bytes / tf / copy);
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -164,6 +165,31 @@ inline void initialize(int& argc, char** argv, int localRank) {
   }
 #endif
 }
+
+/// The native stream of an execution-space instance (a cudaStream_t for Kokkos::Cuda), for
+/// libraries that enqueue work on it (NCCL); nullptr for host spaces.
+template <class Exec>
+void* nativeStream(Exec const&) {
+  return nullptr;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+inline void* nativeStream(Kokkos::Cuda const& space) {
+  return space.cuda_stream();
+}
+#endif
+
+/// Tile of a 3D MDRange over a LayoutLeft box (see BoxPolicy.hpp): on CUDA, full warps along x;
+/// on host backends Kokkos' choice (0), which takes whole x rows.
+template <class Exec>
+std::array<int, 3> boxTile() {
+  return {0, 0, 0};
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+inline std::array<int, 3> boxTile<Kokkos::Cuda>() {
+  return {32, 4, 2};
+}
+#endif
 
 /// Hardware concurrency of an execution space instance.
 template <class Exec>

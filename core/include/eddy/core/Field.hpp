@@ -13,6 +13,7 @@
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -55,13 +56,23 @@ struct Box3 {
 };
 
 /// The field's View with the ghost offset applied: `a(i, j, k)` is local entry (i, j, k).
-/// Copy it into kernels (it holds only the View and three ints).
+/// Copy it into kernels. The index arithmetic is 32-bit on a pointer to entry (0, 0, 0) (Field
+/// refuses allocations of 2^31 entries or more): with Kokkos' 64-bit View extents a 7-point
+/// stencil on a GPU spends more time on index arithmetic than on memory traffic.
 template <class Mem>
 struct GhostedView {
-  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> view;
-  int gx = 0, gy = 0, gz = 0;
+  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> view;  ///< keeps the allocation alive
+  double* origin = nullptr;                               ///< local entry (0, 0, 0)
+  int sy = 0, sz = 0;                                     ///< strides of j and k
+
+  GhostedView() = default;
+  GhostedView(Kokkos::View<double***, Kokkos::LayoutLeft, Mem> const& v, int gx, int gy, int gz)
+      : view(v), sy(static_cast<int>(v.stride(1))), sz(static_cast<int>(v.stride(2))) {
+    origin = v.data() +
+             (gx + gy * static_cast<std::ptrdiff_t>(sy) + gz * static_cast<std::ptrdiff_t>(sz));
+  }
   KOKKOS_INLINE_FUNCTION double& operator()(int i, int j, int k) const {
-    return view(i + gx, j + gy, k + gz);
+    return origin[i + j * sy + k * sz];
   }
 };
 
@@ -126,6 +137,12 @@ class Field {
       : m_label(std::move(label)),
         m_layout(FieldLayout::make(decomp, ghost, centering, m_label)),
         m_offset(decomp.offset()) {
+    long long const entries = static_cast<long long>(m_layout.allocated(0)) *
+                              m_layout.allocated(1) * m_layout.allocated(2);
+    if (entries >= (1ll << 31))
+      throw ConfigError(str("Field '", m_label, "': ", toString(m_layout.cells),
+                            " cells per rank with ghosts need ", entries,
+                            " entries, more than the 2^31 - 1 a field indexes; use more ranks"));
     m_view = view_type(Kokkos::view_alloc(space, m_label), m_layout.allocated(0),
                        m_layout.allocated(1), m_layout.allocated(2));
   }
@@ -172,7 +189,7 @@ class Field {
   view_type const& view() const { return m_view; }
   /// The View with the ghost offset applied, for kernels.
   GhostedView<Mem> access() const {
-    return GhostedView<Mem>{m_view, m_layout.ghosts[0], m_layout.ghosts[1], m_layout.ghosts[2]};
+    return GhostedView<Mem>(m_view, m_layout.ghosts[0], m_layout.ghosts[1], m_layout.ghosts[2]);
   }
 
  private:

@@ -15,7 +15,9 @@
 ///
 /// A region is the product of the three axis ranges. A message travelling in direction d is
 /// tagged directionIndex(d), so two directions to the same rank (two ranks periodic, or a rank
-/// sending to itself) never mix. Messages go on a private duplicate of the communicator.
+/// sending to itself) never mix. Messages to other ranks take the process transport (NCCL,
+/// GPU-aware MPI or pinned host staging, see Transport.hpp) on a private duplicate of the
+/// communicator; messages to this rank itself are device copies.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -24,7 +26,10 @@
 #include "eddy/core/Field.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Transport.hpp"
 
+#include <algorithm>
+#include <array>
 #include <climits>
 #include <cstddef>
 #include <utility>
@@ -34,8 +39,17 @@ namespace eddy {
 
 namespace detail {
 
-/// Columns of a region table row: buffer offset, box low corner, box extents.
-enum HaloColumn { kHaloOffset = 0, kHaloLo = 1, kHaloExtent = 4, kHaloColumns = 7 };
+/// Columns of a region table row: first thread of the region, box low corner, box extents,
+/// buffer offset of its data (or -1: the data is the field itself at the source box, a message
+/// of this rank to itself), source box low corner.
+enum HaloColumn {
+  kHaloThread = 0,
+  kHaloLo = 1,
+  kHaloExtent = 4,
+  kHaloBuffer = 7,
+  kHaloSourceLo = 8,
+  kHaloColumns = 11
+};
 
 /// One message: peer rank, tag, entry count, buffer offset and the local box it covers.
 struct HaloMessage {
@@ -47,8 +61,10 @@ struct HaloMessage {
 };
 
 /// Copies between a field's boxes and a flat buffer, x fastest within each box: pack when
-/// `Pack`, unpack otherwise. One launch covers every message; thread t finds its box by a
-/// binary search over the buffer offsets.
+/// `Pack`, unpack otherwise; unpacking a region without buffer data copies from the field's
+/// source box (messages of a rank to itself: owned cells to ghosts, never overlapping). One
+/// launch covers every region; thread t finds its region by a binary search over the first
+/// threads.
 template <class Mem, bool Pack>
 struct HaloCopy {
   Kokkos::View<int* [kHaloColumns], Mem> regions;
@@ -60,21 +76,27 @@ struct HaloCopy {
     int lo = 0, hi = nregions - 1;
     while (lo < hi) {
       int const mid = (lo + hi + 1) / 2;
-      if (regions(mid, kHaloOffset) <= t)
+      if (regions(mid, kHaloThread) <= t)
         lo = mid;
       else
         hi = mid - 1;
     }
-    int const l = t - regions(lo, kHaloOffset);
+    int const l = t - regions(lo, kHaloThread);
     int const ex = regions(lo, kHaloExtent + 0);
     int const ey = regions(lo, kHaloExtent + 1);
-    int const i = regions(lo, kHaloLo + 0) + l % ex;
-    int const j = regions(lo, kHaloLo + 1) + (l / ex) % ey;
-    int const k = regions(lo, kHaloLo + 2) + l / (ex * ey);
-    if constexpr (Pack)
-      buffer(t) = field(i, j, k);
-    else
-      field(i, j, k) = buffer(t);
+    int const li = l % ex, lj = (l / ex) % ey, lk = l / (ex * ey);
+    int const i = regions(lo, kHaloLo + 0) + li;
+    int const j = regions(lo, kHaloLo + 1) + lj;
+    int const k = regions(lo, kHaloLo + 2) + lk;
+    int const at = regions(lo, kHaloBuffer);
+    if constexpr (Pack) {
+      buffer(at + l) = field(i, j, k);
+    } else {
+      field(i, j, k) =
+          at >= 0 ? buffer(at + l)
+                  : field(regions(lo, kHaloSourceLo + 0) + li, regions(lo, kHaloSourceLo + 1) + lj,
+                          regions(lo, kHaloSourceLo + 2) + lk);
+    }
   }
 };
 
@@ -83,10 +105,12 @@ struct HaloCopy {
 /// Halo exchange of fields with one FieldLayout, on execution space `Exec`.
 ///
 /// Buffers are allocated once, at construction, and owned here. `start` packs on the given
-/// instance, fences it, and posts the non-blocking receives and sends; `finish` waits, and
-/// enqueues the unpack on the instance (fence it before reading ghosts on the host). Between
-/// the two, work that does not touch ghosts may run. Construction and destruction are
-/// collective over `comm` (it is duplicated).
+/// instance and posts the messages; `finish` completes them and enqueues the unpack on the
+/// instance (fence it before reading ghosts on the host). With MPI transports `start` fences
+/// the instance and `finish` blocks; with nccl both only enqueue on the instance's stream.
+/// Between the two, work that does not write the field may run (on another instance to
+/// overlap with nccl): messages of a rank to itself are copied from the field in `finish`.
+/// Construction and destruction are collective over `comm` (it is duplicated).
 ///
 /// Buffer bytes: 16 per ghost entry (send + receive), doubled when staged through host memory.
 template <class Exec = ExecSpace>
@@ -99,35 +123,33 @@ class HaloExchange {
   /// Prepares the exchange of fields shaped like `layout` on `decomp`'s rank of `comm`. Throws
   /// eddy::ConfigError when some rank's extent is smaller than the ghost width (+1 on the face
   /// axis), the same on every rank.
+  /// `transport` defaults to the process choice (transport::current()).
   HaloExchange(Exec const& space, MPI_Comm comm, CartDecomposition const& decomp,
-               FieldLayout const& layout)
+               FieldLayout const& layout, TransportKind transport = transport::current())
       : m_layout(layout) {
     validate(comm, decomp);
+    m_rank = decomp.rank();
     buildMessages(decomp);
     allocate(space);
     checkMpi(MPI_Comm_dup(comm, &m_comm), "MPI_Comm_dup");
+    verifyMessageCounts(m_comm, m_peerSends, m_peerRecvs, "HaloExchange");
+    m_peers = PeerExchange<Exec>(m_comm, transport, /*coalesce=*/true);
   }
   /// Prepares the exchange of fields shaped like `field`.
   HaloExchange(Exec const& space, MPI_Comm comm, CartDecomposition const& decomp,
-               field_type const& field)
-      : HaloExchange(space, comm, decomp, field.layout()) {}
+               field_type const& field, TransportKind transport = transport::current())
+      : HaloExchange(space, comm, decomp, field.layout(), transport) {}
 
   ~HaloExchange() {
+    m_peers = PeerExchange<Exec>();  // cancels messages still in flight
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (finalized) return;
-    if (m_inFlight) {
-      // Destroyed between start and finish (an exception unwinding): cancel the receives so
-      // the wait cannot hang on a peer that never sends.
-      for (std::size_t r = 0; r < m_mpiRecvs.size(); ++r) MPI_Cancel(&m_requests[r]);
-      MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
-    }
-    if (m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
+    if (!finalized && m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
   }
   HaloExchange(HaloExchange const&) = delete;
   HaloExchange& operator=(HaloExchange const&) = delete;
 
-  /// Packs `field`'s send regions on `space`, fences it, and posts receives and sends.
+  /// Packs `field`'s send regions on `space` and posts the messages.
   void start(Exec const& space, field_type& field) {
     ScopedRegion region("eddy::halo::start");
     checkField(field, "start");
@@ -135,30 +157,13 @@ class HaloExchange {
       throw Error(str("HaloExchange::start on field '", field.label(),
                       "': the previous exchange was not finished"));
     if (m_sendTotal > 0) {
-      detail::HaloCopy<memory_space, true> pack{m_sendRegions, int(m_sends.size()), m_sendBuf,
+      detail::HaloCopy<memory_space, true> pack{m_sendRegions, int(m_peerSends.size()), m_sendBuf,
                                                 field.access()};
       Kokkos::parallel_for("eddy::halo::pack", Kokkos::RangePolicy<Exec>(space, 0, m_sendTotal),
                            pack);
-      if (m_staged && !m_mpiSends.empty()) Kokkos::deep_copy(space, m_sendHost, m_sendBuf);
     }
-    // The send data must be complete, and the previous unpack done with the receive buffer,
-    // before MPI touches either. Copies to this rank itself stay ordered on `space`.
-    if (!m_mpiSends.empty() || !m_mpiRecvs.empty()) space.fence();
-    double* const recvBase = m_staged ? m_recvHost.data() : m_recvBuf.data();
-    double* const sendBase = m_staged ? m_sendHost.data() : m_sendBuf.data();
-    std::size_t q = 0;
-    for (std::size_t r : m_mpiRecvs) {
-      auto const& m = m_recvs[r];
-      checkMpi(MPI_Irecv(recvBase + m.offset, m.count, MPI_DOUBLE, m.peer, m.tag, m_comm,
-                         &m_requests[q++]),
-               "MPI_Irecv (eddy::halo)");
-    }
-    for (std::size_t s : m_mpiSends) {
-      auto const& m = m_sends[s];
-      checkMpi(MPI_Isend(sendBase + m.offset, m.count, MPI_DOUBLE, m.peer, m.tag, m_comm,
-                         &m_requests[q++]),
-               "MPI_Isend (eddy::halo)");
-    }
+    if (!m_peerSends.empty() || !m_peerRecvs.empty())
+      m_peers.post(space, m_sendBuf, m_peerSends, m_recvBuf, m_peerRecvs);
     m_inFlight = true;
   }
 
@@ -171,33 +176,13 @@ class HaloExchange {
       throw Error(
           str("HaloExchange::finish on field '", field.label(), "': no exchange was started"));
     m_inFlight = false;
-    checkMpi(MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), m_statuses.data()),
-             "MPI_Waitall (eddy::halo)");
-    for (std::size_t q = 0; q < m_mpiRecvs.size(); ++q) {
-      auto const& m = m_recvs[m_mpiRecvs[q]];
-      int got = 0;
-      checkMpi(MPI_Get_count(&m_statuses[q], MPI_DOUBLE, &got), "MPI_Get_count");
-      if (got != m.count)
-        throw Error(str("HaloExchange: field '", field.label(), "' received ", got,
-                        " values from rank ", m.peer, " with tag ", m.tag, ", expected ", m.count,
-                        " (inconsistent decompositions?)"));
-    }
-    if (m_recvTotal > 0) {
-      if (m_staged && !m_mpiRecvs.empty()) Kokkos::deep_copy(space, m_recvBuf, m_recvHost);
-      // Messages to this rank itself (periodic axes with one rank) never leave the device:
-      // after the staged copy, so that it cannot overwrite them.
-      for (auto const& [r, sIdx] : m_selfCopies) {
-        auto const& in = m_sends[sIdx];
-        auto const& out = m_recvs[r];
-        using Range = std::pair<std::size_t, std::size_t>;
-        Kokkos::deep_copy(space,
-                          Kokkos::subview(m_recvBuf, Range(out.offset, out.offset + out.count)),
-                          Kokkos::subview(m_sendBuf, Range(in.offset, in.offset + in.count)));
-      }
+    if (m_peers.inFlight()) m_peers.wait(space);
+    // One launch unpacks what arrived and copies the messages of this rank to itself.
+    if (m_unpackThreads > 0) {
       detail::HaloCopy<memory_space, false> unpack{m_recvRegions, int(m_recvs.size()), m_recvBuf,
                                                    field.access()};
-      Kokkos::parallel_for("eddy::halo::unpack", Kokkos::RangePolicy<Exec>(space, 0, m_recvTotal),
-                           unpack);
+      Kokkos::parallel_for("eddy::halo::unpack",
+                           Kokkos::RangePolicy<Exec>(space, 0, m_unpackThreads), unpack);
     }
   }
 
@@ -213,10 +198,12 @@ class HaloExchange {
   FieldLayout const& layout() const { return m_layout; }
   bool inFlight() const { return m_inFlight; }
   /// True when buffers go through pinned host memory (device memory, MPI not GPU-aware).
-  bool stagedThroughHost() const { return m_staged; }
+  bool stagedThroughHost() const { return m_peers.staged(); }
+  /// The transport of messages to other ranks.
+  TransportKind transportKind() const { return m_peers.kind(); }
   /// Messages sent (and received) per exchange.
   int messageCount() const { return static_cast<int>(m_sends.size()); }
-  /// Values sent and received per exchange.
+  /// Values sent to and received from other ranks per exchange.
   int sendCount() const { return m_sendTotal; }
   int recvCount() const { return m_recvTotal; }
 
@@ -284,53 +271,78 @@ class HaloExchange {
       m_recvs.push_back(recv);
       m_sends.push_back(send);
     }
-    m_recvTotal = static_cast<int>(recvTotal);
-    m_sendTotal = static_cast<int>(sendTotal);
-    // Pair each message to this rank itself with the send travelling the opposite way (same
-    // tag); the others go through MPI.
-    for (std::size_t r = 0; r < m_recvs.size(); ++r) {
-      if (m_recvs[r].peer != decomp.rank()) {
-        m_mpiRecvs.push_back(r);
-        continue;
+    // Buffers hold the messages to other ranks only, by (peer, tag), so that those of one
+    // peer travel as one message; the unpack threads cover every received region, those of
+    // this rank to itself included.
+    m_unpackThreads = static_cast<int>(recvTotal);
+    auto place = [&decomp](std::vector<detail::HaloMessage>& msgs,
+                           std::vector<PeerMessage>& peerMsgs) {
+      std::vector<std::size_t> order(msgs.size());
+      for (std::size_t q = 0; q < order.size(); ++q) order[q] = q;
+      std::sort(order.begin(), order.end(), [&msgs](std::size_t a, std::size_t b) {
+        return msgs[a].peer != msgs[b].peer ? msgs[a].peer < msgs[b].peer
+                                            : msgs[a].tag < msgs[b].tag;
+      });
+      int at = 0;
+      for (std::size_t q : order) {
+        auto& m = msgs[q];
+        if (m.peer == decomp.rank()) continue;
+        m.offset = at;
+        at += m.count;
+        peerMsgs.push_back(PeerMessage{m.peer, m.tag, static_cast<std::size_t>(m.offset),
+                                       static_cast<std::size_t>(m.count)});
       }
-      for (std::size_t q = 0; q < m_sends.size(); ++q)
-        if (m_sends[q].peer == decomp.rank() && m_sends[q].tag == m_recvs[r].tag)
-          m_selfCopies.emplace_back(r, q);
-    }
-    for (std::size_t q = 0; q < m_sends.size(); ++q)
-      if (m_sends[q].peer != decomp.rank()) m_mpiSends.push_back(q);
-    m_requests.assign(m_mpiRecvs.size() + m_mpiSends.size(), MPI_REQUEST_NULL);
-    m_statuses.resize(m_requests.size());
+      return at;
+    };
+    int const sendAt = place(m_sends, m_peerSends);
+    int const recvAt = place(m_recvs, m_peerRecvs);
+    m_sendTotal = sendAt;
+    m_recvTotal = recvAt;
   }
 
   void allocate(Exec const& space) {
     using Regions = Kokkos::View<int * [detail::kHaloColumns], memory_space>;
-    auto table = [&space](std::vector<detail::HaloMessage> const& msgs, char const* label) {
-      Regions r(Kokkos::view_alloc(space, std::string(label)), msgs.size());
-      auto h = Kokkos::create_mirror_view(r);
-      for (std::size_t m = 0; m < msgs.size(); ++m) {
-        h(m, detail::kHaloOffset) = msgs[m].offset;
+    int const self = m_rank;
+    // Pack: the sends to other ranks. Unpack: every receive, those from this rank itself
+    // reading the field at the box of its send with the same tag.
+    auto table = [&](bool pack, char const* label) {
+      std::vector<std::array<int, detail::kHaloColumns>> rows;
+      int thread = 0;
+      for (auto const& m : pack ? m_sends : m_recvs) {
+        if (pack && m.peer == self) continue;
+        std::array<int, detail::kHaloColumns> r{};
+        r[detail::kHaloThread] = thread;
+        r[detail::kHaloBuffer] = m.peer == self ? -1 : m.offset;
         for (int a = 0; a < 3; ++a) {
-          h(m, detail::kHaloLo + a) = msgs[m].box.lo[a];
-          h(m, detail::kHaloExtent + a) = msgs[m].box.extent(a);
+          r[detail::kHaloLo + a] = m.box.lo[a];
+          r[detail::kHaloExtent + a] = m.box.extent(a);
         }
+        if (m.peer == self) {
+          auto const src = std::find_if(m_sends.begin(), m_sends.end(), [&m, self](auto const& s) {
+            return s.peer == self && s.tag == m.tag;
+          });
+          if (src == m_sends.end() || src->count != m.count)
+            throw Error(str("HaloExchange: no send of rank ", self,
+                            " to itself matches its receive with tag ", m.tag));
+          for (int a = 0; a < 3; ++a) r[detail::kHaloSourceLo + a] = src->box.lo[a];
+        }
+        thread += m.count;
+        rows.push_back(r);
       }
-      Kokkos::deep_copy(space, r, h);
-      return r;
+      Regions v(Kokkos::view_alloc(space, std::string(label)), rows.size());
+      auto h = Kokkos::create_mirror_view(v);
+      for (std::size_t m = 0; m < rows.size(); ++m)
+        for (int c = 0; c < detail::kHaloColumns; ++c) h(m, c) = rows[m][c];
+      Kokkos::deep_copy(space, v, h);
+      space.fence();  // h dies here
+      return v;
     };
-    m_sendRegions = table(m_sends, "eddy::halo::sendRegions");
-    m_recvRegions = table(m_recvs, "eddy::halo::recvRegions");
+    m_sendRegions = table(true, "eddy::halo::sendRegions");
+    m_recvRegions = table(false, "eddy::halo::recvRegions");
     m_sendBuf =
         Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::sendBuffer")), m_sendTotal);
     m_recvBuf =
         Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::recvBuffer")), m_recvTotal);
-    bool const hostAccessible =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
-    m_staged = !hostAccessible && !mpi::gpuAware();
-    if (m_staged) {
-      m_sendHost = HostBuffer("eddy::halo::sendStaging", m_sendTotal);
-      m_recvHost = HostBuffer("eddy::halo::recvStaging", m_recvTotal);
-    }
     // The host tables above die here; their copies must be complete.
     space.fence();
   }
@@ -345,21 +357,18 @@ class HaloExchange {
   }
 
   using Buffer = Kokkos::View<double*, memory_space>;
-  using HostBuffer = Kokkos::View<double*, PinnedHostSpace>;
 
   FieldLayout m_layout;
   MPI_Comm m_comm = MPI_COMM_NULL;
   std::vector<detail::HaloMessage> m_sends, m_recvs;
-  int m_sendTotal = 0, m_recvTotal = 0;
+  int m_sendTotal = 0, m_recvTotal = 0;  ///< values to / from other ranks
+  int m_unpackThreads = 0;               ///< values received, from this rank included
+  int m_rank = 0;
   Kokkos::View<int * [detail::kHaloColumns], memory_space> m_sendRegions, m_recvRegions;
   Buffer m_sendBuf, m_recvBuf;
-  HostBuffer m_sendHost, m_recvHost;
-  bool m_staged = false;
   bool m_inFlight = false;
-  std::vector<std::size_t> m_mpiRecvs, m_mpiSends;                ///< messages to other ranks
-  std::vector<std::pair<std::size_t, std::size_t>> m_selfCopies;  ///< (recv, send) to itself
-  std::vector<MPI_Request> m_requests;
-  std::vector<MPI_Status> m_statuses;
+  std::vector<PeerMessage> m_peerSends, m_peerRecvs;  ///< messages to other ranks
+  PeerExchange<Exec> m_peers;
 };
 
 }  // namespace eddy

@@ -27,6 +27,7 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Transport.hpp"
 
 #include <mpi.h>
 
@@ -97,29 +98,31 @@ inline std::array<double, 2> periodicShift(CartDecomposition const& decomp, int 
   return s;
 }
 
-/// Moves rows between a rank and its two neighbours along one axis with non-blocking MPI,
-/// through pinned host buffers when the data lives on a device and MPI is not GPU-aware. When
-/// both neighbours are this rank (one rank along a periodic axis) the rows are copied in place.
-template <class Mem>
+/// Moves rows between a rank and its two neighbours along one axis: counts by MPI (the control
+/// plane), rows by the process transport (Transport.hpp). When both neighbours are this rank
+/// (one rank along a periodic axis) the rows are copied in place. Construction is collective
+/// over `comm`.
+template <class Exec>
 class AxisMessenger {
  public:
+  using Mem = typename Exec::memory_space;
   using Buffer = Kokkos::View<double*, Mem>;
-  using HostBuffer = Kokkos::View<double*, PinnedHostSpace>;
 
   AxisMessenger() = default;
-  AxisMessenger(MPI_Comm comm, CartDecomposition const& decomp) : m_comm(comm) {
+  AxisMessenger(MPI_Comm comm, CartDecomposition const& decomp,
+                TransportKind transport = transport::current())
+      : m_comm(comm), m_peers(comm, transport) {
     m_rank = decomp.rank();
     for (int a = 0; a < 3; ++a) {
       m_peer[a][0] = decomp.neighbor(a == 0 ? -1 : 0, a == 1 ? -1 : 0, a == 2 ? -1 : 0);
       m_peer[a][1] = decomp.neighbor(a == 0 ? 1 : 0, a == 1 ? 1 : 0, a == 2 ? 1 : 0);
     }
-    bool const hostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
-    m_staged = !hostAccessible && !mpi::gpuAware();
   }
 
   bool selfOnly(int axis) const { return m_peer[axis][0] == m_rank && m_peer[axis][1] == m_rank; }
   int peer(int axis, int side) const { return m_peer[axis][side]; }
-  bool staged() const { return m_staged; }
+  bool staged() const { return m_peers.staged(); }
+  TransportKind transportKind() const { return m_peers.kind(); }
 
   /// Sends send[s] ints to side s and returns what the two neighbours send back (0 from
   /// MPI_PROC_NULL).
@@ -142,8 +145,8 @@ class AxisMessenger {
 
   /// Sends send[0 .. n0) to side 0 and send[n0 .. n0 + n1) to side 1 (n = sendCount, in
   /// doubles); receives from side 0 into recv[0 .. m0) and from side 1 into recv[m0 .. m0 + m1).
-  /// Fences `space` before MPI touches the buffers; the received data is ready on return.
-  template <class Exec>
+  /// The counts must be those the peers announced (`counts`). The received rows are ready for
+  /// work enqueued on `space` after the call.
   void rows(Exec const& space, int axis, int tagBase, Buffer const& send,
             std::array<int, 2> const& sendCount, Buffer const& recv,
             std::array<int, 2> const& recvCount) {
@@ -160,49 +163,13 @@ class AxisMessenger {
         Kokkos::deep_copy(space, subview(recv, Range(r0, r0 + r1)), subview(send, Range(0, s0)));
       return;
     }
-    double* sendBase = send.data();
-    double* recvBase = recv.data();
-    if (m_staged) {
-      if (m_sendHost.extent(0) < s0 + s1)
-        m_sendHost = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                   std::string("eddy::particles::sendStaging")),
-                                (s0 + s1) * 5 / 4 + 64);
-      if (m_recvHost.extent(0) < r0 + r1)
-        m_recvHost = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                   std::string("eddy::particles::recvStaging")),
-                                (r0 + r1) * 5 / 4 + 64);
-      if (s0 + s1 > 0)
-        Kokkos::deep_copy(space, subview(m_sendHost, Range(0, s0 + s1)),
-                          subview(send, Range(0, s0 + s1)));
-      sendBase = m_sendHost.data();
-      recvBase = m_recvHost.data();
-    }
-    space.fence();  // the packed rows must be complete before MPI reads them
-    MPI_Request req[4];
-    std::size_t const recvOff[2] = {0, r0}, sendOff[2] = {0, s0};
-    int const recvN[2] = {static_cast<int>(r0), static_cast<int>(r1)};
-    int const sendN[2] = {static_cast<int>(s0), static_cast<int>(s1)};
-    for (int s = 0; s < 2; ++s) {
-      checkMpi(MPI_Irecv(recvBase + recvOff[s], recvN[s], MPI_DOUBLE, m_peer[axis][s],
-                         tagBase + 2 * axis + (1 - s), m_comm, &req[s]),
-               "MPI_Irecv (eddy::particles rows)");
-      checkMpi(MPI_Isend(sendBase + sendOff[s], sendN[s], MPI_DOUBLE, m_peer[axis][s],
-                         tagBase + 2 * axis + s, m_comm, &req[2 + s]),
-               "MPI_Isend (eddy::particles rows)");
-    }
-    MPI_Status status[4];
-    checkMpi(MPI_Waitall(4, req, status), "MPI_Waitall (eddy::particles rows)");
-    for (int s = 0; s < 2; ++s) {
-      if (m_peer[axis][s] == MPI_PROC_NULL) continue;
-      int got = 0;
-      checkMpi(MPI_Get_count(&status[s], MPI_DOUBLE, &got), "MPI_Get_count");
-      if (got != recvN[s])
-        throw Error(str("AxisMessenger: received ", got, " values from rank ", m_peer[axis][s],
-                        " along axis ", axis, ", expected ", recvN[s]));
-    }
-    if (m_staged && r0 + r1 > 0)
-      Kokkos::deep_copy(space, subview(recv, Range(0, r0 + r1)),
-                        subview(m_recvHost, Range(0, r0 + r1)));
+    // From side s arrives the message that travelled towards side 1 - s.
+    std::vector<PeerMessage> const sends{{m_peer[axis][0], tagBase + 2 * axis, 0, s0},
+                                         {m_peer[axis][1], tagBase + 2 * axis + 1, s0, s1}};
+    std::vector<PeerMessage> const recvs{{m_peer[axis][0], tagBase + 2 * axis + 1, 0, r0},
+                                         {m_peer[axis][1], tagBase + 2 * axis, r0, r1}};
+    m_peers.post(space, send, sends, recv, recvs);
+    m_peers.wait(space);
   }
 
  private:
@@ -211,8 +178,7 @@ class AxisMessenger {
   int m_peer[3][2] = {{MPI_PROC_NULL, MPI_PROC_NULL},
                       {MPI_PROC_NULL, MPI_PROC_NULL},
                       {MPI_PROC_NULL, MPI_PROC_NULL}};
-  bool m_staged = false;
-  HostBuffer m_sendHost, m_recvHost;
+  PeerExchange<Exec> m_peers;
 };
 
 /// Grows a buffer (without keeping its content) to at least n entries, with 25% headroom.

@@ -219,7 +219,7 @@ class ParticleGhosts {
   CartDecomposition m_decomp;
   ParticleDomain m_domain;
   double m_width;
-  detail::AxisMessenger<memory_space> m_messenger;
+  detail::AxisMessenger<Exec> m_messenger;
   Stage m_stage[3];
   Buffer m_sendBuf, m_recvBuf;
   int m_owned = 0;

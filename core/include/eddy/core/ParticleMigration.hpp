@@ -135,7 +135,7 @@ class ParticleMigration {
   MPI_Comm m_comm;
   CartDecomposition m_decomp;
   ParticleDomain m_domain;
-  detail::AxisMessenger<memory_space> m_messenger;
+  detail::AxisMessenger<Exec> m_messenger;
   IndexList m_list[2];
   Buffer m_send, m_recv;
 };

@@ -13,6 +13,7 @@
 /// then to the lowest index, whatever the backend or thread order.
 #pragma once
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Timer.hpp"
@@ -114,27 +115,12 @@ struct SumTerm1 {
     s += static_cast<double>(term(i));
   }
 };
-template <class Term>
-struct SumTerm3 {
-  Term term;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, double& s) const {
-    s += static_cast<double>(term(i, j, k));
-  }
-};
 template <bool IsMax, class Term, class Index>
 struct ExtremumTerm1 {
   Term term;
   Index id;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Extremum<IsMax>& s) const {
     s.include(static_cast<double>(term(i)), static_cast<std::int64_t>(id(i)));
-  }
-};
-template <bool IsMax, class Term, class Index>
-struct ExtremumTerm3 {
-  Term term;
-  Index id;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, Extremum<IsMax>& s) const {
-    s.include(static_cast<double>(term(i, j, k)), static_cast<std::int64_t>(id(i, j, k)));
   }
 };
 template <class View>
@@ -150,15 +136,6 @@ Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> rangePolicy(Exec cons
                                                                        std::int64_t n) {
   EDDY_REQUIRE(n >= 0, "eddy::reduce: term count ", n, " is negative; expected n >= 0");
   return Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(space, 0, n);
-}
-template <class Exec>
-Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>, Kokkos::IndexType<int>> boxPolicy(
-    Exec const& space, std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
-  std::array<int, 3> top = hi;
-  for (int d = 0; d < 3; ++d)
-    if (top[d] < lo[d]) top[d] = lo[d];  // an empty box reduces nothing
-  return Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>, Kokkos::IndexType<int>>(
-      space, {lo[0], lo[1], lo[2]}, {top[0], top[1], top[2]});
 }
 inline LocalIndex3 localIndex3(std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
   return LocalIndex3{lo[0], lo[1], lo[2], hi[0] > lo[0] ? hi[0] - lo[0] : 0,
@@ -227,11 +204,8 @@ double globalSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& t
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalSum(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
-  ScopedRegion region("eddy::reduce::globalSum");
-  double local = 0.0;
-  Kokkos::parallel_reduce("eddy::reduce::sum", detail::boxPolicy(space, lo, hi),
-                          detail::SumTerm3<Term>{term}, local);
-  return detail::allreduceDouble(comm, local, MPI_SUM, "MPI_Allreduce (eddy::globalSum)");
+  FlatBox const box = FlatBox::of(lo, hi);
+  return globalSum(space, comm, box.size, onFlatBox(box, term));
 }
 /// Sum of the entries of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
@@ -264,21 +238,15 @@ double globalMin(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& t
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMax(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
-  ScopedRegion region("eddy::reduce::globalMax");
-  using F = detail::ExtremumTerm3<true, Term, detail::LocalIndex3>;
-  return detail::finishExtremum(comm,
-                                detail::localExtremum<true>(detail::boxPolicy(space, lo, hi),
-                                                            F{term, detail::localIndex3(lo, hi)}));
+  FlatBox const box = FlatBox::of(lo, hi);
+  return globalMax(space, comm, box.size, onFlatBox(box, term));
 }
 /// Smallest term(i, j, k) over lo <= (i, j, k) < hi, over all ranks.
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMin(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
-  ScopedRegion region("eddy::reduce::globalMin");
-  using F = detail::ExtremumTerm3<false, Term, detail::LocalIndex3>;
-  return detail::finishExtremum(comm,
-                                detail::localExtremum<false>(detail::boxPolicy(space, lo, hi),
-                                                             F{term, detail::localIndex3(lo, hi)}));
+  FlatBox const box = FlatBox::of(lo, hi);
+  return globalMin(space, comm, box.size, onFlatBox(box, term));
 }
 /// Largest entry of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
@@ -326,10 +294,8 @@ template <class Exec, class Term, class Index = detail::LocalIndex3,
 ValueLocation globalMinLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, Term const& term,
                            Index const& globalIndex) {
-  ScopedRegion region("eddy::reduce::globalMinLoc");
-  using F = detail::ExtremumTerm3<false, Term, Index>;
-  return detail::finishLocation(
-      comm, detail::localExtremum<false>(detail::boxPolicy(space, lo, hi), F{term, globalIndex}));
+  FlatBox const box = FlatBox::of(lo, hi);
+  return globalMinLoc(space, comm, box.size, onFlatBox(box, term), onFlatBox(box, globalIndex));
 }
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 ValueLocation globalMinLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
@@ -342,10 +308,8 @@ template <class Exec, class Term, class Index, detail::EnableIfExecSpace<Exec> =
 ValueLocation globalMaxLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, Term const& term,
                            Index const& globalIndex) {
-  ScopedRegion region("eddy::reduce::globalMaxLoc");
-  using F = detail::ExtremumTerm3<true, Term, Index>;
-  return detail::finishLocation(
-      comm, detail::localExtremum<true>(detail::boxPolicy(space, lo, hi), F{term, globalIndex}));
+  FlatBox const box = FlatBox::of(lo, hi);
+  return globalMaxLoc(space, comm, box.size, onFlatBox(box, term), onFlatBox(box, globalIndex));
 }
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 ValueLocation globalMaxLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
