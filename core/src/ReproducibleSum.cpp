@@ -1,5 +1,6 @@
-// Host side of the reproducible sum: the collective steps and the single rounding of the exact
-// fixed-point integer to a double. The kernels are templates in ReproducibleSum.hpp.
+// Host side of the reproducible sum: the agreement on the global window, the exact sum over the
+// ranks and the single rounding of that integer to a double. The kernels are templates in
+// ReproducibleSum.hpp.
 #include "eddy/core/ReproducibleSum.hpp"
 
 #include "eddy/core/Error.hpp"
@@ -12,9 +13,9 @@ namespace eddy::detail {
 
 namespace {
 
-/// A 192-bit unsigned magnitude, digit[0] least significant (32 bits per digit).
+/// An unsigned magnitude of 32 * kDigits bits, digit[0] least significant (32 bits per digit).
 struct Magnitude {
-  static constexpr int kDigits = 6;
+  static constexpr int kDigits = FixedPointSum::kLimbs + 1;
   std::uint64_t digit[kDigits];
 
   bool bit(int pos) const {
@@ -38,41 +39,42 @@ struct Magnitude {
 
 }  // namespace
 
-SumScale reproducibleScale(MPI_Comm comm, SumScan local) {
-  // MPI_MAX of 0/1 flags is their OR, so one collective carries everything.
-  double in[4] = {local.maxAbs, (local.special & SumScan::kNaN) ? 1.0 : 0.0,
-                  (local.special & SumScan::kPosInf) ? 1.0 : 0.0,
-                  (local.special & SumScan::kNegInf) ? 1.0 : 0.0};
-  double out[4] = {0.0, 0.0, 0.0, 0.0};
-  checkMpi(MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_MAX, comm),
-           "MPI_Allreduce (eddy::reproducibleSum max|x|)");
-  SumScale s{true, 0.0, false, 0};
-  if (out[1] > 0.0 || (out[2] > 0.0 && out[3] > 0.0)) {
-    s.finite = false;
-    s.special = std::numeric_limits<double>::quiet_NaN();
-  } else if (out[2] > 0.0 || out[3] > 0.0) {
-    s.finite = false;
-    s.special = out[2] > 0.0 ? std::numeric_limits<double>::infinity()
-                             : -std::numeric_limits<double>::infinity();
-  } else if (out[0] == 0.0) {
-    s.zero = true;
-  } else {
-    int e = 0;
-    (void)std::frexp(out[0], &e);  // max|x| = m * 2^e, m in [0.5, 1): max|x| < 2^e
-    s.base = e - 128;
+void FixedPointSum::normalise() {
+  for (int k = kLimbs - 1; k > 0; --k) {
+    std::int64_t const v = limb[k];
+    std::int64_t const carry = v >> 32;  // arithmetic shift: floor(v / 2^32)
+    limb[k] = v - carry * (std::int64_t(1) << 32);
+    limb[k - 1] += carry;
   }
-  return s;
+}
+
+void FixedPointSum::addShifted(std::int64_t v, int offset) {
+  EDDY_REQUIRE(offset >= 0 && offset < 32 * (kLimbs - 2),
+               "eddy::detail::FixedPointSum::addShifted: offset ", offset, " is outside [0, ",
+               32 * (kLimbs - 2), ")");
+  // v * 2^r = low + mid * 2^32 + high * 2^64 with low, mid in [0, 2^32) and high signed.
+  int const r = offset % 32;
+  auto const u = static_cast<std::uint64_t>(v);
+  std::int64_t const low = static_cast<std::int64_t>((u << r) & 0xffffffffu);
+  std::int64_t const mid = static_cast<std::int64_t>((u >> (32 - r)) & 0xffffffffu);
+  std::int64_t const high = r == 0 ? (v >> 63) : (v >> (64 - r));
+  int const k = kLimbs - 1 - offset / 32;  // limb of weight 2^(offset - r)
+  limb[k] += low;
+  limb[k - 1] += mid;
+  limb[k - 2] += high;
+  normalise();
 }
 
 double fixedPointToDouble(FixedPointSum value, int base) {
-  FixedPointSum::normalise(value);
-  // Two's complement over 192 bits: limb[0] gives the top 64 bits, limb[1..4] 32 bits each.
+  value.normalise();
+  // Two's complement over 32 * (kLimbs + 1) bits: limb[0] gives the top 64 bits, the others 32.
+  constexpr int kLimbs = FixedPointSum::kLimbs;
   Magnitude m{};
   auto const top = static_cast<std::uint64_t>(value.limb[0]);
-  m.digit[5] = top >> 32;
-  m.digit[4] = top & 0xffffffffu;
-  for (int k = 1; k < FixedPointSum::kLimbs; ++k)
-    m.digit[4 - k] = static_cast<std::uint64_t>(value.limb[k]) & 0xffffffffu;
+  m.digit[kLimbs] = top >> 32;
+  m.digit[kLimbs - 1] = top & 0xffffffffu;
+  for (int k = 1; k < kLimbs; ++k)
+    m.digit[kLimbs - 1 - k] = static_cast<std::uint64_t>(value.limb[k]) & 0xffffffffu;
   bool const negative = value.limb[0] < 0;
   if (negative) {  // magnitude = ~x + 1
     std::uint64_t carry = 1;
@@ -100,14 +102,46 @@ double fixedPointToDouble(FixedPointSum value, int base) {
   return negative ? -r : r;
 }
 
-double reproducibleFinish(MPI_Comm comm, FixedPointSum local, int base) {
-  // Normalised limbs 1..4 are below 2^32, so MPI_SUM cannot overflow for fewer than 2^31 ranks.
-  FixedPointSum::normalise(local);
-  FixedPointSum global{{0, 0, 0, 0, 0}};
-  checkMpi(
-      MPI_Allreduce(local.limb, global.limb, FixedPointSum::kLimbs, MPI_INT64_T, MPI_SUM, comm),
-      "MPI_Allreduce (eddy::reproducibleSum limbs)");
+int reproducibleTop(MPI_Comm comm, BinnedSum const& local) {
+  int top = 0;
+  checkMpi(MPI_Allreduce(&local.top, &top, 1, MPI_INT, MPI_MAX, comm),
+           "MPI_Allreduce (eddy::reproducibleSum top bin)");
+  return top;
+}
+
+double reproducibleFinish(MPI_Comm comm, BinnedSum local, int top) {
+  EDDY_REQUIRE(top >= local.top && top < BinnedSum::kSpecialTop,
+               "eddy::reproducibleSum: global top bin ", top, " is below this rank's ", local.top,
+               " or marks a special value; expected ", local.top, " <= top < ",
+               BinnedSum::kSpecialTop);
+  if (top == 0) return 0.0;  // no term on any rank
+  // Slide to the global window: the bins this rank drops now are those every rank drops. Only
+  // then may bins carry into each other.
+  if (top > local.top) local.raise(top);
+  local.fold();
+  constexpr int kBins = BinnedSum::kBins, kBits = BinnedSum::kBinBits;
+  FixedPointSum sum{};
+  for (int k = 0; k < kBins; ++k) {  // slot k has weight 2^(52 (kBins - 1 - k)) over the bottom
+    sum.addShifted(local.digit[k], kBits * (kBins - 1 - k));
+    sum.addShifted(local.carry[k], kBits * (kBins - k));
+  }
+  // Normalised limbs 1..8 are below 2^32, so MPI_SUM cannot overflow for fewer than 2^31 ranks.
+  FixedPointSum global{};
+  checkMpi(MPI_Allreduce(sum.limb, global.limb, FixedPointSum::kLimbs, MPI_INT64_T, MPI_SUM, comm),
+           "MPI_Allreduce (eddy::reproducibleSum bins)");
+  // Weight of the window's lowest bit.
+  int const base = kBits * (top - (kBins - 1)) - 1074 - BinnedSum::kPositionOffset;
   return fixedPointToDouble(global, base);
+}
+
+double reproducibleSpecial(MPI_Comm comm, int flags) {
+  int all = 0;
+  checkMpi(MPI_Allreduce(&flags, &all, 1, MPI_INT, MPI_BOR, comm),
+           "MPI_Allreduce (eddy::reproducibleSum special values)");
+  bool const pos = (all & kSawPosInf) != 0, neg = (all & kSawNegInf) != 0;
+  if ((all & kSawNaN) != 0 || (pos && neg) || (!pos && !neg))
+    return std::numeric_limits<double>::quiet_NaN();
+  return pos ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
 }
 
 void requireSameExtent(std::string const& labelA, std::size_t na, std::string const& labelB,

@@ -114,6 +114,68 @@ std::vector<double> spreadValues(std::size_t n, double lo, double hi, std::uint6
   return x;
 }
 
+/// The documented result of the one-pass sum, derived independently of the implementation
+/// (frexp/ldexp, no IEEE bit fields): bins of 52 bits counted from 2^-1108, a term's top bin is
+/// the one above the bin of its mantissa's lowest bit, T the largest top bin and
+/// G = 52 (T-3) - 1108. Terms with top bin >= T-2 are kept, those with top bin T-3 are truncated
+/// toward zero to a multiple of 2^G, lower ones dropped. `kept` holds what remains of each term,
+/// `lost` the rest.
+struct Truncation {
+  std::vector<double> kept, lost;
+  int maxExponent = 0;  ///< E with 2^(E-1) <= max|x| < 2^E
+  int bottom = 0;       ///< G
+};
+Truncation truncateLikeTheWindow(std::vector<double> const& x) {
+  auto topBin = [](double v) {
+    int e = 0;
+    (void)std::frexp(v, &e);  // |v| in [2^(e-1), 2^e)
+    // Position of the mantissa's bit 0 over 2^-1108 (subnormals: 2^-1074).
+    return (std::max(e + 1021, 0) + 34) / 52 + 1;
+  };
+  Truncation t;
+  int top = 0;
+  double maxAbs = 0.0;
+  for (double v : x) {
+    if (v == 0.0) continue;
+    top = std::max(top, topBin(v));
+    maxAbs = std::max(maxAbs, std::fabs(v));
+  }
+  (void)std::frexp(maxAbs, &t.maxExponent);
+  int const g = 52 * (top - 3) - 1108;
+  t.bottom = g;
+  for (double v : x) {
+    int const b = v == 0.0 ? top : topBin(v);
+    double const k =
+        b >= top - 2 ? v : (b == top - 3 ? std::ldexp(std::trunc(std::ldexp(v, -g)), g) : 0.0);
+    t.kept.push_back(k);
+    t.lost.push_back(v - k);  // exact: the bits of v below 2^g
+  }
+  return t;
+}
+
+/// Random doubles with a uniformly drawn exponent field (subnormals to 1.8e308) and sign.
+std::vector<double> fullRangeValues(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<double> x(n);
+  for (auto& v : x) {
+    std::uint64_t const field = gen() % 2047;  // 0 (subnormal) .. 2046, never Inf/NaN
+    std::uint64_t const bits = (gen() & 0x800fffffffffffffull) | (field << 52);
+    std::memcpy(&v, &bits, sizeof v);
+  }
+  return x;
+}
+
+/// The stated error bound n * 2^(E-157) + 0.5 ulp(result), checked with exact arithmetic.
+void expectWithinBound(std::vector<double> const& x, double result) {
+  Truncation const t = truncateLikeTheWindow(x);
+  std::vector<double> diff = x;
+  diff.push_back(-result);
+  double const err = std::fabs(exactSum(diff));  // exact - result, rounded once
+  double const n = static_cast<double>(x.size());
+  double const halfUlp = result == 0.0 ? 0.0 : std::ldexp(0.5, std::ilogb(result) - 52);
+  EXPECT_LE(err, n * std::ldexp(1.0, t.maxExponent - 157) + halfUlp) << result;
+}
+
 template <class Exec>
 class ReproducibleSum : public ::testing::Test {
  public:
@@ -303,6 +365,223 @@ TYPED_TEST(ReproducibleSum, DotMatchesReference) {
   }
 }
 
+TYPED_TEST(ReproducibleSum, WholeExponentRangeMatchesTheDocumentedTruncation) {
+  // Subnormals to 1.8e308 in random order: the result is the exactly rounded sum of the terms
+  // truncated at the window's bottom, whatever the order, and within the stated bound.
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    std::vector<double> x = fullRangeValues(3000, seed);
+    x.push_back(std::numeric_limits<double>::denorm_min());
+    x.push_back(-std::numeric_limits<double>::max());
+    double const s = this->sum(x);
+    Truncation const t = truncateLikeTheWindow(x);
+    EXPECT_EQ(s, exactSum(t.kept));
+    EXPECT_LE(std::fabs(exactSum(t.lost)),
+              x.size() * std::ldexp(1.0, t.maxExponent - 157));  // each loss below 2^G
+    expectWithinBound(x, s);
+    std::mt19937_64 gen(seed);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::shuffle(x.begin(), x.end(), gen);
+      double const shuffled = this->sum(x);
+      EXPECT_EQ(std::memcmp(&shuffled, &s, sizeof s), 0) << shuffled << " vs " << s;
+    }
+    for (auto& v : x) v = -v;  // truncation toward zero: the sum is odd
+    EXPECT_EQ(this->sum(x), -s);
+  }
+  // Subnormals and normals below 2^-900 (2^-1100 .. 2^-902): documented to be summed exactly.
+  std::vector<double> tiny = fullRangeValues(2000, 4);
+  for (std::size_t i = 0; i < tiny.size(); ++i)
+    if (tiny[i] != 0.0) tiny[i] = std::ldexp(tiny[i], -1100 - std::ilogb(tiny[i]) + int(i % 199));
+  EXPECT_EQ(this->sum(tiny), exactSum(tiny));
+}
+
+/// Terms whose pieces straddle the bottom of the window that kHuge sets (2^452 for 2^640):
+/// 2^300 .. 2^470, mixed signs. With the cancelling pair kHuge, -kHuge the sum is so small that
+/// a single unit of 2^452 lost or gained shows in its last bits.
+std::vector<double> straddlingValues(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> x(n);
+  for (auto& v : x) v = std::ldexp(u(gen), 300 + static_cast<int>(gen() % 171));
+  return x;
+}
+double const kHuge = std::ldexp(1.2345678901234567, 640);
+
+TYPED_TEST(ReproducibleSum, LateMaximumGivesTheSameBits) {
+  // Many small terms first, then the ones that slide the window up past them (some fall below
+  // its bottom, some straddle it, some stay whole), against the largest first.
+  std::vector<double> const x = straddlingValues(5000, 17);
+  for (double last : {kHuge, -kHuge}) {
+    std::vector<double> lateMax = x;
+    lateMax.push_back(kHuge);
+    lateMax.push_back(-kHuge);
+    lateMax.push_back(last);
+    std::vector<double> earlyMax{last, -kHuge, kHuge};
+    earlyMax.insert(earlyMax.end(), x.begin(), x.end());
+    double const late = this->sum(lateMax);
+    double const early = this->sum(earlyMax);
+    EXPECT_EQ(std::memcmp(&late, &early, sizeof late), 0) << late << " vs " << early;
+    EXPECT_EQ(late, exactSum(truncateLikeTheWindow(lateMax).kept));
+    expectWithinBound(lateMax, late);
+  }
+  // Cancelling pair only: the result (about 2^476) has its last bit below the window's bottom.
+  std::vector<double> y = x;
+  y.push_back(kHuge);
+  y.push_back(-kHuge);
+  double const s = this->sum(y);
+  Truncation const t = truncateLikeTheWindow(y);
+  EXPECT_LT(std::fabs(s), std::ldexp(1.0, t.bottom + 52));
+  EXPECT_EQ(s, exactSum(t.kept));
+  // The window rising in many small steps (ascending magnitudes) against descending ones.
+  std::sort(y.begin(), y.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+  double const ascending = this->sum(y);
+  std::reverse(y.begin(), y.end());
+  EXPECT_EQ(this->sum(y), ascending);
+  EXPECT_EQ(ascending, s);
+}
+
+TYPED_TEST(ReproducibleSum, MassiveCancellationLeavesTheExactTinySum) {
+  // Pairs x, -x from 2^-60 to 2^100 (many of them cut by the window's bottom, 2^-68 here)
+  // cancel exactly; the tiny terms, multiples of 2^-50, survive exactly.
+  std::mt19937_64 gen(23);
+  std::uniform_real_distribution<double> u(0.5, 1.0);
+  std::vector<double> x;
+  double tinySum = 0.0;
+  for (int i = 0; i < 3000; ++i) {
+    double const v = std::ldexp(u(gen), static_cast<int>(gen() % 161) - 60);
+    x.push_back(v);
+    x.push_back(-v);
+    double const t = std::ldexp(static_cast<double>(gen() % 2001) - 1000.0, -50);
+    x.push_back(t);
+    tinySum += t;  // exact: integers below 2^30 times 2^-50
+  }
+  std::shuffle(x.begin(), x.end(), gen);
+  EXPECT_EQ(this->sum(x), tinySum);
+  std::reverse(x.begin(), x.end());
+  EXPECT_EQ(this->sum(x), tinySum);
+}
+
+TYPED_TEST(ReproducibleSum, SpecialValuesInEveryForm) {
+  // NaN and Inf among the largest finite values, through the View, functor, box and dot forms
+  // (each has its own pass that tells which special values occurred).
+  using Exec = TypeParam;
+  double const inf = std::numeric_limits<double>::infinity();
+  double const nan = std::numeric_limits<double>::quiet_NaN();
+  double const big = std::numeric_limits<double>::max();
+  std::vector<double> x = spreadValues(300, -300.0, 300.0, 41);
+  x.push_back(big);
+  x.push_back(-big);
+  auto withAt = [&](std::size_t at, std::vector<double> const& extra) {
+    std::vector<double> y = x;
+    y.insert(y.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
+    return y;
+  };
+  for (std::size_t at : {std::size_t(0), std::size_t(150), x.size()}) {
+    EXPECT_EQ(this->sum(withAt(at, {inf})), inf);
+    EXPECT_EQ(this->sum(withAt(at, {-inf, -inf})), -inf);
+    EXPECT_TRUE(std::isnan(this->sum(withAt(at, {inf, -inf}))));
+    EXPECT_TRUE(std::isnan(this->sum(withAt(at, {-nan}))));
+    EXPECT_TRUE(std::isnan(this->sum(withAt(at, {inf, nan}))));
+  }
+  std::vector<double> const y = withAt(7, {-inf});
+  auto v = this->toDevice(y);
+  auto const n = static_cast<std::int64_t>(y.size());
+  EXPECT_EQ(eddy::reproducibleSum(Exec(), MPI_COMM_SELF, n, ReversedTerm<decltype(v)>{v, n}), -inf);
+  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reproducibleSum::box", 3, 5,
+                                                         21);
+  auto h = Kokkos::create_mirror_view(f);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 5; ++j)
+      for (int k = 0; k < 21; ++k) h(i, j, k) = (i + j + k) % 2 ? 1e300 : -2.5;
+  h(1, 2, 17) = inf;
+  Kokkos::deep_copy(f, h);
+  EXPECT_EQ(
+      eddy::reproducibleSum(Exec(), MPI_COMM_SELF, {0, 0, 0}, {3, 5, 21}, BoxTerm<decltype(f)>{f}),
+      inf);
+  h(2, 4, 0) = nan;  // outside the box below: only the Inf counts
+  Kokkos::deep_copy(f, h);
+  EXPECT_EQ(
+      eddy::reproducibleSum(Exec(), MPI_COMM_SELF, {0, 0, 1}, {3, 5, 21}, BoxTerm<decltype(f)>{f}),
+      inf);
+  EXPECT_TRUE(std::isnan(eddy::reproducibleSum(Exec(), MPI_COMM_SELF, {0, 0, 0}, {3, 5, 21},
+                                               BoxTerm<decltype(f)>{f})));
+  // The product of two finite terms overflows to Inf.
+  auto a = this->toDevice({1e200, 1.0, -3.0}), b = this->toDevice({-1e200, 2.0, 4.0});
+  EXPECT_EQ(eddy::reproducibleDot(Exec(), MPI_COMM_SELF, a, b), -inf);
+}
+
+TEST(ReproducibleSumBins, PartitionsJoinedInAnyOrderGiveTheSameBits) {
+  // The reducer's join on the host: uneven chunks (empty ones, ones above a fold period, ones
+  // whose window sits far below the global one), joined left to right, right to left and as a
+  // tree, all give the bits of one sequential accumulation.
+  using eddy::detail::BinnedSum;
+  std::vector<double> x = straddlingValues(3000, 32);  // first: small terms only
+  std::vector<double> rest = straddlingValues(4000, 31);
+  for (int e : {520, 600}) {  // then chunks whose top bins are two and one below the global one
+    for (double y : straddlingValues(50, e)) {
+      x.push_back(std::ldexp(std::fabs(y), e - 470));  // cancelled by terms in other chunks
+      rest.push_back(-std::ldexp(std::fabs(y), e - 470));
+    }
+  }
+  for (int i = 0; i < 2500; ++i) rest.push_back(std::ldexp(9007199254740991.0, 380));  // full
+  rest.push_back(kHuge);
+  rest.push_back(-kHuge);
+  std::mt19937_64 gen(33);
+  std::shuffle(rest.begin(), rest.end(), gen);
+  x.insert(x.end(), rest.begin(), rest.end());
+  std::vector<std::size_t> cuts{0,    0,    1,    7,    7,    1500, 1501,    3000,
+                                3050, 3100, 4200, 6999, 7000, 9100, x.size()};
+  std::vector<BinnedSum> chunk;
+  for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+    BinnedSum s = BinnedSum::empty();
+    for (std::size_t i = cuts[c]; i < cuts[c + 1]; ++i) s.add(x[i]);
+    chunk.push_back(s);
+  }
+  BinnedSum sequential = BinnedSum::empty();
+  for (double v : x) sequential.add(v);
+  auto finish = [](BinnedSum const& s) {
+    return eddy::detail::reproducibleFinish(MPI_COMM_SELF, s, s.top);
+  };
+  double const expected = finish(sequential);
+  EXPECT_EQ(expected, exactSum(truncateLikeTheWindow(x).kept));
+
+  BinnedSum result = BinnedSum::empty();
+  eddy::detail::BinnedSumReducer const reducer(result);
+  BinnedSum left = BinnedSum::empty();
+  for (auto const& c : chunk) reducer.join(left, c);
+  BinnedSum right = BinnedSum::empty();
+  for (auto it = chunk.rbegin(); it != chunk.rend(); ++it) reducer.join(right, *it);
+  std::vector<BinnedSum> level = chunk;
+  while (level.size() > 1) {  // pairwise tree
+    std::vector<BinnedSum> next;
+    for (std::size_t i = 0; i < level.size(); i += 2) {
+      BinnedSum a = level[i];
+      if (i + 1 < level.size()) reducer.join(a, level[i + 1]);
+      next.push_back(a);
+    }
+    level = next;
+  }
+  // Kokkos 3.x joins through volatile references.
+  volatile BinnedSum viaVolatile = chunk.back();
+  for (std::size_t i = 0; i + 1 < chunk.size(); ++i) {
+    volatile BinnedSum const& c = chunk[i];
+    reducer.join(viaVolatile, c);
+  }
+  BinnedSum copied = BinnedSum::empty();
+  for (int k = 0; k < BinnedSum::kBins; ++k) {
+    copied.digit[k] = viaVolatile.digit[k];
+    copied.carry[k] = viaVolatile.carry[k];
+  }
+  copied.top = viaVolatile.top;
+  for (double v : {finish(left), finish(right), finish(level[0]), finish(copied)})
+    EXPECT_EQ(std::memcmp(&v, &expected, sizeof v), 0) << v << " vs " << expected;
+  // Chunks of small terms only kept bins that the global window drops; the sum is small enough
+  // that one unit of the window's bottom shows.
+  EXPECT_EQ(chunk[4].top, sequential.top - 3);
+  EXPECT_EQ(chunk[7].top, sequential.top - 2);
+  EXPECT_EQ(chunk[8].top, sequential.top - 1);
+  EXPECT_LT(std::fabs(expected), std::ldexp(1.0, truncateLikeTheWindow(x).bottom + 52));
+}
+
 TEST(ReproducibleSumDefaults, DefaultSpaceOverloads) {
   Kokkos::View<double*, eddy::MemSpace> v("eddy::test::reproducibleSum::defaults", 4);
   Kokkos::deep_copy(v, 0.25);
@@ -324,14 +603,17 @@ TEST(ReproducibleSumDefaults, NegativeCountIsRejected) {
 
 TEST(ReproducibleSumFixedPoint, ConversionRoundsCorrectly) {
   using eddy::detail::FixedPointSum;
-  // 2^32 + 1 in units of 2^0, negative values, and a carry-limb value.
-  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 1, 1}}, 0), 4294967297.0);
-  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, -1, 0}}, -32), -1.0);
-  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{1, 0, 0, 0, 0}}, -128), 1.0);
-  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{-1, 0, 0, 0, 5}}, -128),
-            -1.0 + std::ldexp(5.0, -128));
+  // 2^32 + 1 in units of 2^0, negative values, and a value in the signed top limb.
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 0, 0, 0, 0, 1, 1}}, 0),
+            4294967297.0);
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 0, 0, 0, 0, -1, 0}}, -32),
+            -1.0);
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{1, 0, 0, 0, 0, 0, 0, 0, 0}}, -256),
+            1.0);
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{-1, 0, 0, 0, 0, 0, 0, 0, 5}}, -256),
+            -1.0 + std::ldexp(5.0, -256));
   // Subnormal results round at 2^-1074.
-  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 0, 3}}, -1075),
+  EXPECT_EQ(eddy::detail::fixedPointToDouble(FixedPointSum{{0, 0, 0, 0, 0, 0, 0, 0, 3}}, -1075),
             std::ldexp(2.0, -1074));  // 1.5 ulp -> tie to even 2
 }
 

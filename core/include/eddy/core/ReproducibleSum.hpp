@@ -2,27 +2,66 @@
 /// @brief Global sums whose double result is bitwise the same for any rank count, decomposition,
 /// ordering of the terms and backend (CUDA, OpenMP, Serial).
 ///
-/// Method (exact fixed point, two passes over the terms):
-///  1. One reduction finds max|x| over all terms of all ranks (max is order independent) and
-///     whether a NaN, +Inf or -Inf occurred. From it comes the exponent E with max|x| < 2^E.
-///  2. Every term is written exactly as a signed fixed-point integer in units of 2^(E-128):
-///     four 32-bit chunks taken straight from its IEEE bits (no floating-point rounding, so the
-///     split is identical on every backend, subnormals included). Bits below 2^(E-128) are
-///     truncated toward zero, which depends on the term alone. The chunks are accumulated in
-///     five int64 limbs (one carry limb) held in registers; carries are normalised after each
-///     term, so any number of terms per thread is safe. Integer addition is associative, so the
-///     per-thread, per-team and MPI_SUM combinations all give the same integer.
-///  3. The canonical integer is rounded once, correctly (round to nearest even), to a double.
+/// Method: exact binned fixed point, one pass over the terms.
 ///
-/// Error bound: |result - exact| <= n * 2^(E-128) + 0.5 ulp(result), where n is the global
-/// number of terms and 2^(E-1) <= max|x| < 2^E. For n < 2^64 this is far below one ulp unless
-/// the sum cancels to about 2^-64 of max|x|; the result is then still reproducible.
+///  Bins. Bit positions are counted from 2^-1108 (34 below the smallest subnormal, see
+///  BinnedSum::kPositionOffset): bin b holds the positions [52 b, 52 b + 52), i.e. weights
+///  2^(52 b - 1108). The bin boundaries are fixed; they do not depend on the data.
+///
+///  Split of a term. A finite x is read from its IEEE bits as |x| = a * 2^(p - 1108) with a an
+///  integer below 2^53 and p >= 34 (subnormals included, no floating-point operation). With
+///  b = p / 52 and s = p mod 52, a * 2^s = h * 2^52 + l exactly, 0 <= l, h < 2^52: the piece
+///  lo = sign(x) * l belongs to bin b, the piece hi = sign(x) * h to bin b + 1. Shifts and masks
+///  only, so every backend splits every term identically. Call b + 1 the term's top bin (it
+///  holds the leading bit of a normal term).
+///
+///  Accumulator (BinnedSum, one per thread). `top` is the largest top bin seen so far; the
+///  window is the four bins top-3 .. top. For each window bin the accumulator holds exactly
+///  P_b = the sum of the pieces of bin b over the terms it has seen, as carry * 2^52 + digit
+///  (two int64). A term adds its two pieces to their bins if they lie in the window and drops a
+///  piece that lies below it. A term with a higher top bin first slides the window up: the bins
+///  that fall below the new bottom are dropped whole. Every 1024 terms each bin folds digit's
+///  overflow into its own carry (never into another bin), so digits stay below 2^63 whatever
+///  the number of terms. Two accumulators join by sliding both to the larger top and adding
+///  bin by bin; across ranks, one MPI_MAX agrees on the global top T, every rank slides to it,
+///  and the integers are added with MPI_SUM.
+///
+///  Why the result does not depend on the partition or the order: let T be the top over all
+///  terms. Every accumulator's top is <= T, so its window bottom is <= T-3: a bin it ever
+///  dropped lies below T-3, and the global window drops that bin anyway. A bin above an
+///  accumulator's top has received no piece, so P_b = 0 there is exact as well. Hence for every
+///  bin b in T-3 .. T each accumulator holds the exact sum of the pieces of its own terms, and
+///  the joins add these integers exactly (no overflow, see above; integer addition is
+///  associative and commutative). The final integer is
+///      R = sum over all terms x, over bins b in T-3 .. T, of the piece of x in bin b,
+///  which depends on the multiset of terms alone. It is rounded once, correctly (to nearest,
+///  ties to even), to a double. A bin's fold keeps P_b itself unchanged; carries between bins
+///  are resolved only after the global window is known (in the rounding step), since a carry
+///  out of a bin that is later dropped would otherwise survive it.
+///
+/// Error bound: each term loses less than 2^G in size, G = 52 (T-3) - 1108, the weight of the
+/// window's lowest bit: a term whose top bin is T-2 or higher loses nothing; one with top bin
+/// T-3 keeps hi, i.e. x truncated toward zero to a multiple of 2^G; lower ones are dropped, and
+/// |x| < 2^G for them. The term that sets T has its leading bit at 2^(52 T - 1108) or above, so
+/// with 2^(E-1) <= max|x| < 2^E:
+///     |result - exact| <= n * 2^(E-157) + 0.5 ulp(result),
+/// n the global number of terms. A normal term of size 2^(E-156) or more is never truncated, nor
+/// is any term when max|x| < 2^-900, so such sums are exact however much they cancel.
+/// Truncation toward zero makes the sum odd: negating every term negates the result. The
+/// integers are exact for fewer than 2^61 terms per rank and 2^31 ranks.
+///
+/// Cost: one read of each term and about 40 integer operations on it (shifts, masks, adds; the
+/// division by 52 is a multiplication), in registers: each work item reads kTermsPerItem terms
+/// at once and keeps its thread's window in registers while it adds them.
 ///
 /// Special values: any NaN, or both +Inf and -Inf, gives NaN; otherwise +Inf or -Inf if present.
-/// A sum of no terms, or of zeros only, is +0.0. Every function is collective over `comm`: each
-/// rank passes its own terms (possibly none).
+/// A sum of no terms, or of zeros only, is +0.0. NaN and Inf (exponent field all ones) land in
+/// bins that no finite term reaches, so the global top tells whether one occurred; only then a
+/// second pass over the terms tells which (each term is evaluated once otherwise). Every function
+/// is collective over `comm`: each rank passes its own terms (possibly none).
 #pragma once
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Timer.hpp"
@@ -39,165 +78,212 @@ namespace eddy {
 
 namespace detail {
 
-/// Pass-1 state: largest finite |x| and which special values occurred. `operator+=` merges two
-/// states (it is the join Kokkos::Sum applies), it does not add.
-struct SumScan {
-  static constexpr int kNaN = 1;
-  static constexpr int kPosInf = 2;
-  static constexpr int kNegInf = 4;
-  double maxAbs;
-  int special;
+/// One thread's share of a reproducible sum: the window of bins top-3 .. top (see the file
+/// comment). 72 bytes.
+struct BinnedSum {
+  static constexpr int kBinBits = 52;
+  static constexpr int kBins = 4;
+  /// Bit positions are counted from 2^-1108, 34 below the smallest subnormal, so that an
+  /// exponent field of all ones (NaN, Inf) starts bin 40 and no finite term reaches it: such a
+  /// term's top bin, kSpecialTop, marks it.
+  static constexpr int kPositionOffset = 34;
+  static constexpr int kSpecialTop = 41;
+  static_assert((2046 - 1 + kPositionOffset) / kBinBits + 1 < kSpecialTop &&
+                    (2047 - 1 + kPositionOffset) / kBinBits + 1 == kSpecialTop,
+                "eddy::BinnedSum: NaN and Inf must have a top bin of their own");
+  static constexpr std::int64_t kDigitMask = (std::int64_t(1) << kBinBits) - 1;
+  /// Terms between folds: a digit starts below 2^52 and each term adds less than 2^52 in size.
+  static constexpr int kFoldPeriod = 1024;
+  static_assert(kFoldPeriod + 1 < (1 << (63 - kBinBits)), "eddy::BinnedSum: digits may overflow");
 
-  KOKKOS_INLINE_FUNCTION void include(double x) {
-    double const a = x < 0.0 ? -x : x;
-    if (a <= 1.7976931348623157e308) {  // finite
-      if (a > maxAbs) maxAbs = a;
-    } else if (x != x) {
-      special |= kNaN;
-    } else {
-      special |= x > 0.0 ? kPosInf : kNegInf;
-    }
-  }
-  KOKKOS_INLINE_FUNCTION SumScan& operator+=(SumScan const& o) {
-    if (o.maxAbs > maxAbs) maxAbs = o.maxAbs;
-    special |= o.special;
-    return *this;
-  }
-  // Kokkos 3.x joins through volatile references; Kokkos 4 never calls this.
-  KOKKOS_INLINE_FUNCTION void operator+=(volatile SumScan const& o) volatile {
-    if (o.maxAbs > maxAbs) maxAbs = o.maxAbs;
-    special |= o.special;
-  }
-};
+  std::int64_t digit[kBins];  ///< slot k is bin top-k; its value is carry * 2^52 + digit
+  std::int64_t carry[kBins];
+  int top;      ///< highest bin of any term seen; 0 while there is none (every term's is >= 1)
+  int pending;  ///< terms added since the last fold
 
-/// Pass-2 state: a signed fixed-point integer in units of 2^base,
-///   value = limb[0]*2^128 + limb[1]*2^96 + limb[2]*2^64 + limb[3]*2^32 + limb[4].
-/// Normalised form: limb[1..4] in [0, 2^32), limb[0] signed. 40 bytes per thread.
-struct FixedPointSum {
-  static constexpr int kLimbs = 5;
-  std::int64_t limb[kLimbs];
-
-  template <class Self>
-  KOKKOS_INLINE_FUNCTION static void normalise(Self& s) {
-    for (int k = kLimbs - 1; k > 0; --k) {
-      std::int64_t const v = s.limb[k];
-      std::int64_t const carry = v >> 32;  // arithmetic shift: floor(v / 2^32)
-      s.limb[k] = v - carry * (std::int64_t(1) << 32);
-      s.limb[k - 1] = s.limb[k - 1] + carry;
-    }
+  KOKKOS_INLINE_FUNCTION static BinnedSum empty() {
+    return BinnedSum{{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0};
   }
 
-  /// Adds x exactly, truncated toward zero to a multiple of 2^base. Needs |x| < 2^(base+128).
-  KOKKOS_INLINE_FUNCTION void add(double x, int base) {
+  /// Adds the pieces of x that lie in the window (sliding it up first if x is the largest yet).
+  KOKKOS_INLINE_FUNCTION void add(double x) {
+    deposit(x);
+    if (++pending >= kFoldPeriod) fold();
+  }
+
+  /// Adds N terms, folding afterwards if due (N divides kFoldPeriod, so pending meets it).
+  template <int N>
+  KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
+    static_assert(kFoldPeriod % N == 0, "eddy::BinnedSum: N must divide kFoldPeriod");
+    for (int c = 0; c < N; ++c) deposit(x[c]);
+    pending += N;
+    if (pending >= kFoldPeriod) fold();
+  }
+
+  /// add() without counting the term toward the next fold.
+  KOKKOS_INLINE_FUNCTION void deposit(double x) {
     union {
       double d;
       std::uint64_t u;
     } pun;
     pun.d = x;
     std::uint64_t const bits = pun.u;
-    int const biased = static_cast<int>((bits >> 52) & 0x7ffu);
-    std::uint64_t mant = bits & ((std::uint64_t(1) << 52) - 1);
-    if (biased != 0) mant |= std::uint64_t(1) << 52;
-    // |x| = mant * 2^(exp2), subnormals included; bit 0 of mant sits at bit `shift` of the field.
-    int const exp2 = (biased != 0 ? biased : 1) - 1075;
-    int const shift = exp2 - base;
-    bool const negative = (bits >> 63) != 0;
-    for (int c = 0; c < 4; ++c) {  // c = 0: lowest chunk (limb[4])
-      int const t = shift - 32 * c;
-      std::uint64_t chunk = 0;
-      if (t >= 0) {
-        if (t < 64) chunk = mant << t;
-      } else if (-t < 64) {
-        chunk = mant >> -t;
-      }
-      auto const v = static_cast<std::int64_t>(chunk & 0xffffffffu);
-      limb[4 - c] += negative ? -v : v;
+    int const field = static_cast<int>((bits >> 52) & 0x7ffu);
+    // |x| = mant * 2^(pos - 1108); subnormals (field 0) have no implicit bit. NaN and Inf go
+    // through the same steps and end up in bins 40 and 41.
+    int const normal = field != 0 ? 1 : 0;
+    std::uint64_t const mant = (bits & kFraction) | (static_cast<std::uint64_t>(normal) << 52);
+    auto const pos = static_cast<unsigned>(field - normal + kPositionOffset);
+    auto const bin = static_cast<int>(pos / kBinBits);  // bin of the low piece
+    auto const shift = static_cast<int>(pos % kBinBits);
+    std::int64_t const sign = static_cast<std::int64_t>(bits) >> 63;  // 0 or -1
+    auto const low = static_cast<std::int64_t>((mant << shift) & std::uint64_t(kDigitMask));
+    auto const high = static_cast<std::int64_t>(mant >> (kBinBits - shift));
+    std::int64_t const lo = (low ^ sign) - sign;  // the pieces carry the sign of x
+    std::int64_t const hi = (high ^ sign) - sign;
+    if (bin + 1 > top) raise(bin + 1);
+    // hi goes to slot `slot`, lo to the one below. Masks on fixed slots rather than an indexed
+    // store or data-dependent branches, so that the window stays in registers on a GPU. Terms
+    // within a factor 2^52 of the largest always take the first branch, some lower ones the
+    // second, and those below the window neither.
+    int const slot = top - 1 - bin;
+    if (slot <= 1) {
+      std::int64_t const first = slot - 1;  // all ones for slot 0, zero for slot 1
+      digit[0] += hi & first;
+      digit[1] += hi ^ ((hi ^ lo) & first);  // lo for slot 0, hi for slot 1
+      digit[2] += lo & ~first;
+    } else if (slot <= 3) {
+      std::int64_t const third = slot - 3;  // all ones for slot 2, zero for slot 3
+      digit[2] += hi & third;
+      digit[3] += hi ^ ((hi ^ lo) & third);
     }
-    normalise(*this);
   }
 
-  KOKKOS_INLINE_FUNCTION FixedPointSum& operator+=(FixedPointSum const& o) {
-    for (int k = 0; k < kLimbs; ++k) limb[k] += o.limb[k];
-    normalise(*this);
-    return *this;
+  /// Moves each digit's overflow into the same bin's carry; the bins' values are unchanged.
+  KOKKOS_INLINE_FUNCTION void fold() {
+    for (int k = 0; k < kBins; ++k) {
+      std::int64_t const c = digit[k] >> kBinBits;  // arithmetic shift: floor(digit / 2^52)
+      digit[k] &= kDigitMask;
+      carry[k] += c;
+    }
+    pending = 0;
+  }
+
+  /// Slides the window up so that its top bin is `newTop` (> top); bins below it are dropped.
+  KOKKOS_INLINE_FUNCTION void raise(int newTop) {
+    int const by = newTop - top < kBins ? newTop - top : kBins;
+    for (int step = 0; step < by; ++step) {  // one bin at a time: fixed indices only
+      for (int k = kBins - 1; k > 0; --k) {
+        digit[k] = digit[k - 1];
+        carry[k] = carry[k - 1];
+      }
+      digit[0] = 0;
+      carry[0] = 0;
+    }
+    top = newTop;
+  }
+
+  /// Adds another accumulator's bins to these (the join of the reducer).
+  KOKKOS_INLINE_FUNCTION void merge(BinnedSum other) {
+    if (other.top > top) raise(other.top);
+    if (top > other.top) other.raise(top);
+    fold();
+    other.fold();
+    for (int k = 0; k < kBins; ++k) {
+      digit[k] += other.digit[k];
+      carry[k] += other.carry[k];
+    }
+    fold();
+  }
+
+ private:
+  static constexpr std::uint64_t kFraction = (std::uint64_t(1) << 52) - 1;
+};
+
+/// Kokkos reducer over BinnedSum: init is the empty window, join is BinnedSum::merge.
+class BinnedSumReducer {
+ public:
+  using reducer = BinnedSumReducer;
+  using value_type = BinnedSum;
+  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace>;
+
+  KOKKOS_INLINE_FUNCTION explicit BinnedSumReducer(value_type& result) : m_result(&result) {}
+
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, value_type const& src) const {
+    dest.merge(src);
   }
   // Kokkos 3.x joins through volatile references; Kokkos 4 never calls this.
-  KOKKOS_INLINE_FUNCTION void operator+=(volatile FixedPointSum const& o) volatile {
-    for (int k = 0; k < kLimbs; ++k) limb[k] = limb[k] + o.limb[k];
-    normalise(*this);
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest,
+                                   volatile value_type const& src) const {
+    value_type d = load(dest);
+    d.merge(load(src));
+    for (int k = 0; k < BinnedSum::kBins; ++k) {
+      dest.digit[k] = d.digit[k];
+      dest.carry[k] = d.carry[k];
+    }
+    dest.top = d.top;
+    dest.pending = d.pending;
   }
-};
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = BinnedSum::empty(); }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *m_result.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return m_result; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
 
-}  // namespace detail
-}  // namespace eddy
-
-// Identities for Kokkos::Sum over the state types above (declared before any use).
-namespace Kokkos {
-template <>
-struct reduction_identity<eddy::detail::SumScan> {
-  KOKKOS_FORCEINLINE_FUNCTION static eddy::detail::SumScan sum() {
-    return eddy::detail::SumScan{0.0, 0};
+ private:
+  KOKKOS_INLINE_FUNCTION static value_type load(volatile value_type const& v) {
+    value_type s;
+    for (int k = 0; k < BinnedSum::kBins; ++k) {
+      s.digit[k] = v.digit[k];
+      s.carry[k] = v.carry[k];
+    }
+    s.top = v.top;
+    s.pending = v.pending;
+    return s;
   }
-};
-template <>
-struct reduction_identity<eddy::detail::FixedPointSum> {
-  KOKKOS_FORCEINLINE_FUNCTION static eddy::detail::FixedPointSum sum() {
-    return eddy::detail::FixedPointSum{{0, 0, 0, 0, 0}};
-  }
-};
-}  // namespace Kokkos
 
-namespace eddy {
-namespace detail {
-
-/// What pass 1 decided, identically on every rank.
-struct SumScale {
-  bool finite;  ///< false: `special` is the answer (NaN or +-Inf)
-  double special;
-  bool zero;  ///< every term is zero (or there are none): the answer is +0.0
-  int base;   ///< weight of the fixed-point unit, 2^base
+  result_view_type m_result;
 };
 
-/// Collective: combines the ranks' pass-1 states and chooses the fixed-point unit.
-SumScale reproducibleScale(MPI_Comm comm, SumScan local);
-/// Collective: sums the ranks' limbs (MPI_SUM on int64) and rounds the integer to a double.
-double reproducibleFinish(MPI_Comm comm, FixedPointSum local, int base);
+/// A signed fixed-point integer in units of 2^base, the exact sum over the global window:
+///   value = limb[0] * 2^256 + limb[1] * 2^224 + ... + limb[8] * 2^0.
+/// Normalised form: limb[1..8] in [0, 2^32), limb[0] signed. 72 bytes.
+struct FixedPointSum {
+  static constexpr int kLimbs = 9;
+  std::int64_t limb[kLimbs];
+
+  /// Carries between limbs so that limb[1..8] lie in [0, 2^32); the value is unchanged.
+  void normalise();
+  /// Adds v * 2^offset exactly, 0 <= offset < 32 * (kLimbs - 2), and normalises.
+  void addShifted(std::int64_t v, int offset);
+};
+
+/// Collective: the global top bin, the largest over the ranks' (MPI_MAX).
+int reproducibleTop(MPI_Comm comm, BinnedSum const& local);
+/// Collective: slides `local` to the global window below `top`, adds the ranks' bins exactly
+/// (MPI_SUM on int64) and rounds the integer once to a double. Needs top < kSpecialTop.
+double reproducibleFinish(MPI_Comm comm, BinnedSum local, int top);
+/// Flags of the special values among the terms, combined with | (Kokkos::BOr).
+constexpr int kSawNaN = 1;
+constexpr int kSawPosInf = 2;
+constexpr int kSawNegInf = 4;
+KOKKOS_INLINE_FUNCTION int specialFlags(double x) {
+  if (x != x) return kSawNaN;
+  if (x > 1.7976931348623157e308) return kSawPosInf;
+  return x < -1.7976931348623157e308 ? kSawNegInf : 0;
+}
+/// Collective: the sum when some rank saw NaN or Inf, from each rank's specialFlags: NaN if any
+/// term is NaN or both infinities occur, else the infinity that occurs.
+double reproducibleSpecial(MPI_Comm comm, int flags);
 /// value * 2^base rounded to nearest even (local; exposed for tests).
 double fixedPointToDouble(FixedPointSum value, int base);
 /// Throws unless two Views that are combined term by term have the same length.
 void requireSameExtent(std::string const& labelA, std::size_t na, std::string const& labelB,
                        std::size_t nb);
 
-template <class Term>
-struct ReproScan1 {
-  Term term;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, SumScan& s) const {
-    s.include(static_cast<double>(term(i)));
-  }
-};
-template <class Term>
-struct ReproAccumulate1 {
-  Term term;
-  int base;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, FixedPointSum& s) const {
-    s.add(static_cast<double>(term(i)), base);
-  }
-};
-template <class Term>
-struct ReproScan3 {
-  Term term;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, SumScan& s) const {
-    s.include(static_cast<double>(term(i, j, k)));
-  }
-};
-template <class Term>
-struct ReproAccumulate3 {
-  Term term;
-  int base;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, FixedPointSum& s) const {
-    s.add(static_cast<double>(term(i, j, k)), base);
-  }
-};
+/// Terms per work item. An item first reads all its terms (so that their loads are in flight
+/// together), then adds them to a copy of its thread's BinnedSum held in registers and writes
+/// that back once, instead of once per term.
+constexpr int kTermsPerItem = 8;
 
 /// Term functor reading a 1D View.
 template <class View>
@@ -217,19 +303,48 @@ struct ProductTerm {
   }
 };
 
-/// Runs both passes with the given policy and functors and finishes over `comm`.
-template <template <class> class Scan, template <class> class Accumulate, class Policy, class Term>
-double reproducibleSumDriver(MPI_Comm comm, Policy const& policy, Term const& term) {
-  SumScan scan{0.0, 0};
-  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::scan", policy, Scan<Term>{term},
-                          Kokkos::Sum<SumScan>(scan));
-  SumScale const scale = reproducibleScale(comm, scan);
-  if (!scale.finite) return scale.special;
-  if (scale.zero) return 0.0;
-  FixedPointSum acc{{0, 0, 0, 0, 0}};
-  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate", policy,
-                          Accumulate<Term>{term, scale.base}, Kokkos::Sum<FixedPointSum>(acc));
-  return reproducibleFinish(comm, acc, scale.base);
+/// Item w adds the terms w, w + items, w + 2 items, ... below n: neighbouring items (threads)
+/// read neighbouring terms.
+template <class Term>
+struct ReproAccumulate1 {
+  Term term;
+  std::int64_t n;
+  std::int64_t items;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, BinnedSum& value) const {
+    double x[kTermsPerItem];
+    for (int c = 0; c < kTermsPerItem; ++c) {
+      std::int64_t const i = w + c * items;
+      x[c] = i < n ? static_cast<double>(term(i)) : 0.0;  // a zero adds nothing
+    }
+    BinnedSum s = value;
+    s.addAll(x);
+    value = s;
+  }
+};
+
+/// The special values among the terms, for the rare second pass (one term per index).
+template <class Term>
+struct ReproClassify1 {
+  Term term;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, int& flags) const {
+    flags |= specialFlags(static_cast<double>(term(i)));
+  }
+};
+
+/// Runs the one pass over the items of `policy` and finishes over `comm`. Only if some term is
+/// NaN or Inf, a second pass (`classifyPolicy`, `classify`) tells which.
+template <class Policy, class Accumulate, class ClassifyPolicy, class Classify>
+double reproducibleSumDriver(MPI_Comm comm, Policy const& policy, Accumulate const& accumulate,
+                             ClassifyPolicy const& classifyPolicy, Classify const& classify) {
+  BinnedSum local = BinnedSum::empty();
+  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate", policy, accumulate,
+                          BinnedSumReducer(local));
+  int const top = reproducibleTop(comm, local);
+  if (top != BinnedSum::kSpecialTop) return reproducibleFinish(comm, local, top);
+  int flags = 0;
+  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::classify", classifyPolicy, classify,
+                          Kokkos::BOr<int>(flags));
+  return reproducibleSpecial(comm, flags);
 }
 
 template <class Exec>
@@ -245,9 +360,11 @@ template <class Exec, class Term, detail::EnableIfExec<Exec> = 0>
 double reproducibleSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
   EDDY_REQUIRE(n >= 0, "eddy::reproducibleSum: term count ", n, " is negative; expected n >= 0");
   ScopedRegion region("eddy::reduce::reproducibleSum");
-  Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> policy(space, 0, n);
-  return detail::reproducibleSumDriver<detail::ReproScan1, detail::ReproAccumulate1>(comm, policy,
-                                                                                     term);
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  std::int64_t const items = (n + detail::kTermsPerItem - 1) / detail::kTermsPerItem;
+  return detail::reproducibleSumDriver(comm, Policy(space, 0, items),
+                                       detail::ReproAccumulate1<Term>{term, n, items},
+                                       Policy(space, 0, n), detail::ReproClassify1<Term>{term});
 }
 template <class Term>
 double reproducibleSum(MPI_Comm comm, std::int64_t n, Term const& term) {
@@ -259,14 +376,8 @@ double reproducibleSum(MPI_Comm comm, std::int64_t n, Term const& term) {
 template <class Exec, class Term, detail::EnableIfExec<Exec> = 0>
 double reproducibleSum(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                        std::array<int, 3> const& hi, Term const& term) {
-  ScopedRegion region("eddy::reduce::reproducibleSum");
-  std::array<int, 3> top = hi;
-  for (int d = 0; d < 3; ++d)
-    if (top[d] < lo[d]) top[d] = lo[d];  // an empty box reduces nothing
-  Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>, Kokkos::IndexType<int>> policy(
-      space, {lo[0], lo[1], lo[2]}, {top[0], top[1], top[2]});
-  return detail::reproducibleSumDriver<detail::ReproScan3, detail::ReproAccumulate3>(comm, policy,
-                                                                                     term);
+  FlatBox const box = FlatBox::of(lo, hi);
+  return reproducibleSum(space, comm, box.size, onFlatBox(box, term));
 }
 template <class Term>
 double reproducibleSum(MPI_Comm comm, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
