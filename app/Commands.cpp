@@ -5,6 +5,7 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
+#include "eddy/core/Transport.hpp"
 #include "eddy/core/Version.hpp"
 #include "eddy/io/Deck.hpp"
 #include "eddy/io/Info.hpp"
@@ -23,6 +24,8 @@ std::string helpText() {
 
 Commands:
   run DECK                    run the simulation described by the YAML deck DECK
+      --restart FILE          continue from checkpoint FILE (bitwise as if never stopped;
+                              `latest`: the newest checkpoint of the run, if any)
   validate DECK               check DECK against the schema and print it resolved (defaults
                               filled in); exit code 3 and one located message if it is wrong
   info                        versions (Eddy, Kokkos, MPI, HDF5, yaml-cpp), backends, devices,
@@ -35,6 +38,7 @@ Kokkos options (--kokkos-device-id, --kokkos-num-threads, ...) may follow the co
 
 Environment:
   EDDY_GPU_AWARE_MPI=0|1      override the probe of MPI's GPU awareness
+  EDDY_TRANSPORT=NAME         nccl, mpi or mpi-staged when the deck says auto
   EDDY_DEBUG_LOG=DIR          write a per-rank debug log DIR/eddy.debug.<rank>.log
   EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
 
@@ -61,6 +65,7 @@ int info(Runtime const& rt) {
   os << "; default execution space " << ExecSpace::name() << '\n';
   os << "MPI       " << mpi::libraryVersion() << " (" << mpi::standardVersion() << ")\n";
   os << "GPU-aware MPI: " << (aware ? "yes" : "no") << " (" << how << ")\n";
+  os << "transport " << transport::describe() << '\n';
   os << "I/O       " << io::hdf5Description() << ", yaml-cpp " << io::yamlCppVersion() << '\n';
   os << "ranks     " << rt.size() << " (" << rt.localSize() << " on this node)\n";
   os << "host threads per rank: " << compat::concurrency(HostExecSpace()) << '\n';
@@ -99,10 +104,21 @@ int validate(Runtime const& rt, std::vector<std::string> const& args) {
 
 int run(Runtime const& rt, std::vector<std::string> const& args) {
   std::string const path = requireDeckArgument(args, "run");
-  for (std::size_t i = 1; i < args.size(); ++i)
-    throw UsageError(str("'eddy run' got an unexpected argument '", args[i], "'"));
+  std::string restart;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--restart") {
+      if (i + 1 >= args.size() || args[i + 1].empty())
+        throw UsageError("'eddy run' option --restart needs a checkpoint file (or 'latest')");
+      restart = args[++i];
+    } else if (args[i].rfind("--restart=", 0) == 0 && args[i].size() > 10) {
+      restart = args[i].substr(10);
+    } else {
+      throw UsageError(str("'eddy run' got an unexpected argument '", args[i],
+                           "'; expected: eddy run DECK [--restart FILE|latest]"));
+    }
+  }
   io::Deck const deck = io::loadDeck(path, io::deckSchema(), rt.comm());
-  return runDeck(rt, deck);
+  return runDeck(rt, deck, restart);
 }
 
 }  // namespace eddy::app

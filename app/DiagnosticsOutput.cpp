@@ -6,18 +6,29 @@
 namespace eddy::app {
 
 DiagnosticsOutput::DiagnosticsOutput(Runtime const& rt, io::Deck const& deck,
-                                     std::vector<Column> const& columns) {
+                                     std::vector<Column> const& columns, long long restartStep) {
   if (!deck.has("diagnostics")) return;
   std::string const path =
       deck.getString("run.output_dir") + "/" + deck.getString("diagnostics.file");
   m_series = std::make_unique<io::TimeSeries>(rt.comm(), path, deck.getInt("diagnostics.every"));
   for (auto const& c : columns) m_series->addColumn(c.first, c.second);
-  m_series->open();
+  if (restartStep >= 0)
+    m_series->resume(restartStep);
+  else
+    m_series->open();
   log::info(str("diagnostics: ", path, " every ", m_series->every(), " steps (", m_series->header(),
                 ")"));
 }
 
-MdAnalyses::MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff) : m_comm(rt.comm()) {
+MdAnalyses::MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff,
+                       long long restartStep)
+    : m_comm(rt.comm()) {
+  auto start = [restartStep](io::TimeSeries& series) {
+    if (restartStep >= 0)
+      series.resume(restartStep);
+    else
+      series.open();
+  };
   std::string const base = deck.getString("run.output_dir") + "/" + deck.getString("run.name");
   m_rdfEvery = deck.getInt("md.rdf.every");
   m_speedEvery = deck.getInt("md.velocity_histogram.every");
@@ -32,7 +43,7 @@ MdAnalyses::MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff) :
     for (auto const& c : std::vector<Column>{
              {"step", "1"}, {"r_low", "sigma"}, {"r_high", "sigma"}, {"pairs", "1"}, {"g", "1"}})
       m_rdf->addColumn(c.first, c.second);
-    m_rdf->open();
+    start(*m_rdf);
   }
   if (m_speedEvery > 0) {
     m_vMax = deck.getDouble("md.velocity_histogram.v_max");
@@ -44,7 +55,7 @@ MdAnalyses::MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff) :
                                              {"atoms", "1"},
                                              {"pdf", "tau/sigma"}})
       m_speeds->addColumn(c.first, c.second);
-    m_speeds->open();
+    start(*m_speeds);
   }
 }
 

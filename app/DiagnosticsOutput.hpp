@@ -27,7 +27,10 @@ using Column = std::pair<std::string, std::string>;
 /// no `diagnostics` section. Collective: every rank constructs it and calls `record`.
 class DiagnosticsOutput {
  public:
-  DiagnosticsOutput(Runtime const& rt, io::Deck const& deck, std::vector<Column> const& columns);
+  /// `restartStep` >= 0: the run continues from a checkpoint of that step, so the series goes
+  /// on in the existing file (rows after that step are dropped) instead of a new one.
+  DiagnosticsOutput(Runtime const& rt, io::Deck const& deck, std::vector<Column> const& columns,
+                    long long restartStep = -1);
   /// True when a row is due at `step` (never without a diagnostics section).
   bool due(long long step) const { return m_series && m_series->due(step); }
   /// Writes one row (one value per column).
@@ -41,7 +44,8 @@ class DiagnosticsOutput {
 /// (one row per bin and sample): <output_dir>/<run.name>.rdf.csv and .speeds.csv.
 class MdAnalyses {
  public:
-  MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff);
+  /// `restartStep` as for DiagnosticsOutput.
+  MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff, long long restartStep = -1);
   /// Collective: samples whichever analysis is due at the system's current step.
   void sample(ExecSpace const& space, md::System<ExecSpace> const& system);
 

@@ -1,5 +1,6 @@
 #include "RunFluids.hpp"
 
+#include "CheckpointOutput.hpp"
 #include "DiagnosticsOutput.hpp"
 #include "Format.hpp"
 #include "SnapshotOutput.hpp"
@@ -54,9 +55,76 @@ fluids::Parameters parameters(io::Deck const& deck, CartDecomposition const& dec
   return p;
 }
 
+template <class T>
+std::string listText(std::vector<T> const& v) {
+  std::string s = "[";
+  for (std::size_t a = 0; a < v.size(); ++a) s += str(a ? ", " : "", v[a]);
+  return s + "]";
+}
+
+char const* const kVelocityName[3] = {"u", "v", "w"};
+
+/// The model's state as a checkpoint: face velocities, pressure and Poisson guess as global
+/// arrays (any rank count reads them back), step, time and the last step's statistics.
+io::CheckpointData fluidsState(fluids::Model const& model) {
+  auto const& decomp = model.decomposition();
+  io::CheckpointData d;
+  d.step = model.stepCount();
+  d.time = model.time();
+  auto& a = d.attributes;
+  for (int c = 0; c < decomp.dims(); ++c) {
+    a.integers["cells"].push_back(decomp.globalCells()[c]);
+    a.reals["length"].push_back(model.length()[c]);
+  }
+  auto const& s = model.lastStep();
+  a.reals["last_dt"] = {s.dt};
+  a.reals["last_cfl"] = {s.cfl};
+  a.integers["last_poisson_iterations"] = {s.poissonIterations};
+  a.reals["last_poisson_residual"] = {s.poissonResidual};
+  a.reals["last_max_divergence"] = {s.maxDivergence};
+  for (int c = 0; c < decomp.dims(); ++c)
+    d.grids.push_back(ownedEntries(model.velocity(c), decomp, kVelocityName[c], "m/s"));
+  // Kinematic pressure (p / rho), as the model holds it.
+  d.grids.push_back(ownedEntries(model.pressure(), decomp, "pressure", "m^2/s^2"));
+  d.grids.push_back(ownedEntries(model.poissonGuess(), decomp, "poisson_guess", "m^2/s^2"));
+  return d;
+}
+
+/// Collective: puts the state of checkpoint `file` into `model` (any rank count), after
+/// checking that it is a run on the same grid.
+void restoreFluids(ExecSpace const& space, fluids::Model& model, io::CheckpointReader const& file) {
+  auto const& decomp = model.decomposition();
+  std::vector<std::int64_t> cells;
+  std::vector<double> length;
+  for (int c = 0; c < decomp.dims(); ++c) {
+    cells.push_back(decomp.globalCells()[c]);
+    length.push_back(model.length()[c]);
+  }
+  requireSame(file, "grid.cells", listText(cells), listText(file.integers("cells")));
+  requireSame(file, "grid.length", listText(length), listText(file.reals("length")));
+  auto block = [&](Field<MemSpace> const& f, std::string const& name) {
+    io::CheckpointGrid const g = ownedEntries(f, decomp, name, "");
+    requireSame(file, str("shape of array '", name, "'"), toString(g.global),
+                toString(file.gridShape(name)));
+    return file.readGrid(name, g.offset, g.count);
+  };
+  std::array<std::vector<double>, 3> u;
+  for (int c = 0; c < decomp.dims(); ++c) u[c] = block(model.velocity(c), kVelocityName[c]);
+  std::vector<double> const p = block(model.pressure(), "pressure");
+  std::vector<double> const phi = block(model.poissonGuess(), "poisson_guess");
+  fluids::StepStats last;
+  last.dt = file.real("last_dt");
+  last.cfl = file.real("last_cfl");
+  last.poissonIterations = static_cast<int>(file.integer("last_poisson_iterations"));
+  last.poissonResidual = file.real("last_poisson_residual");
+  last.maxDivergence = file.real("last_max_divergence");
+  model.restoreState(space, u, p, phi, file.step(), file.time(), last);
+}
+
 }  // namespace
 
-int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& decomp) {
+int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& decomp,
+              std::string const& restart) {
   fluids::Parameters const p = parameters(deck, decomp);
   std::array<double, 3> const length = toArray3(deck.getDoubleList("grid.length"));
   ExecSpace const space;
@@ -84,6 +152,11 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
                 static_cast<double>(model.fieldBytes() + model.poisson().bytes()) / localCells,
                 " bytes per cell (fields and Poisson solver, ghosts included)"));
 
+  CheckpointOutput checkpoints(rt, deck, "fluids");
+  auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "fluids");
+  if (restartFile) restoreFluids(space, model, *restartFile);
+  long long const first = model.stepCount();
+
   auto report = [&](double loopStart) {
     auto const d = model.diagnostics(space);
     auto const& s = model.lastStep();
@@ -95,7 +168,8 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
         "KE %.10e  max|div| %.1e  %s",
         done, steps, model.time(), s.dt, s.cfl, s.poissonIterations, s.poissonResidual,
         d.kineticEnergy, d.maxDivergence,
-        progressTail(log::elapsed() - loopStart, done, steps, cells, "cell-updates").c_str());
+        progressTail(log::elapsed() - loopStart, done - first, steps - first, cells, "cell-updates")
+            .c_str());
     log::info(buf);
     return d;
   };
@@ -104,6 +178,7 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
   if (decomp.dims() == 3) available.push_back("w");
   available.push_back("divergence");
   SnapshotOutput output(rt, deck, available);
+  if (restartFile) output.resume(restartFile->text("snapshot_index"), first);
   auto snapshot = [&] {
     io::SnapshotData d;
     d.step = model.stepCount();
@@ -135,7 +210,8 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
                                  {"enstrophy", "1/s^2"},
                                  {"max_div", "1/s"},
                                  {"poisson_iterations", "1"},
-                                 {"poisson_residual", "1"}});
+                                 {"poisson_residual", "1"}},
+                                restartFile ? first : -1);
   auto sample = [&] {
     if (!diagnostics.due(model.stepCount())) return;
     auto const d = model.diagnostics(space);
@@ -147,9 +223,14 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
 
   double const loopStart = log::elapsed();
   report(loopStart);
-  runTimeLoop(
-      steps, every, [&](long long) { model.step(space); }, [&] { report(loopStart); }, sample,
-      [&](long long s) { return output.due(s, steps); }, snapshot);
+  runTimeLoop(first, steps, every,
+              loopActions([&](long long) { model.step(space); }, [&] { report(loopStart); }, sample,
+                          [&](long long s) { return output.due(s, steps); }, snapshot,
+                          [&](long long s) { return checkpoints.due(s, steps); },
+                          [&] {
+                            auto d = fluidsState(model);
+                            checkpoints.write(d, output);
+                          }));
   space.fence();
   auto const last = report(loopStart);
   std::string const reference =

@@ -1,5 +1,6 @@
 #include "RunMd.hpp"
 
+#include "CheckpointOutput.hpp"
 #include "DiagnosticsOutput.hpp"
 #include "Format.hpp"
 #include "SnapshotOutput.hpp"
@@ -14,6 +15,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace eddy::app {
 
@@ -53,12 +56,130 @@ md::Parameters readParameters(io::Deck const& deck) {
   p.berendsenTau = deck.getDouble("md.berendsen_tau");
   p.langevinDamping = deck.getDouble("md.langevin_damping");
   p.seed = static_cast<std::uint64_t>(deck.getInt("md.seed"));
+  p.reproducible = deck.getBool("md.reproducible");
   return p;
+}
+
+template <class T, std::size_t N>
+std::string listText(std::array<T, N> const& v) {
+  std::string s = "[";
+  for (std::size_t a = 0; a < N; ++a) s += str(a ? ", " : "", v[a]);
+  return s + "]";
+}
+template <class T>
+std::string listText(std::vector<T> const& v) {
+  std::string s = "[";
+  for (std::size_t a = 0; a < v.size(); ++a) s += str(a ? ", " : "", v[a]);
+  return s + "]";
+}
+
+/// The system's state as a checkpoint: every atom's position, velocity, force and position at
+/// the last neighbour-list build (rows in rank order), the step and the builds so far.
+io::CheckpointData mdState(md::System<ExecSpace> const& system) {
+  auto const& p = system.parameters();
+  io::CheckpointData d;
+  d.step = system.steps();
+  d.time = static_cast<double>(system.steps()) * p.dt;
+  auto& a = d.attributes;
+  auto const& box = system.domain().length;
+  auto const& grid = system.decomposition().procGrid();
+  for (int c = 0; c < 3; ++c) {
+    a.integers["cells"].push_back(p.cells[c]);
+    a.reals["box"].push_back(box[c]);
+    a.integers["proc_grid"].push_back(grid[c]);
+  }
+  a.integers["atoms"] = {system.atoms()};
+  a.integers["rebuilds"] = {system.rebuilds()};
+  a.integers["seed"] = {static_cast<std::int64_t>(p.seed)};
+  a.reals["dt"] = {p.dt};
+  md::AtomState const s = system.atomState();
+  d.hasParticles = true;
+  d.particles.id = s.id;
+  d.particles.type = s.type;
+  d.particles.columns = {{"position", 3, "sigma", s.x},
+                         {"velocity", 3, "sigma/tau", s.v},
+                         {"force", 3, "eps/sigma", s.f},
+                         {"build_position", 3, "sigma", s.x0}};
+  return d;
+}
+
+/// Appends the rows of `from` to `to` for which keep(row) is true.
+template <class Keep>
+void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep keep) {
+  auto column = [&](char const* name) {
+    auto const* c = from.column(name);
+    if (!c || c->width != 3)
+      throw IoError(str("checkpoint: particle array '", name, "' is missing or not 3 wide"), true);
+    return c;
+  };
+  auto const *x = column("position"), *v = column("velocity"), *f = column("force"),
+             *x0 = column("build_position");
+  for (std::size_t i = 0; i < from.count(); ++i) {
+    if (!keep(&x0->values[3 * i])) continue;
+    for (int d = 0; d < 3; ++d) {
+      to.x.push_back(x->values[3 * i + d]);
+      to.v.push_back(v->values[3 * i + d]);
+      to.f.push_back(f->values[3 * i + d]);
+      to.x0.push_back(x0->values[3 * i + d]);
+    }
+    to.id.push_back(from.id[i]);
+    to.type.push_back(from.type[i]);
+  }
+}
+
+/// Collective: puts the state of checkpoint `file` into `system` after checking that it holds
+/// the same atoms in the same box. On the ranks and decomposition that wrote it, each rank takes
+/// back its rows in their order; on any other, each rank takes the atoms whose position at the
+/// last list build lies in its box (the rows pass by in bounded pieces).
+void restoreMd(ExecSpace const& space, MPI_Comm comm, md::System<ExecSpace>& system,
+               io::CheckpointReader const& file) {
+  auto const& p = system.parameters();
+  auto const& box = system.domain().length;
+  requireSame(file, "grid.cells", listText(p.cells), listText(file.integers("cells")));
+  requireSame(file, "particle count", str(system.atoms()), str(file.integer("atoms")));
+  requireSame(file, "box", listText(box), listText(file.reals("box")));
+  requireSame(file, "particle rows", str(system.atoms()), str(file.particleCount()));
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<std::int64_t> grid;
+  for (int c = 0; c < 3; ++c) grid.push_back(system.decomposition().procGrid()[c]);
+  bool const sameLayout = file.ranks() == size && file.integers("proc_grid") == grid;
+  md::AtomState atoms;
+  if (sameLayout) {
+    long long first = 0;
+    for (int r = 0; r < rank; ++r) first += file.rowsPerRank()[r];
+    appendRows(file.readParticles(first, file.rowsPerRank()[rank]), atoms,
+               [](double const*) { return true; });
+  } else {
+    auto const& dom = system.domain();
+    auto mine = [&](double const* x0) {
+      for (int d = 0; d < 3; ++d) {
+        double q = x0[d] - dom.length[d] * std::floor(x0[d] / dom.length[d]);
+        if (q >= dom.length[d]) q = 0.0;
+        if (q < dom.lo[d] || q >= dom.hi[d]) return false;
+      }
+      return true;
+    };
+    long long const piece = 1 << 16;
+    for (long long first = 0; first < file.particleCount(); first += piece)
+      appendRows(file.readParticles(first, std::min(piece, file.particleCount() - first)), atoms,
+                 mine);
+  }
+  system.restoreState(space, atoms, sameLayout, file.step(), file.integer("rebuilds"));
+  long long const mineCount = system.owned();
+  long long total = 0;
+  checkMpi(MPI_Allreduce(&mineCount, &total, 1, MPI_LONG_LONG, MPI_SUM, comm),
+           "MPI_Allreduce(restored atoms)");
+  if (total != system.atoms())
+    throw Error(str("restart from '", file.path(), "': the ranks took ", total, " of ",
+                    system.atoms(), " atoms"),
+                ExitCode::Failure, true);
 }
 
 }  // namespace
 
-int runMd(Runtime const& rt, io::Deck const& deck) {
+int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
   md::Parameters const p = readParameters(deck);
   ExecSpace const space;
   double const setupStart = log::elapsed();
@@ -71,12 +192,18 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
                 ", lattice constant ", system.latticeConstant(), "), box ", box[0], " x ", box[1],
                 " x ", box[2], ", rank grid ", toString(system.decomposition().procGrid()), ", rc ",
                 p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
-                p.list == neighbor::ListKind::Half ? "half" : "full", " list, dt ", p.dt, ", ",
-                steps, " steps, thermostat ", deck.getString("md.thermostat"),
+                system.parameters().list == neighbor::ListKind::Half ? "half" : "full", " list",
+                p.reproducible ? " (reproducible)" : "", ", dt ", p.dt, ", ", steps,
+                " steps, thermostat ", deck.getString("md.thermostat"),
                 p.thermostat != md::Thermostat::None && thermostatSteps > 0
                     ? str(" for ", thermostatSteps, " steps")
                     : std::string(),
                 "; setup ", formatDuration(log::elapsed() - setupStart)));
+
+  CheckpointOutput checkpoints(rt, deck, "md");
+  auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "md");
+  if (restartFile) restoreMd(space, rt.comm(), system, *restartFile);
+  long long const start = system.steps();
 
   double const atoms = static_cast<double>(system.atoms());
   auto report = [&](double loopStart) {
@@ -87,11 +214,13 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
                   "step %8lld/%lld  T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld  ",
                   done, steps, d.temperature, d.potential / atoms, d.kinetic / atoms,
                   d.total() / atoms, d.pressure, system.rebuilds());
-    log::info(buf + progressTail(log::elapsed() - loopStart, done, steps, atoms, "atom-steps"));
+    log::info(buf + progressTail(log::elapsed() - loopStart, done - start, steps - start, atoms,
+                                 "atom-steps"));
     return d;
   };
 
   SnapshotOutput output(rt, deck, {});
+  if (restartFile) output.resume(restartFile->text("snapshot_index"), start);
   auto snapshot = [&] {
     io::SnapshotData d;
     d.step = system.steps();
@@ -126,8 +255,9 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
                                  {"KE", "eps/atom"},
                                  {"E", "eps/atom"},
                                  {"P", "eps/sigma^3"},
-                                 {"rebuilds", "1"}});
-  MdAnalyses analyses(rt, deck, p.cutoff);
+                                 {"rebuilds", "1"}},
+                                restartFile ? start : -1);
+  MdAnalyses analyses(rt, deck, p.cutoff, restartFile ? start : -1);
   auto sample = [&] {
     if (diagnostics.due(system.steps())) {
       auto const d = system.diagnostics(space);
@@ -141,13 +271,20 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
   double const loopStart = log::elapsed();
   auto const first = report(loopStart);
   runTimeLoop(
-      steps, every,
-      [&](long long s) {
-        if (thermostatSteps > 0 && s == thermostatSteps) system.setThermostat(md::Thermostat::None);
-        system.step(space);
-      },
-      [&] { report(loopStart); }, sample, [&](long long s) { return output.due(s, steps); },
-      snapshot);
+      start, steps, every,
+      loopActions(
+          [&](long long s) {
+            // From step thermostat_steps on (also in a run restarted later): NVE.
+            if (thermostatSteps > 0 && s >= thermostatSteps)
+              system.setThermostat(md::Thermostat::None);
+            system.step(space);
+          },
+          [&] { report(loopStart); }, sample, [&](long long s) { return output.due(s, steps); },
+          snapshot, [&](long long s) { return checkpoints.due(s, steps); },
+          [&] {
+            auto d = mdState(system);
+            checkpoints.write(d, output);
+          }));
   space.fence();
   double const loopSeconds = log::elapsed() - loopStart;
   auto const last = report(loopStart);
@@ -156,7 +293,7 @@ int runMd(Runtime const& rt, io::Deck const& deck) {
                 ", relative change of E ",
                 (last.total() - first.total()) / std::fabs(first.total()), ", T ", last.temperature,
                 ", P ", last.pressure, ", rebuilds ", system.rebuilds(), ", ",
-                steps > 0 && loopSeconds > 0 ? atoms * steps / loopSeconds : 0.0,
+                steps > start && loopSeconds > 0 ? atoms * (steps - start) / loopSeconds : 0.0,
                 " atom-steps/s, trajectory checksum ", hexBits(checksum), " (", checksum, ")"));
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Transport.hpp"
 
 #include <cerrno>
 #include <cinttypes>
@@ -127,7 +128,7 @@ int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition cons
 
 }  // namespace
 
-int runDeck(Runtime const& rt, io::Deck const& deck) {
+int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
   double const wallStart = log::elapsed();
   std::string const outDir = deck.getString("run.output_dir");
   createOutputDirectory(rt.comm(), outDir);
@@ -139,6 +140,9 @@ int runDeck(Runtime const& rt, io::Deck const& deck) {
   }
   std::string const aware = deck.getString("parallel.gpu_aware_mpi");
   if (aware != "auto") setenv("EDDY_GPU_AWARE_MPI", aware == "on" ? "1" : "0", 1);
+  std::string const transportChoice = deck.getString("parallel.transport");
+  if (transportChoice != "auto" || !std::getenv("EDDY_TRANSPORT"))
+    transport::select(transportChoice);
 
   log::info(str(versionLine(), ", ", rt.size(), " rank(s), execution space ", ExecSpace::name()));
   log::info(str("deck ", deck.path(), " (resolved):\n", deck.resolvedYaml()));
@@ -151,16 +155,20 @@ int runDeck(Runtime const& rt, io::Deck const& deck) {
   CartDecomposition const decomp =
       CartDecomposition::fromComm(rt.comm(), toIndex3(cells, 1), dims, periodic,
                                   toIndex3(deck.getIntList("parallel.decomposition"), 0));
-  log::info(str("decomposition: ", decomp.describe()));
+  log::info(str("decomposition: ", decomp.describe(), "; transport ", transport::describe()));
   if (log::debugEnabled()) log::debug(str("rank ", rt.rank(), ": ", decomp.describe()));
 
   int code = 0;
   if (deck.has("diffusion")) {
+    if (deck.has("checkpoint") || !restart.empty() || !deck.getString("run.restart").empty())
+      throw ConfigError(str("deck ", deck.path(),
+                            ": the diffusion model has no checkpoints; remove the checkpoint "
+                            "section and run.restart (checkpoints: fluids, md)"));
     code = runDiffusion(rt, deck, decomp);
   } else if (deck.has("fluids")) {
-    code = runFluids(rt, deck, decomp);
+    code = runFluids(rt, deck, decomp, restart);
   } else if (deck.has("md")) {
-    code = runMd(rt, deck);
+    code = runMd(rt, deck, restart);
   } else {
     throw ConfigError(
         str("deck ", deck.path(),

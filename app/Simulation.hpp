@@ -6,10 +6,13 @@
 #include "eddy/core/Runtime.hpp"
 #include "eddy/io/Deck.hpp"
 
+#include <string>
+
 namespace eddy::app {
 
-/// Runs the model the deck describes. Returns the exit code.
-int runDeck(Runtime const& rt, io::Deck const& deck);
+/// Runs the model the deck describes, continuing from the checkpoint `restart` (the `--restart`
+/// option; empty: the deck's run.restart) when given. Returns the exit code.
+int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart = std::string());
 
 /// Collective: creates `path` (and its parents) on rank 0 and makes every rank throw the same
 /// eddy::IoError, naming the path and the system's reason, when that fails.

@@ -59,6 +59,20 @@ void SnapshotOutput::write(io::SnapshotData const& data) {
       str("snapshot step ", data.step, " written: ", path, " (", log::elapsed() - start, " s)"));
 }
 
+std::string SnapshotOutput::indexText() const {
+  return m_writer ? io::snapshotIndexText(m_writer->entries()) : std::string();
+}
+
+void SnapshotOutput::resume(std::string const& indexText, long long step) {
+  if (!m_writer) return;
+  std::vector<io::SnapshotWriter::Entry> entries;
+  for (auto& e : io::snapshotIndexFromText(indexText))
+    if (e.step <= step) entries.push_back(std::move(e));
+  m_writer->resume(std::move(entries));
+  log::info(str("output: continuing the index ", m_writer->xdmfPath(), " (", m_writer->count(),
+                " snapshot(s) up to step ", step, ")"));
+}
+
 io::GridGeometry gridGeometry(CartDecomposition const& decomp,
                               std::array<double, 3> const& length) {
   io::GridGeometry g;

@@ -31,6 +31,12 @@ class SnapshotOutput {
   bool wants(std::string const& name) const;
   /// Collective: writes the snapshot and logs its path.
   void write(io::SnapshotData const& data);
+  /// The snapshots written so far (io::snapshotIndexText), stored in checkpoints.
+  std::string indexText() const;
+  /// Collective, at a restart from a checkpoint of step `step` whose snapshot index is
+  /// `indexText`: continues that index (entries after `step`, written by a run that went on
+  /// past the checkpoint, are dropped; their files are overwritten as the run gets there).
+  void resume(std::string const& indexText, long long step);
 
  private:
   std::unique_ptr<io::SnapshotWriter> m_writer;

@@ -1,25 +1,61 @@
 /// @file TimeLoop.hpp
 /// @brief The time loop the model drivers of `eddy run` share, so that what happens between
-/// steps (progress lines, diagnostics, snapshots, later checkpoints) is decided in one place.
+/// steps (progress lines, diagnostics, snapshots, checkpoints) is decided in one place.
 #pragma once
 
 namespace eddy::app {
 
-/// Runs `steps` steps: `step(s)` advances from step s to s + 1; `report()` prints a progress line
-/// every `every` steps (the caller prints the first and the last); `sample()` records
-/// diagnostics (it checks itself whether they are due); `snapshotDue(s)` / `snapshot()` write
-/// output after step 0 and after each step.
+/// What the loop does between steps; each member is a callable.
+/// - `step(s)` advances from step s to s + 1;
+/// - `report()` prints a progress line every `every` steps (the caller prints the first and the
+///   last);
+/// - `sample()` records diagnostics (it checks itself whether they are due);
+/// - `snapshotDue(s)` / `snapshot()` write output;
+/// - `checkpointDue(s)` / `checkpoint()` write the state, last, so that everything a step's
+///   output holds is on disk before a checkpoint of that step exists.
+template <class Step, class Report, class Sample, class SnapshotDue, class Snapshot,
+          class CheckpointDue, class Checkpoint>
+struct LoopActions {
+  Step step;
+  Report report;
+  Sample sample;
+  SnapshotDue snapshotDue;
+  Snapshot snapshot;
+  CheckpointDue checkpointDue;
+  Checkpoint checkpoint;
+};
+
+template <class... A>
+LoopActions<A...> loopActions(A... a) {
+  return LoopActions<A...>{a...};
+}
+
+/// Runs from step `first` to `steps`. A fresh run (first = 0) samples and writes its step-0
+/// output first; a restarted run (first > 0) does not, as the run it continues wrote the output
+/// of step `first` before its checkpoint.
+template <class Actions>
+void runTimeLoop(long long first, long long steps, long long every, Actions&& a) {
+  if (first == 0) {
+    a.sample();
+    if (a.snapshotDue(0LL)) a.snapshot();
+  }
+  for (long long s = first; s < steps; ++s) {
+    a.step(s);
+    if ((s + 1) % every == 0 && s + 1 < steps) a.report();
+    a.sample();
+    if (a.snapshotDue(s + 1)) a.snapshot();
+    if (a.checkpointDue(s + 1)) a.checkpoint();
+  }
+}
+
+/// Runs `steps` steps from step 0 without checkpoints (see above for the callables).
 template <class Step, class Report, class Sample, class SnapshotDue, class Snapshot>
 void runTimeLoop(long long steps, long long every, Step&& step, Report&& report, Sample&& sample,
                  SnapshotDue&& snapshotDue, Snapshot&& snapshot) {
-  sample();
-  if (snapshotDue(0LL)) snapshot();
-  for (long long s = 0; s < steps; ++s) {
-    step(s);
-    if ((s + 1) % every == 0 && s + 1 < steps) report();
-    sample();
-    if (snapshotDue(s + 1)) snapshot();
-  }
+  runTimeLoop(0, steps, every,
+              loopActions([&](long long s) { step(s); }, [&] { report(); }, [&] { sample(); },
+                          [&](long long s) { return snapshotDue(s); }, [&] { snapshot(); },
+                          [](long long) { return false; }, [] {}));
 }
 
 }  // namespace eddy::app

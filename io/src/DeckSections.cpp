@@ -20,7 +20,12 @@ Key run() {
                .atLeast(1)
                .defaultValue(10))
       .add(Key::boolean("debug_log", "Write a per-rank debug log to output_dir.")
-               .defaultValue(false));
+               .defaultValue(false))
+      .add(Key::string("restart",
+                       "Checkpoint file to continue from, or `latest` (the newest checkpoint of "
+                       "this run in checkpoint.directory; a fresh start when there is none); "
+                       "empty = start at step 0. `eddy run DECK --restart FILE` overrides it.")
+               .defaultValue(""));
 }
 
 Key grid() {
@@ -56,6 +61,12 @@ Key parallel() {
       .add(Key::choice("gpu_aware_mpi", {"auto", "on", "off"},
                        "Pass device buffers to MPI directly: auto probes the MPI library "
                        "(EDDY_GPU_AWARE_MPI overrides the probe).")
+               .defaultValue("auto"))
+      .add(Key::choice("transport", {"auto", "nccl", "mpi", "mpi-staged"},
+                       "How halo and particle messages between ranks travel: NCCL on the GPU "
+                       "stream, MPI on the buffers (host builds, GPU-aware MPI), or MPI through "
+                       "pinned host copies; auto takes the first available in that order "
+                       "(EDDY_TRANSPORT overrides auto). `eddy info` lists what is available.")
                .defaultValue("auto"));
 }
 
@@ -103,8 +114,9 @@ Key md() {
                .defaultValue("fcc"))
       .add(Key::real("density", "Number density rho*.").greaterThan(0).defaultValue(0.8442))
       .add(Key::real("temperature",
-                     "Initial temperature T*: Gaussian velocities from a seeded "
-                     "random pool, zero total momentum, rescaled to exactly T*.")
+                     "Initial temperature T*: Gaussian velocities drawn per atom from (seed, "
+                     "global id), zero total momentum, rescaled to exactly T* (the same state on "
+                     "any rank count).")
                .atLeast(0)
                .defaultValue(1.44))
       .add(Key::real("cutoff", "Cutoff radius rc of the potential.")
@@ -135,9 +147,17 @@ Key md() {
       .add(Key::real("langevin_damping", "Langevin friction coefficient gamma.")
                .greaterThan(0)
                .defaultValue(1.0))
-      .add(Key::integer("seed", "Seed of the velocity (and random lattice, Langevin) generator.")
+      .add(Key::integer("seed",
+                        "Seed of the counter-based random numbers (velocities, random lattice, "
+                        "Langevin noise), which are functions of (seed, atom id, step).")
                .atLeast(0)
                .defaultValue(12345))
+      .add(Key::boolean("reproducible",
+                        "Bitwise the same trajectory on any rank count: forces from the full list "
+                        "summed in a canonical order (bins of one grid shared by the ranks, each "
+                        "ordered by global id), reproducible global sums (neighbor: half is "
+                        "replaced by full).")
+               .defaultValue(false))
       .add(Key::section("rdf",
                         "Radial distribution function g(r) from the neighbour-list pairs (owned "
                         "and ghost), written to <output_dir>/<run.name>.rdf.csv.")
@@ -281,6 +301,35 @@ Key output() {
                .defaultValue("auto"));
 }
 
+Key checkpoint() {
+  return Key::section("checkpoint",
+                      "Checkpoints: the full state of the run in "
+                      "<directory>/<run.name>_<step>.chk.h5, from which `eddy run DECK --restart "
+                      "FILE` continues bitwise as if the run had not stopped (also on another "
+                      "rank count: fluids always, md with md.reproducible); see docs/output.md.")
+      .optional()
+      .add(Key::integer("every", "Write a checkpoint every this many steps; 0 = only at the end.")
+               .atLeast(0)
+               .defaultValue(1000))
+      .add(Key::integer("keep",
+                        "Checkpoints kept; older ones are deleted once a newer one is complete.")
+               .atLeast(1)
+               .defaultValue(2))
+      .add(Key::string("directory",
+                       "Directory of the checkpoint files (created if missing); empty = "
+                       "<run.output_dir>/checkpoints.")
+               .defaultValue(""))
+      .add(Key::boolean("at_end",
+                        "Also write one after the last step, so that a finished run can be "
+                        "extended by raising run.steps.")
+               .defaultValue(true))
+      .add(Key::choice("mode", {"auto", "collective", "gather"},
+                       "How ranks write and a restart reads: collective MPI-IO (parallel HDF5 "
+                       "only), or through rank 0 in messages of at most 64 MiB; auto takes "
+                       "collective when HDF5 is parallel.")
+               .defaultValue("auto"));
+}
+
 }  // namespace sections
 
 Schema const& deckSchema() {
@@ -294,6 +343,7 @@ Schema const& deckSchema() {
     s.add(sections::md());
     s.add(sections::diagnostics());
     s.add(sections::output());
+    s.add(sections::checkpoint());
     return s;
   }();
   return schema;

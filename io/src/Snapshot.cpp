@@ -1,15 +1,11 @@
-// Snapshots: the collective protocol (agreeing on failure, particle offsets, the gather path for
-// a serial HDF5, tmp + rename) over the HDF5 calls of SnapshotHdf5.cpp.
+// Snapshots: particle offsets, room first, tmp + rename and the XDMF index, over the HDF5 calls
+// and the collective or gathered writes of SnapshotHdf5.cpp (shared with checkpoints).
 #include "eddy/io/Snapshot.hpp"
 
-#include "SnapshotHdf5.hpp"
+#include "CollectiveIo.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Timer.hpp"
 #include "eddy/core/Version.hpp"
-
-#include <fcntl.h>
-#include <sys/types.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -31,78 +27,10 @@ SnapshotMode snapshotModeFromString(std::string const& s) {
 
 namespace {
 
+using detail::agree;
 using detail::Failure;
 using detail::Hdf5Output;
-
-constexpr int kTagGrid = 4101;
-constexpr int kTagParticles = 4102;
-
-/// Every rank learns whether any rank failed; all then throw the same collective IoError
-/// carrying the message of the lowest failing rank. `cleanup` runs on every rank first.
-template <class Cleanup>
-void agree(MPI_Comm comm, Failure const& failure, std::string const& context, Cleanup cleanup) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int const mine = failure.failed() ? rank : size;
-  int first = size;
-  checkMpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(snapshot)");
-  if (first == size) return;
-  char buf[1024] = {0};
-  if (rank == first) std::snprintf(buf, sizeof buf, "%s", failure.message.c_str());
-  checkMpi(MPI_Bcast(buf, sizeof buf, MPI_CHAR, first, comm), "MPI_Bcast(snapshot error)");
-  cleanup();
-  throw IoError(str(context, ": ", size > 1 ? str("[rank ", first, "] ") : std::string(), buf),
-                true);
-}
-
-void agree(MPI_Comm comm, Failure const& failure, std::string const& context) {
-  agree(comm, failure, context, [] {});
-}
-
-/// HDF5 shape of a per-axis triple: (z, y, x), C order (x fastest). 2D grids are one cell thick
-/// in z, (1, y, x), so that XDMF readers lay them in the x-y plane (ParaView puts a 2D mesh in
-/// the y-z plane).
-std::vector<hsize_t> fileOrder(int /*dims*/, Index3 const& v) {
-  return {hsize_t(v[2]), hsize_t(v[1]), hsize_t(v[0])};
-}
-
-long long product(Index3 const& n) {
-  return static_cast<long long>(n[0]) * n[1] * n[2];
-}
-
-/// A box of a rank's block that is contiguous in its x-fastest buffer.
-struct Slab {
-  Index3 lo{0, 0, 0}, hi{0, 0, 0};
-  Index3 extent() const { return {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}; }
-};
-
-/// Splits a block of `n` cells into contiguous slabs of at most `maxElems` values: whole
-/// planes when a plane fits, else rows of one plane, else pieces of one row. Sender and
-/// receiver compute the same list.
-std::vector<Slab> splitBlock(Index3 const& n, long long maxElems) {
-  std::vector<Slab> slabs;
-  if (product(n) == 0) return slabs;
-  long long const row = n[0];
-  long long const plane = row * n[1];
-  if (plane <= maxElems) {
-    int const step = static_cast<int>(std::max<long long>(1, maxElems / plane));
-    for (int k = 0; k < n[2]; k += step)
-      slabs.push_back(Slab{{0, 0, k}, {n[0], n[1], std::min(n[2], k + step)}});
-  } else if (row <= maxElems) {
-    int const step = static_cast<int>(std::max<long long>(1, maxElems / row));
-    for (int k = 0; k < n[2]; ++k)
-      for (int j = 0; j < n[1]; j += step)
-        slabs.push_back(Slab{{0, j, k}, {n[0], std::min(n[1], j + step), k + 1}});
-  } else {
-    int const step = static_cast<int>(maxElems);
-    for (int k = 0; k < n[2]; ++k)
-      for (int j = 0; j < n[1]; ++j)
-        for (int i = 0; i < n[0]; i += step)
-          slabs.push_back(Slab{{i, j, k}, {std::min(n[0], i + step), j + 1, k + 1}});
-  }
-  return slabs;
-}
+using detail::product;
 
 /// Checks this rank's arrays against the sizes they claim.
 void checkInput(SnapshotData const& d, Failure& f) {
@@ -152,59 +80,21 @@ void writeMetadata(Hdf5Output& out, SnapshotData const& d, int ranks, std::strin
   if (d.hasParticles) out.createGroup("/particles");
 }
 
-/// One particle array: its name, per-row width, HDF5 types, MPI type, data and units.
-struct ParticleColumn {
-  char const* name;
-  int width;
-  hid_t fileType;
-  hid_t memType;
-  MPI_Datatype mpiType;
-  std::size_t elemBytes;
-  void const* data;
-  std::string units;
-};
-
-std::vector<ParticleColumn> particleColumns(ParticleArrays const& p) {
-  return {{"position", 3, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, MPI_DOUBLE, 8, p.position.data(),
-           p.positionUnits},
-          {"velocity", 3, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, MPI_DOUBLE, 8, p.velocity.data(),
-           p.velocityUnits},
-          {"id", 1, H5T_STD_I64LE, H5T_NATIVE_INT64, MPI_INT64_T, 8, p.id.data(), "1"},
-          {"type", 1, H5T_STD_I32LE, H5T_NATIVE_INT32, MPI_INT32_T, 4, p.type.data(), "1"}};
-}
-
-std::vector<hsize_t> rows(long long offset, int width) {
-  return width == 1 ? std::vector<hsize_t>{hsize_t(offset)}
-                    : std::vector<hsize_t>{hsize_t(offset), hsize_t(0)};
-}
-std::vector<hsize_t> rowCount(long long n, int width) {
-  return width == 1 ? std::vector<hsize_t>{hsize_t(n)}
-                    : std::vector<hsize_t>{hsize_t(n), hsize_t(width)};
-}
-
-/// Creates `path` and makes sure it can hold `bytes`: writes a first block (a device such as
-/// /dev/full refuses it) and asks the file system to allocate the rest (a full disk or quota
-/// refuses that; file systems without posix_fallocate are not asked).
-void reserveRoom(std::string const& path, long long bytes, Failure& failure) {
-  errno = 0;
-  int const fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
-    failure.set(str("cannot create '", path, "': errno ", errno, ": ", std::strerror(errno)));
-    return;
-  }
-  std::vector<char> const block(4096, '\0');
-  errno = 0;
-  if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
-    failure.set(str("writing '", path, "' failed: errno ", errno, ": ",
-                    std::strerror(errno ? errno : EIO)));
-  } else {
-    int const rc = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
-    if (rc != 0 && rc != EINVAL && rc != EOPNOTSUPP && rc != ENODEV && rc != ESPIPE)
-      failure.set(str("no room for ", bytes, " bytes in '", path, "': errno ", rc, ": ",
-                      std::strerror(rc)));
-  }
-  if (::close(fd) != 0)
-    failure.set(str("closing '", path, "' failed: errno ", errno, ": ", std::strerror(errno)));
+/// The particle arrays as row columns, with their data.
+std::vector<std::pair<detail::RowColumn, void const*>> particleColumns(ParticleArrays const& p) {
+  using detail::rowColumn;
+  std::vector<std::pair<detail::RowColumn, void const*>> c;
+  c.emplace_back(
+      rowColumn("position", 3, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, MPI_DOUBLE, 8, p.positionUnits),
+      p.position.data());
+  c.emplace_back(
+      rowColumn("velocity", 3, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, MPI_DOUBLE, 8, p.velocityUnits),
+      p.velocity.data());
+  c.emplace_back(rowColumn("id", 1, H5T_STD_I64LE, H5T_NATIVE_INT64, MPI_INT64_T, 8, "1"),
+                 p.id.data());
+  c.emplace_back(rowColumn("type", 1, H5T_STD_I32LE, H5T_NATIVE_INT32, MPI_INT32_T, 4, "1"),
+                 p.type.data());
+  return c;
 }
 
 }  // namespace
@@ -268,7 +158,7 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
     if (d.hasGrid)
       bytes += 8 * product(d.grid.globalCells) * static_cast<long long>(d.fields.size());
     bytes += 60 * total;
-    reserveRoom(tmp, bytes, failure);
+    detail::reserveRoom(tmp, bytes, failure);
   }
   agree(m_comm, failure, context, removeTmp);
   bool const collective = m_mode == SnapshotMode::Collective;
@@ -281,101 +171,17 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
     agree(m_comm, failure, context, removeTmp);
     if (out) writeMetadata(*out, d, m_size, m_options.deckYaml);
 
-    if (collective) {
-      for (auto const& a : d.fields) {
-        out->createDataset("/fields/" + a.name, H5T_IEEE_F64LE, fileOrder(dims, d.grid.globalCells),
-                           a.units);
-        out->writeBlock(H5T_NATIVE_DOUBLE, fileOrder(dims, d.grid.offset),
-                        fileOrder(dims, d.grid.localCells), a.values.data());
-      }
-      if (d.hasParticles)
-        for (auto const& c : particleColumns(d.particles)) {
-          out->createDataset(std::string("/particles/") + c.name, c.fileType,
-                             rowCount(total, c.width), c.units);
-          out->writeBlock(c.memType, rows(first, c.width), rowCount(myCount, c.width), c.data);
-        }
-    } else {
-      // Rank 0 learns every block, then takes the data rank by rank in bounded messages and
-      // keeps receiving after a failure (so no sender blocks forever), writing nothing more.
-      std::vector<int> blocks(6 * m_size);
-      int mine[6] = {d.grid.offset[0],     d.grid.offset[1],     d.grid.offset[2],
-                     d.grid.localCells[0], d.grid.localCells[1], d.grid.localCells[2]};
-      checkMpi(MPI_Gather(mine, 6, MPI_INT, blocks.data(), 6, MPI_INT, 0, m_comm),
-               "MPI_Gather(snapshot blocks)");
-      long long const maxElems =
-          std::max<long long>(1, static_cast<long long>(m_options.maxMessageBytes / 8));
-      std::vector<double> buffer;
-      for (auto const& a : d.fields) {
-        if (m_rank == 0) {
-          out->createDataset("/fields/" + a.name, H5T_IEEE_F64LE,
-                             fileOrder(dims, d.grid.globalCells), a.units);
-          out->writeBlock(H5T_NATIVE_DOUBLE, fileOrder(dims, d.grid.offset),
-                          fileOrder(dims, d.grid.localCells), a.values.data());
-          for (int r = 1; r < m_size; ++r) {
-            Index3 const off{blocks[6 * r], blocks[6 * r + 1], blocks[6 * r + 2]};
-            Index3 const n{blocks[6 * r + 3], blocks[6 * r + 4], blocks[6 * r + 5]};
-            for (auto const& s : splitBlock(n, maxElems)) {
-              Index3 const e = s.extent();
-              buffer.resize(static_cast<std::size_t>(product(e)));
-              checkMpi(MPI_Recv(buffer.data(), static_cast<int>(buffer.size()), MPI_DOUBLE, r,
-                                kTagGrid, m_comm, MPI_STATUS_IGNORE),
-                       "MPI_Recv(snapshot grid)");
-              Index3 const at{off[0] + s.lo[0], off[1] + s.lo[1], off[2] + s.lo[2]};
-              out->writeBlock(H5T_NATIVE_DOUBLE, fileOrder(dims, at), fileOrder(dims, e),
-                              buffer.data());
-            }
-          }
-        } else {
-          Index3 const n = d.grid.localCells;
-          for (auto const& s : splitBlock(n, maxElems)) {
-            long long const at =
-                s.lo[0] + static_cast<long long>(n[0]) * (s.lo[1] + n[1] * s.lo[2]);
-            checkMpi(MPI_Send(a.values.data() + at, static_cast<int>(product(s.extent())),
-                              MPI_DOUBLE, 0, kTagGrid, m_comm),
-                     "MPI_Send(snapshot grid)");
-          }
-        }
-      }
-      if (d.hasParticles) {
-        std::vector<long long> counts(m_size);
-        checkMpi(MPI_Gather(&myCount, 1, MPI_LONG_LONG, counts.data(), 1, MPI_LONG_LONG, 0, m_comm),
-                 "MPI_Gather(particle counts)");
-        std::vector<char> bytes;
-        for (auto const& c : particleColumns(d.particles)) {
-          std::size_t const rowBytes = c.width * c.elemBytes;
-          long long const maxRows =
-              std::max<long long>(1, static_cast<long long>(m_options.maxMessageBytes / rowBytes));
-          if (m_rank == 0) {
-            out->createDataset(std::string("/particles/") + c.name, c.fileType,
-                               rowCount(total, c.width), c.units);
-            out->writeBlock(c.memType, rows(0, c.width), rowCount(myCount, c.width), c.data);
-            long long row = counts[0];
-            for (int r = 1; r < m_size; ++r) {
-              for (long long done = 0; done < counts[r];) {
-                long long const n = std::min(maxRows, counts[r] - done);
-                bytes.resize(static_cast<std::size_t>(n) * rowBytes);
-                checkMpi(MPI_Recv(bytes.data(), static_cast<int>(n * c.width), c.mpiType, r,
-                                  kTagParticles, m_comm, MPI_STATUS_IGNORE),
-                         "MPI_Recv(snapshot particles)");
-                out->writeBlock(c.memType, rows(row + done, c.width), rowCount(n, c.width),
-                                bytes.data());
-                done += n;
-              }
-              row += counts[r];
-            }
-          } else {
-            auto const* base = static_cast<char const*>(c.data);
-            for (long long done = 0; done < myCount;) {
-              long long const n = std::min(maxRows, myCount - done);
-              checkMpi(MPI_Send(base + done * rowBytes, static_cast<int>(n * c.width), c.mpiType, 0,
-                                kTagParticles, m_comm),
-                       "MPI_Send(snapshot particles)");
-              done += n;
-            }
-          }
-        }
-      }
-    }
+    detail::GridBox box;
+    box.global = d.grid.globalCells;
+    box.offset = d.grid.offset;
+    box.count = d.grid.localCells;
+    for (auto const& a : d.fields)
+      detail::writeGrid(out.get(), m_comm, collective, "/fields/" + a.name, a.units, box,
+                        a.values.data(), m_options.maxMessageBytes);
+    if (d.hasParticles)
+      for (auto const& c : particleColumns(d.particles))
+        detail::writeRows(out.get(), m_comm, collective, "/particles/" + c.first.name, c.first,
+                          c.second, first, myCount, total, m_options.maxMessageBytes);
     if (out) out->close();
     agree(m_comm, failure, context, removeTmp);
   }
@@ -402,7 +208,14 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
   std::vector<Entry> entries = m_entries;
   entries.push_back(e);
 
-  // The index is rewritten the same way, so a reader never sees half of it.
+  writeIndex(entries);
+  m_entries = std::move(entries);
+  return path;
+}
+
+void SnapshotWriter::writeIndex(std::vector<Entry> const& entries) {
+  // The index is rewritten the same way as a snapshot, so a reader never sees half of it.
+  Failure failure;
   std::string const xmf = xdmfPath();
   if (m_rank == 0) {
     std::string const xmfTmp = xmf + ".tmp";
@@ -421,8 +234,11 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
     if (failure.failed()) std::remove(xmfTmp.c_str());
   }
   agree(m_comm, failure, str("cannot update XDMF index '", xmf, "'"));
+}
+
+void SnapshotWriter::resume(std::vector<Entry> entries) {
+  writeIndex(entries);
   m_entries = std::move(entries);
-  return path;
 }
 
 }  // namespace eddy::io

@@ -166,6 +166,17 @@ void Hdf5Output::attribute(std::string const& objPath, std::string const& name,
   if (!good) fail("writing attribute '" + name + "'", objPath);
 }
 
+void Hdf5Output::attribute(std::string const& objPath, std::string const& name,
+                           std::vector<std::int64_t> const& v) {
+  if (!ok()) return;
+  hsize_t const n = v.size();
+  hid_t const space = H5Screate_simple(1, &n, nullptr);
+  bool good =
+      space >= 0 && writeAttribute(m_file, objPath, name, H5T_NATIVE_INT64, space, v.data());
+  if (space >= 0 && H5Sclose(space) < 0) good = false;
+  if (!good) fail("writing attribute '" + name + "'", objPath);
+}
+
 void Hdf5Output::createDataset(std::string const& path, hid_t fileType,
                                std::vector<hsize_t> const& dims, std::string const& units) {
   if (!ok()) return;
@@ -225,6 +236,109 @@ void Hdf5Output::close() {
   if (H5Fclose(f) < 0) {
     fail("H5Fclose", m_path);
   }
+}
+
+Hdf5Input::Hdf5Input(std::string path, MPI_Comm mpiio, Failure& failure)
+    : m_path(std::move(path)), m_collective(mpiio != MPI_COMM_NULL), m_failure(failure) {
+  if (!ok()) return;
+  hid_t const fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) {
+    fail("H5Pcreate(file access)", m_path);
+    return;
+  }
+  bool good = true;
+#if EDDY_HDF5_IS_PARALLEL
+  if (m_collective) good = H5Pset_fapl_mpio(fapl, mpiio, MPI_INFO_NULL) >= 0;
+#else
+  if (m_collective) {
+    H5Pclose(fapl);
+    fail("open with MPI-IO", "a serial HDF5 library");
+    return;
+  }
+#endif
+  if (!good) {
+    H5Pclose(fapl);
+    fail("H5Pset_fapl", m_path);
+    return;
+  }
+  errno = 0;
+  m_file = H5Fopen(m_path.c_str(), H5F_ACC_RDONLY, fapl);
+  if (m_file < 0) fail("H5Fopen", m_path);
+  if (H5Pclose(fapl) < 0) fail("H5Pclose(file access)", m_path);
+}
+
+Hdf5Input::~Hdf5Input() {
+  if (m_dataset >= 0) H5Dclose(m_dataset);
+  if (m_file >= 0) H5Fclose(m_file);
+}
+
+void Hdf5Input::fail(std::string const& call, std::string const& object) {
+  m_failure.set(str(call, " of '", object, "' in '", m_path, "' failed: ", hdf5Reason()));
+}
+
+std::vector<hsize_t> Hdf5Input::openDataset(std::string const& path) {
+  std::vector<hsize_t> dims;
+  if (!ok()) return dims;
+  closeDataset();
+  m_dataset = H5Dopen2(m_file, path.c_str(), H5P_DEFAULT);
+  if (m_dataset < 0) {
+    fail("H5Dopen2", path);
+    return dims;
+  }
+  m_datasetPath = path;
+  hid_t const space = H5Dget_space(m_dataset);
+  int const rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  if (rank < 0) {
+    if (space >= 0) H5Sclose(space);
+    fail("H5Dget_space", path);
+    return dims;
+  }
+  dims.assign(static_cast<std::size_t>(rank), 0);
+  if (H5Sget_simple_extent_dims(space, dims.data(), nullptr) < 0)
+    fail("H5Sget_simple_extent_dims", path);
+  if (H5Sclose(space) < 0) fail("H5Sclose", path);
+  return dims;
+}
+
+void Hdf5Input::readBlock(hid_t memType, std::vector<hsize_t> const& offset,
+                          std::vector<hsize_t> const& count, void* data) {
+  if (!ok()) return;
+  hsize_t total = 1;
+  for (auto const c : count) total *= c;
+  hid_t const fileSpace = H5Dget_space(m_dataset);
+  hid_t const memSpace = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
+  bool good = fileSpace >= 0 && memSpace >= 0;
+  if (good && total > 0)
+    good = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset.data(), nullptr, count.data(),
+                               nullptr) >= 0;
+  else if (good)
+    good = H5Sselect_none(fileSpace) >= 0 && H5Sselect_none(memSpace) >= 0;
+  hid_t const dxpl = H5Pcreate(H5P_DATASET_XFER);
+  good = good && dxpl >= 0;
+#if EDDY_HDF5_IS_PARALLEL
+  if (good && m_collective) good = H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
+#endif
+  errno = 0;
+  if (good) good = H5Dread(m_dataset, memType, memSpace, fileSpace, dxpl, data) >= 0;
+  if (!good) fail("H5Dread", m_datasetPath);
+  if (dxpl >= 0 && H5Pclose(dxpl) < 0) fail("H5Pclose(transfer)", m_datasetPath);
+  if (memSpace >= 0 && H5Sclose(memSpace) < 0) fail("H5Sclose(memory)", m_datasetPath);
+  if (fileSpace >= 0 && H5Sclose(fileSpace) < 0) fail("H5Sclose(file)", m_datasetPath);
+}
+
+void Hdf5Input::closeDataset() {
+  if (m_dataset < 0) return;
+  hid_t const d = m_dataset;
+  m_dataset = -1;
+  if (H5Dclose(d) < 0) fail("H5Dclose", m_datasetPath);
+}
+
+void Hdf5Input::close() {
+  closeDataset();
+  if (m_file < 0) return;
+  hid_t const f = m_file;
+  m_file = -1;
+  if (H5Fclose(f) < 0) fail("H5Fclose", m_path);
 }
 
 }  // namespace eddy::io::detail

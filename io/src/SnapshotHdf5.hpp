@@ -1,7 +1,7 @@
 /// @file SnapshotHdf5.hpp
-/// @brief The HDF5 side of snapshots: one open file, its datasets, attributes and hyperslab
-/// writes, with every return code checked. Failures are recorded, not thrown, so that the
-/// ranks can agree on the outcome before anyone throws (see Snapshot.cpp).
+/// @brief The HDF5 side of snapshots and checkpoints: one open file, its datasets, attributes
+/// and hyperslab writes and reads, with every return code checked. Failures are recorded, not
+/// thrown, so that the ranks can agree on the outcome before anyone throws (CollectiveIo.hpp).
 #pragma once
 
 #include <hdf5.h>
@@ -59,6 +59,9 @@ class Hdf5Output {
   void attribute(std::string const& objPath, std::string const& name, std::string const& v);
   /// A 1D double array attribute.
   void attribute(std::string const& objPath, std::string const& name, std::vector<double> const& v);
+  /// A 1D int64 array attribute.
+  void attribute(std::string const& objPath, std::string const& name,
+                 std::vector<std::int64_t> const& v);
   /// Creates dataset `path` of `fileType` and shape `dims` with a `units` attribute, and
   /// makes it the current dataset of writeBlock().
   void createDataset(std::string const& path, hid_t fileType, std::vector<hsize_t> const& dims,
@@ -71,6 +74,38 @@ class Hdf5Output {
   /// Closes the current dataset.
   void closeDataset();
   /// Closes the file (flushes); records a failure if HDF5 could not write it out.
+  void close();
+
+ private:
+  void fail(std::string const& call, std::string const& object);
+
+  std::string m_path;
+  bool m_collective = false;
+  Failure& m_failure;
+  hid_t m_file = -1;
+  hid_t m_dataset = -1;
+  std::string m_datasetPath;
+};
+
+/// A file opened read-only. With `mpiio` (not MPI_COMM_NULL) it is opened through MPI-IO on that
+/// communicator and every call is collective; otherwise only the calling rank opens it. After
+/// the first failure every further call does nothing.
+class Hdf5Input {
+ public:
+  Hdf5Input(std::string path, MPI_Comm mpiio, Failure& failure);
+  ~Hdf5Input();
+  Hdf5Input(Hdf5Input const&) = delete;
+  Hdf5Input& operator=(Hdf5Input const&) = delete;
+
+  bool ok() const { return !m_failure.failed(); }
+  hid_t file() const { return m_file; }
+  /// Opens dataset `path` as the current dataset of readBlock(); returns its shape.
+  std::vector<hsize_t> openDataset(std::string const& path);
+  /// Reads the box [offset, offset + count) of the current dataset into the contiguous buffer
+  /// `data` of `memType` (C order). A box of no elements is allowed.
+  void readBlock(hid_t memType, std::vector<hsize_t> const& offset,
+                 std::vector<hsize_t> const& count, void* data);
+  void closeDataset();
   void close();
 
  private:

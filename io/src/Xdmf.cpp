@@ -5,6 +5,7 @@
 #include "eddy/core/Error.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace eddy::io {
@@ -99,6 +100,67 @@ std::string xdmfText(std::string const& runName,
      << "  </Domain>\n"
      << "</Xdmf>\n";
   return os.str();
+}
+
+std::string snapshotIndexText(std::vector<SnapshotWriter::Entry> const& entries) {
+  // Tab-separated: file, step, time, grid (0/1), dims, cells, origin, spacing, particles (0/1),
+  // particle count, field names (space-separated).
+  std::ostringstream os;
+  for (auto const& e : entries) {
+    os << e.file << '\t' << e.step << '\t' << real(e.time) << '\t' << (e.hasGrid ? 1 : 0) << '\t'
+       << e.dims << '\t' << e.globalCells[0] << ' ' << e.globalCells[1] << ' ' << e.globalCells[2]
+       << '\t' << real(e.origin[0]) << ' ' << real(e.origin[1]) << ' ' << real(e.origin[2]) << '\t'
+       << real(e.spacing[0]) << ' ' << real(e.spacing[1]) << ' ' << real(e.spacing[2]) << '\t'
+       << (e.hasParticles ? 1 : 0) << '\t' << e.particles << '\t';
+    for (std::size_t f = 0; f < e.fields.size(); ++f) os << (f ? " " : "") << e.fields[f];
+    os << '\n';
+  }
+  return os.str();
+}
+
+std::vector<SnapshotWriter::Entry> snapshotIndexFromText(std::string const& text) {
+  std::vector<SnapshotWriter::Entry> entries;
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
+    std::size_t from = 0;
+    for (std::size_t tab; (tab = line.find('\t', from)) != std::string::npos; from = tab + 1)
+      cols.push_back(line.substr(from, tab - from));
+    cols.push_back(line.substr(from));
+    SnapshotWriter::Entry e;
+    bool good = cols.size() == 11;
+    if (good) {
+      e.file = cols[0];
+      std::istringstream in(cols[1] + ' ' + cols[2] + ' ' + cols[3] + ' ' + cols[4] + ' ' +
+                            cols[5] + ' ' + cols[6] + ' ' + cols[7] + ' ' + cols[8] + ' ' +
+                            cols[9]);
+      int grid = 0, particles = 0;
+      std::string time, origin[3], spacing[3];
+      in >> e.step >> time >> grid >> e.dims >> e.globalCells[0] >> e.globalCells[1] >>
+          e.globalCells[2] >> origin[0] >> origin[1] >> origin[2] >> spacing[0] >> spacing[1] >>
+          spacing[2] >> particles >> e.particles;
+      good = !in.fail();
+      // strtod reads the 17-digit values back to the same bits.
+      e.time = std::strtod(time.c_str(), nullptr);
+      for (int a = 0; a < 3; ++a) {
+        e.origin[a] = std::strtod(origin[a].c_str(), nullptr);
+        e.spacing[a] = std::strtod(spacing[a].c_str(), nullptr);
+      }
+      e.hasGrid = grid != 0;
+      e.hasParticles = particles != 0;
+      std::istringstream names(cols[10]);
+      for (std::string n; names >> n;) e.fields.push_back(n);
+    }
+    if (!good)
+      throw Error(
+          str("snapshot index line ", number, " '", line,
+              "' does not parse; expected 11 tab-separated columns (file, step, time, ...)"));
+    entries.push_back(e);
+  }
+  return entries;
 }
 
 }  // namespace eddy::io

@@ -1,6 +1,8 @@
 #include "fluids/NavierStokes.hpp"
 
+#include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/FieldBoundary.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
 #include "fluids/FlowReference.hpp"
@@ -20,7 +22,6 @@ constexpr double kRkB[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
 // Largest CFL number the scheme accepts: RK3 is stable on the imaginary axis up to sqrt(3).
 constexpr double kMaxCfl = 1.7;
 char const* const kAxisName[3] = {"x", "y", "z"};
-using Policy3 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>, Kokkos::IndexType<int>>;
 
 }  // namespace
 
@@ -155,7 +156,7 @@ void Model::setInitialState(ExecSpace const& space) {
     // Face c sits at the low side of its cell along c, at the centre along the other axes.
     double const sx = c == 0 ? 0.0 : 0.5, sy = c == 1 ? 0.0 : 0.5, sz = c == 2 ? 0.0 : 0.5;
     Kokkos::parallel_for(
-        "eddy::fluids::initialVelocity", Policy3(space, {0, 0, 0}, {b.hi[0], b.hi[1], b.hi[2]}),
+        "eddy::fluids::initialVelocity", boxPolicy(space, {0, 0, 0}, {b.hi[0], b.hi[1], b.hi[2]}),
         KOKKOS_LAMBDA(int i, int j, int k) {
           u(i, j, k) = ref.velocity(c, (ox + i + sx) * hx, (oy + j + sy) * hy, (oz + k + sz) * hz);
         });
@@ -165,7 +166,7 @@ void Model::setInitialState(ExecSpace const& space) {
   auto p = m_p->access();
   Index3 const n = m_decomp.localCells();
   Kokkos::parallel_for(
-      "eddy::fluids::initialPressure", Policy3(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+      "eddy::fluids::initialPressure", boxPolicy(space, {0, 0, 0}, {n[0], n[1], n[2]}),
       KOKKOS_LAMBDA(int i, int j, int k) {
         p(i, j, k) = ref.pressure((ox + i + 0.5) * hx, (oy + j + 0.5) * hy, (oz + k + 0.5) * hz);
       });
@@ -249,6 +250,47 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
     mac::accumulate(space, m_p->access(), m_phi->access(), all.lo, all.hi);
   }
   return stats;
+}
+
+namespace {
+
+/// Copies `values` (the owned entries, x fastest) into the owned box of `f` through a host
+/// mirror (I/O only).
+void setOwned(ExecSpace const& space, Field<MemSpace> const& f, std::vector<double> const& values) {
+  Box3 const b = f.ownedBox();
+  if (static_cast<long long>(values.size()) != b.size())
+    throw Error(str("fluids: restoring '", f.label(), "': ", values.size(), " values, expected ",
+                    b.size(), " (the owned entries of this rank)"));
+  auto h = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(space, h, f.view());
+  space.fence();
+  Index3 const g = f.ghosts();
+  std::size_t at = 0;
+  for (int k = 0; k < b.hi[2]; ++k)
+    for (int j = 0; j < b.hi[1]; ++j)
+      for (int i = 0; i < b.hi[0]; ++i) h(i + g[0], j + g[1], k + g[2]) = values[at++];
+  Kokkos::deep_copy(space, f.view(), h);
+}
+
+}  // namespace
+
+void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
+                         std::vector<double> const& p, std::vector<double> const& phi,
+                         long long step, double time, StepStats const& last) {
+  ScopedRegion region("eddy::fluids::restoreState");
+  for (int c = 0; c < m_dims; ++c) {
+    setOwned(space, *m_u[c], u[c]);
+    fillGhosts(space, c);
+  }
+  setOwned(space, *m_p, p);
+  fillPressureGhosts(space);
+  // As the Poisson solver leaves phi: halo exchange, then the wall mirror.
+  setOwned(space, *m_phi, phi);
+  m_haloP->exchange(space, *m_phi);
+  mirrorWallGhosts(space, m_decomp, *m_phi);
+  m_step = step;
+  m_time = time;
+  m_last = last;
 }
 
 StepStats Model::step(ExecSpace const& space) {

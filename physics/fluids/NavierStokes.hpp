@@ -130,6 +130,19 @@ class Model {
   Field<MemSpace> const& velocity(int c) const { return *m_u[c]; }
   Field<MemSpace> const& pressure() const { return *m_p; }
   PoissonSolver const& poisson() const { return *m_poisson; }
+  /// The last projection's phi (pressure increment): the initial guess of the next Poisson
+  /// solve, so part of the state that decides the next step's bits.
+  Field<MemSpace> const& poissonGuess() const { return *m_phi; }
+
+  /// Collective: continues from a saved state (a checkpoint). `u[c]`, `p` and `phi` hold this
+  /// rank's owned entries of velocity component c, the pressure and the Poisson guess
+  /// (ownedBox() of each field, x fastest); every ghost is then filled as a step leaves it, so
+  /// the next step gives the bits it gave in the run that saved the state (the RK3 register du
+  /// carries nothing across steps: its first stage overwrites it). Throws eddy::Error when a
+  /// size does not match this rank's block.
+  void restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
+                    std::vector<double> const& p, std::vector<double> const& phi, long long step,
+                    double time, StepStats const& last);
   /// Bytes of device memory held by the fields of the model (without the Poisson solver).
   std::size_t fieldBytes() const;
 

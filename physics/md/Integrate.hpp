@@ -6,18 +6,13 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
+#include "md/CounterRandom.hpp"
 #include "md/Particles.hpp"
-
-#include <Kokkos_Random.hpp>
 
 #include <array>
 #include <cstdint>
 
 namespace eddy::md {
-
-/// Random pool for velocities and the Langevin thermostat.
-template <class Exec>
-using RandomPool = Kokkos::Random_XorShift64_Pool<Exec>;
 
 /// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet).
 template <class Exec, class Mem>
@@ -69,44 +64,34 @@ void shiftVelocities(Exec const& space, Velocities<Mem> const& v, int owned,
 }
 
 /// Langevin forces f += -gamma v + sqrt(2 gamma T / dt) R, R standard normal per component
-/// (a stochastic thermostat at temperature T with friction gamma).
+/// (a stochastic thermostat at temperature T with friction gamma). R is the counter-based normal
+/// of (seed, global id, `step`, component): the same for an atom wherever it lives.
 template <class Exec, class Mem>
-void langevinForces(Exec const& space, RandomPool<Exec> const& pool, double gamma,
+void langevinForces(Exec const& space, std::uint64_t seed, std::int64_t step, double gamma,
                     double temperature, double dt, Velocities<Mem> const& v, Forces<Mem> const& f,
-                    int owned) {
+                    GlobalIds<Mem> const& id, int owned) {
   double const sigma = math::sqrt(2.0 * gamma * temperature / dt);
   Kokkos::parallel_for(
       "eddy::md::langevin", Kokkos::RangePolicy<Exec>(space, 0, owned), KOKKOS_LAMBDA(const int i) {
-        auto gen = pool.get_state();
-        for (int d = 0; d < 3; ++d) f(i, d) += -gamma * v(i, d) + sigma * gen.normal();
-        pool.free_state(gen);
+        std::int64_t const gid = id(i);
+        for (int d = 0; d < 3; ++d)
+          f(i, d) +=
+              -gamma * v(i, d) + sigma * counterNormal(seed, RandomStream::Langevin, gid, step, d);
       });
 }
 
-/// Gaussian velocities (unit variance per component) on the owned rows.
+/// Gaussian velocities (unit variance per component) on the owned rows, the counter-based
+/// normals of (seed, global id, component): the same initial state on any rank count.
 template <class Exec, class Mem>
-void randomVelocities(Exec const& space, RandomPool<Exec> const& pool, Velocities<Mem> const& v,
-                      int owned) {
+void randomVelocities(Exec const& space, std::uint64_t seed, Velocities<Mem> const& v,
+                      GlobalIds<Mem> const& id, int owned) {
   Kokkos::parallel_for(
       "eddy::md::randomVelocities", Kokkos::RangePolicy<Exec>(space, 0, owned),
       KOKKOS_LAMBDA(const int i) {
-        auto gen = pool.get_state();
-        for (int d = 0; d < 3; ++d) v(i, d) = gen.normal();
-        pool.free_state(gen);
+        std::int64_t const gid = id(i);
+        for (int d = 0; d < 3; ++d)
+          v(i, d) = counterNormal(seed, RandomStream::Velocity, gid, 0, d);
       });
-}
-
-/// A 64-bit mix (splitmix64 finaliser): decomposition-independent pseudo-random numbers from
-/// a seed and a global id.
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-/// Uniform in [0, 1) from 53 bits of a mixed key.
-KOKKOS_INLINE_FUNCTION double unitFromKey(std::uint64_t key) {
-  return static_cast<double>(mix64(key) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /// Owned particles of the lattice cells [offset, offset + local) of a grid of `cells` cubic

@@ -124,6 +124,31 @@ void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const&
   scatter.contribute_into(space, f);
 }
 
+/// Term of a reproducible sum over owned rows: the pair energy (or, with `energy` false, the
+/// virial r . F) of row i's list entries within the cutoff, added in the row's order. Summed
+/// over the rows of a full list it counts every pair twice.
+template <class Mem>
+struct RowPairSum {
+  LennardJones lj;
+  Positions<Mem> x;
+  Kokkos::View<int*, Mem> offsets;
+  Kokkos::View<int*, Mem> neighbors;
+  bool energy;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t t) const {
+    int const i = static_cast<int>(t);
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    double sum = 0.0;
+    int const end = offsets(i + 1);
+    for (int k = offsets(i); k < end; ++k) {
+      int const j = neighbors(k);
+      double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+      double const rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq < lj.cutoffSq) sum += energy ? lj.energy(rsq) : lj.forceOverR(rsq) * rsq;
+    }
+    return sum;
+  }
+};
+
 /// Potential energy and virial of this rank's list entries (half weight for a full list).
 template <class Exec, class Mem>
 PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,

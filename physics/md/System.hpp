@@ -11,11 +11,26 @@
 /// Verlet list; between rebuilds only the ghost positions are refreshed. A rebuild happens when
 /// some particle moved more than skin / 2 since the last one.
 ///
+/// Random numbers (initial velocities, Langevin noise) are counter-based (md/CounterRandom.hpp)
+/// and the initial drift removal and rescaling use the reproducible sum, so the initial state
+/// is bitwise the same on any rank count and a run continues from (seed, step) alone.
+///
+/// Reproducible mode (`Parameters::reproducible`): the trajectory is bitwise the same on any
+/// rank count. Forces come from the full list with every row in canonical order (bins of one
+/// grid shared by the ranks, each bin ordered by global id: BinList::buildCanonical), so each
+/// atom's force is the same sum in the same order wherever it lives; the half list
+/// (scatter-add, ghost sums) is replaced by the full list. Every global quantity that
+/// feeds back (the Berendsen factor) and the diagnostics are reproducible sums. The rest is
+/// invariant already: integration and thermostats act per atom, the rebuild decision is a
+/// global maximum, and a position crosses the periodic boundary (in migration, and as a ghost
+/// image) as the one addition x +- L whichever rank sends it.
+///
 /// Memory per atom (owned, roughly also per ghost): particles 84 B, bins 8 B, list 24 B + 4 B
 /// per neighbour entry, exchange buffers ~8 B x row width per ghost.
 #pragma once
 
 #include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Log.hpp"
 #include "eddy/core/ParticleGhosts.hpp"
 #include "eddy/core/ParticleMigration.hpp"
 #include "eddy/core/Reductions.hpp"
@@ -29,7 +44,9 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace eddy::md {
 
@@ -51,8 +68,10 @@ struct Parameters {
   double thermostatTemperature = 1.44;
   double berendsenTau = 0.5;     ///< Berendsen coupling time
   double langevinDamping = 1.0;  ///< Langevin friction gamma
-  std::uint64_t seed = 12345;
+  std::uint64_t seed = 12345;    ///< of the initial velocities, random lattice and Langevin noise
   std::array<int, 3> procGrid{0, 0, 0};  ///< ranks per axis; 0 = chosen (parallel.decomposition)
+  /// Bitwise the same trajectory on any rank count (implies the full list; see System).
+  bool reproducible = false;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -67,6 +86,15 @@ struct Diagnostics {
   double total() const { return kinetic + potential; }
 };
 
+/// Host copy of a rank's owned atoms (checkpoints), 3 values per atom for the vectors: 108
+/// bytes per atom.
+struct AtomState {
+  std::vector<double> x, v, f;  ///< position, velocity, force
+  std::vector<double> x0;       ///< position at the last neighbour-list build
+  std::vector<std::int64_t> id;
+  std::vector<std::int32_t> type;
+};
+
 template <class Exec = ExecSpace>
 class System {
  public:
@@ -74,14 +102,19 @@ class System {
 
   /// Builds the lattice on `comm` (collective), sets velocities at `params.temperature` with
   /// zero total momentum, and computes the first forces. Throws eddy::ConfigError when the box
-  /// is smaller than twice cutoff + skin or a subdomain narrower than cutoff + skin.
+  /// is smaller than twice cutoff + skin or a subdomain narrower than cutoff + skin. With
+  /// `params.reproducible` a half list is replaced by the full list (logged).
   System(Exec const& space, MPI_Comm comm, Parameters const& params)
       : m_comm(comm),
-        m_params(params),
+        m_params(resolved(params)),
         m_decomp(CartDecomposition::fromComm(comm, params.cells, 3, {true, true, true},
                                              params.procGrid)),
         m_lj(params.cutoff, params.shift),
-        m_list(params.list, params.cutoff, params.skin) {
+        m_list(m_params.list, params.cutoff, params.skin) {
+    if (params.reproducible && params.list != m_params.list)
+      log::info(
+          "md: reproducible mode sums forces over the full neighbour list; neighbor: half "
+          "is replaced by full");
     if (!(params.density > 0))
       throw ConfigError(str("md.density is ", params.density, "; expected > 0"));
     m_a = std::cbrt(4.0 / params.density);
@@ -96,12 +129,11 @@ class System {
     m_domain = ParticleDomain(m_decomp, length);
     m_migration = std::make_unique<ParticleMigration<Exec>>(comm, m_decomp, m_domain);
     m_ghosts = std::make_unique<ParticleGhosts<Exec>>(comm, m_decomp, m_domain, m_list.radius());
-    m_pool = std::make_unique<RandomPool<Exec>>(params.seed + 7919ull * m_decomp.rank());
     latticeParticles(space, params.fcc, params.seed, m_a, params.cells, m_decomp.offset(),
                      m_decomp.localCells(), m_particles);
     m_atoms = static_cast<std::int64_t>(4) * params.cells[0] * params.cells[1] * params.cells[2];
     if (params.temperature > 0) {
-      randomVelocities(space, *m_pool, m_particles.velocities(), owned());
+      randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
       removeDrift(space);
       rescaleTo(space, params.temperature);
     }
@@ -113,20 +145,20 @@ class System {
   void step(Exec const& space) {
     ScopedRegion region("eddy::md::step");
     double const dt = m_params.dt;
+    ++m_steps;  // the step being taken: the Langevin noise of its forces is keyed by it
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
               owned());
     updateNeighbors(space);
     computeForces(space);
     kick(space, dt, m_particles.velocities(), m_particles.forces(), owned());
     if (m_params.thermostat == Thermostat::Berendsen) {
-      double const t = diagnosticsKinetic(space) * 2.0 / dof();
+      double const t = kineticEnergy(space, m_params.reproducible) * 2.0 / dof();
       if (t > 0) {
         double const target = m_params.thermostatTemperature;
         scaleVelocities(space, m_particles.velocities(), owned(),
                         std::sqrt(1.0 + dt / m_params.berendsenTau * (target / t - 1.0)));
       }
     }
-    ++m_steps;
   }
 
   /// Rebuilds the neighbour list when some atom moved more than skin / 2 since the last
@@ -146,15 +178,24 @@ class System {
     m_particles.resize(space, owned());
     m_migration->migrate(space, m_particles);
     m_particles.setOwned(m_particles.size());
-    double const w = m_list.radius();
     if (m_params.sortByBin) sortByBin(space);
+    buildNeighbors(space);
+  }
+
+  /// Ghosts, bins and the Verlet list of the owned rows as they are (no migration, no sort).
+  void buildNeighbors(Exec const& space) {
+    double const w = m_list.radius();
     m_ghosts->build(space, m_particles, owned());
     std::array<double, 3> lo{}, hi{};
     for (int d = 0; d < 3; ++d) {
       lo[d] = m_domain.lo[d] - w;
       hi[d] = m_domain.hi[d] + w;
     }
-    m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, 0.5 * w);
+    if (m_params.reproducible)
+      m_bins.buildCanonical(space, m_particles.positions(), m_particles.ids(), m_particles.size(),
+                            lo, hi, 0.5 * w, m_domain.length);
+    else
+      m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, 0.5 * w);
     m_list.build(space, m_particles.positions(), m_particles.ids(), owned(), m_bins);
     if (m_params.list == neighbor::ListKind::Half && m_scatterData != m_particles.forces().data()) {
       m_scatter = ForceScatter<Exec, memory_space>(m_particles.forces());
@@ -162,7 +203,8 @@ class System {
     }
   }
 
-  /// Forces on the owned particles at the current positions (ghosts must be current).
+  /// Forces on the owned particles at the current positions (ghosts must be current); the
+  /// Langevin noise is that of step `steps()`.
   void computeForces(Exec const& space) {
     auto const list = m_list.view();
     if (m_params.list == neighbor::ListKind::Full) {
@@ -173,38 +215,66 @@ class System {
       m_ghosts->reverseSum(space, m_particles.forces());
     }
     if (m_params.thermostat == Thermostat::Langevin)
-      langevinForces(space, *m_pool, m_params.langevinDamping, m_params.thermostatTemperature,
-                     m_params.dt, m_particles.velocities(), m_particles.forces(), owned());
+      langevinForces(space, m_params.seed, m_steps, m_params.langevinDamping,
+                     m_params.thermostatTemperature, m_params.dt, m_particles.velocities(),
+                     m_particles.forces(), m_particles.ids(), owned());
   }
 
-  /// Collective: energies, temperature, pressure and momentum.
+  /// Collective: energies, temperature, pressure and momentum (reproducible sums, the same on
+  /// any rank count, in reproducible mode).
   Diagnostics diagnostics(Exec const& space) const {
     ScopedRegion region("eddy::md::diagnostics");
     Diagnostics d;
     d.atoms = m_atoms;
-    auto const v = m_particles.velocities();
-    d.kinetic = diagnosticsKinetic(space);
-    auto const sums = pairSums(space, m_lj, m_particles.positions(), m_list.view(), owned(),
-                               m_params.list == neighbor::ListKind::Half);
-    double local[2] = {sums.energy, sums.virial}, global[2] = {0.0, 0.0};
-    checkMpi(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, m_comm),
-             "MPI_Allreduce (eddy::md::diagnostics)");
-    d.potential = global[0];
-    d.virial = global[1];
-    for (int c = 0; c < 3; ++c)
-      d.momentum[c] = globalSum(
-          space, m_comm, owned(), KOKKOS_LAMBDA(const std::int64_t i) { return v(i, c); });
+    bool const exact = m_params.reproducible;
+    d.kinetic = kineticEnergy(space, exact);
+    if (exact) {
+      // Full list: every pair twice; halving is exact.
+      auto const list = m_list.view();
+      RowPairSum<memory_space> term{m_lj, m_particles.positions(), list.offsets, list.neighbors,
+                                    true};
+      d.potential = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+      term.energy = false;
+      d.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+    } else {
+      auto const sums = pairSums(space, m_lj, m_particles.positions(), m_list.view(), owned(),
+                                 m_params.list == neighbor::ListKind::Half);
+      double local[2] = {sums.energy, sums.virial}, global[2] = {0.0, 0.0};
+      checkMpi(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, m_comm),
+               "MPI_Allreduce (eddy::md::diagnostics)");
+      d.potential = global[0];
+      d.virial = global[1];
+    }
+    d.momentum = momentum(space, exact);
     d.temperature = 2.0 * d.kinetic / dof();
     d.pressure = (2.0 * d.kinetic + d.virial) / (3.0 * volume());
     return d;
   }
-  /// Collective: total kinetic energy.
+  /// Collective: total kinetic energy (the reproducible sum in reproducible mode).
   double diagnosticsKinetic(Exec const& space) const {
+    return kineticEnergy(space, m_params.reproducible);
+  }
+  /// Collective: total kinetic energy, by the reproducible sum when `reproducible`.
+  double kineticEnergy(Exec const& space, bool reproducible) const {
     auto const v = m_particles.velocities();
-    return 0.5 * globalSum(
-                     space, m_comm, owned(), KOKKOS_LAMBDA(const std::int64_t i) {
-                       return v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2);
-                     });
+    auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
+      return v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2);
+    };
+    return 0.5 * (reproducible ? reproducibleSum(space, m_comm, owned(), term)
+                               : globalSum(space, m_comm, owned(), term));
+  }
+  /// Collective: total momentum, by the reproducible sum when `reproducible`.
+  std::array<double, 3> momentum(Exec const& space, bool reproducible) const {
+    auto const v = m_particles.velocities();
+    std::array<double, 3> p{};
+    for (int c = 0; c < 3; ++c) {
+      auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
+        return v(i, c);
+      };
+      p[c] = reproducible ? reproducibleSum(space, m_comm, owned(), term)
+                          : globalSum(space, m_comm, owned(), term);
+    }
+    return p;
   }
 
   /// Collective: sum over atoms and axes of the wrapped position times a weight of the global
@@ -224,20 +294,16 @@ class System {
         });
   }
 
-  /// Zero total momentum (subtracts the mean velocity).
+  /// Zero total momentum (subtracts the mean velocity, from the reproducible sum: the same
+  /// bits on any rank count).
   void removeDrift(Exec const& space) {
-    auto const v = m_particles.velocities();
-    std::array<double, 3> mean{};
-    for (int c = 0; c < 3; ++c)
-      mean[c] =
-          globalSum(
-              space, m_comm, owned(), KOKKOS_LAMBDA(const std::int64_t i) { return v(i, c); }) /
-          static_cast<double>(m_atoms);
-    shiftVelocities(space, v, owned(), mean);
+    std::array<double, 3> mean = momentum(space, true);
+    for (int c = 0; c < 3; ++c) mean[c] /= static_cast<double>(m_atoms);
+    shiftVelocities(space, m_particles.velocities(), owned(), mean);
   }
-  /// Scales velocities to temperature `t` exactly.
+  /// Scales velocities to temperature `t` exactly (kinetic energy from the reproducible sum).
   void rescaleTo(Exec const& space, double t) {
-    double const now = 2.0 * diagnosticsKinetic(space) / dof();
+    double const now = 2.0 * kineticEnergy(space, true) / dof();
     if (now > 0) scaleVelocities(space, m_particles.velocities(), owned(), std::sqrt(t / now));
   }
 
@@ -276,7 +342,105 @@ class System {
   std::int64_t atoms() const { return m_atoms; }
   long long steps() const { return m_steps; }
   /// Neighbour-list builds, the initial one included.
-  long long rebuilds() const { return m_list.buildCount(); }
+  long long rebuilds() const { return m_list.buildCount() + m_rebuildsBefore; }
+
+  /// Host copy of the owned atoms in row order, for checkpoints.
+  AtomState atomState() const {
+    int const n = owned();
+    AtomState a;
+    auto const x =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.positions());
+    auto const v =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.velocities());
+    auto const f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.forces());
+    auto const x0 =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_list.buildPositions());
+    auto const id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.ids());
+    auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
+    for (int i = 0; i < n; ++i) {
+      for (int d = 0; d < 3; ++d) {
+        a.x.push_back(x(i, d));
+        a.v.push_back(v(i, d));
+        a.f.push_back(f(i, d));
+        a.x0.push_back(x0(i, d));
+      }
+      a.id.push_back(id(i));
+      a.type.push_back(type(i));
+    }
+    return a;
+  }
+
+  /// Collective: continues from a saved state (a checkpoint): this rank's atoms, the step count
+  /// and the neighbour-list builds so far. The lists are rebuilt from the positions of the last
+  /// build (AtomState::x0), so they, the ghosts and the rebuild schedule are those of the run
+  /// that saved the state; then the current positions, velocities and forces (velocity Verlet
+  /// starts a step from them) are put in place by global id. `sameLayout`: `atoms` are exactly
+  /// the rows this rank held, in their order (same ranks and decomposition), and are kept as
+  /// they are; otherwise they are the atoms whose x0 lies in this rank's box and are migrated
+  /// and sorted as at a rebuild. Throws eddy::Error when a size does not match.
+  void restoreState(Exec const& space, AtomState const& a, bool sameLayout, long long steps,
+                    long long rebuilds) {
+    ScopedRegion region("eddy::md::restoreState");
+    int const n = static_cast<int>(a.id.size());
+    std::size_t const n3 = 3 * static_cast<std::size_t>(n);
+    EDDY_REQUIRE(a.x.size() == n3 && a.v.size() == n3 && a.f.size() == n3 && a.x0.size() == n3 &&
+                     a.type.size() == a.id.size(),
+                 "md::System::restoreState: ", n, " ids but ", a.x.size(), " x, ", a.v.size(),
+                 " v, ", a.f.size(), " f, ", a.x0.size(), " x0 and ", a.type.size(),
+                 " type values; expected 3, 3, 3, 3 and 1 per id");
+    m_particles.resize(space, n);
+    m_particles.setOwned(n);
+    {
+      auto x = Kokkos::create_mirror_view(m_particles.positions());
+      auto v = Kokkos::create_mirror_view(m_particles.velocities());
+      auto id = Kokkos::create_mirror_view(m_particles.ids());
+      auto type = Kokkos::create_mirror_view(m_particles.types());
+      for (int i = 0; i < n; ++i) {
+        for (int d = 0; d < 3; ++d) {
+          x(i, d) = a.x0[3 * i + d];
+          v(i, d) = a.v[3 * i + d];
+        }
+        id(i) = a.id[i];
+        type(i) = a.type[i];
+      }
+      Kokkos::deep_copy(space, m_particles.positions(), x);
+      Kokkos::deep_copy(space, m_particles.velocities(), v);
+      Kokkos::deep_copy(space, m_particles.ids(), id);
+      Kokkos::deep_copy(space, m_particles.types(), type);
+    }
+    if (sameLayout)
+      buildNeighbors(space);
+    else
+      rebuild(space);
+    // Rows may have moved (migration, sort): the current state goes in by id.
+    std::unordered_map<std::int64_t, int> row;
+    for (int i = 0; i < n; ++i) row[a.id[i]] = i;
+    auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.ids());
+    auto x = Kokkos::create_mirror_view(m_particles.positions());
+    auto v = Kokkos::create_mirror_view(m_particles.velocities());
+    auto f = Kokkos::create_mirror_view(m_particles.forces());
+    Kokkos::deep_copy(space, x, m_particles.positions());
+    Kokkos::deep_copy(space, v, m_particles.velocities());
+    Kokkos::deep_copy(space, f, m_particles.forces());
+    space.fence();
+    for (int i = 0; i < owned(); ++i) {
+      auto const it = row.find(ids(i));
+      if (it == row.end())
+        throw Error(str("md::System::restoreState: atom ", ids(i), " came from another rank; ",
+                        "expected every atom to stay where its x0 lies"));
+      for (int d = 0; d < 3; ++d) {
+        x(i, d) = a.x[3 * it->second + d];
+        v(i, d) = a.v[3 * it->second + d];
+        f(i, d) = a.f[3 * it->second + d];
+      }
+    }
+    Kokkos::deep_copy(space, m_particles.positions(), x);
+    Kokkos::deep_copy(space, m_particles.velocities(), v);
+    Kokkos::deep_copy(space, m_particles.forces(), f);
+    m_ghosts->refreshPositions(space, m_particles.positions());
+    m_steps = steps;
+    m_rebuildsBefore = rebuilds - m_list.buildCount();
+  }
   double latticeConstant() const { return m_a; }
   double volume() const { return m_domain.length[0] * m_domain.length[1] * m_domain.length[2]; }
   /// Degrees of freedom for the temperature: 3N - 3 (total momentum is fixed).
@@ -291,6 +455,7 @@ class System {
   double m_a = 1.0;
   std::int64_t m_atoms = 0;
   long long m_steps = 0;
+  long long m_rebuildsBefore = 0;  ///< builds of the run a restart continues, less this one's
   Particles<memory_space> m_particles, m_scratch;
   std::unique_ptr<ParticleMigration<Exec>> m_migration;
   std::unique_ptr<ParticleGhosts<Exec>> m_ghosts;
@@ -298,7 +463,12 @@ class System {
   neighbor::VerletList<Exec> m_list;
   ForceScatter<Exec, memory_space> m_scatter;
   double* m_scatterData = nullptr;
-  std::unique_ptr<RandomPool<Exec>> m_pool;
+
+  /// The parameters in force: reproducible mode takes the full list.
+  static Parameters resolved(Parameters p) {
+    if (p.reproducible) p.list = neighbor::ListKind::Full;
+    return p;
+  }
 };
 
 }  // namespace eddy::md

@@ -8,6 +8,13 @@
 /// exclusive scan for the bin offsets, one pass placing every particle with an atomic cursor.
 /// Within a bin the order is that of the atomics (deterministic on Serial only).
 ///
+/// Canonical build (`buildCanonical`, for decomposition-invariant runs): the bins are those of
+/// one grid over the periodic box shared by all ranks (floor(L / minBinSize) per axis, continued
+/// beyond the box for ghosts), a position is binned by the same arithmetic on every rank, and
+/// the few particles of each bin are ordered by global id (ties between periodic images by
+/// position). The permutation order of a region of bins is then a function of the particles
+/// alone, not of the rank's box, the row order or thread scheduling.
+///
 /// Memory: 32 bytes per particle (bin of each particle, the sorted permutation and the
 /// positions in bin order) plus 8 bytes per bin (counts, offsets).
 #pragma once
@@ -18,20 +25,27 @@
 #include "eddy/core/Timer.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace eddy::neighbor {
 
-/// Geometry of a bin grid; device-copyable, plain scalars only.
+/// Geometry of a bin grid; device-copyable, plain scalars only. Bin c of axis a spans
+/// lo + (origin + c) / inverseSize ..; origin is 0 except for the window of a shared grid.
 struct BinGrid {
   double lo[3] = {0.0, 0.0, 0.0};
   double inverseSize[3] = {1.0, 1.0, 1.0};
   int n[3] = {1, 1, 1};
+  int origin[3] = {0, 0, 0};
 
   KOKKOS_INLINE_FUNCTION int axisBin(int a, double p) const {
-    int b = static_cast<int>((p - lo[a]) * inverseSize[a]);
+    int b = static_cast<int>((p - lo[a]) * inverseSize[a]) - origin[a];
     if (p < lo[a]) b = 0;  // also catches the truncation toward zero of small negatives
     return b < 0 ? 0 : (b >= n[a] ? n[a] - 1 : b);
+  }
+  /// Low edge of bin c along axis a.
+  KOKKOS_INLINE_FUNCTION double binLow(int a, int c) const {
+    return lo[a] + (origin[a] + c) * (1.0 / inverseSize[a]);
   }
   KOKKOS_INLINE_FUNCTION int index(int bx, int by, int bz) const {
     return bx + n[0] * (by + n[1] * bz);
@@ -58,7 +72,45 @@ class BinList {
       m_grid.n[a] = nb < 1 ? 1 : nb;
       m_grid.lo[a] = lo[a];
       m_grid.inverseSize[a] = m_grid.n[a] / extent;
+      m_grid.origin[a] = 0;
     }
+    allocateAndFill(space, x, n);
+  }
+  void build(Positions<memory_space> const& x, int n, std::array<double, 3> const& lo,
+             std::array<double, 3> const& hi, double minBinSize) {
+    build(Exec(), x, n, lo, hi, minBinSize);
+  }
+
+  /// Canonical build (see the file comment): rows [0, n) of `x`, ids `ids`, into the bins of
+  /// the grid over the periodic box [0, boxLength) that cover [lo, hi) (plus one bin per side),
+  /// bins at least `minBinSize` wide; positions within one box length of the box.
+  void buildCanonical(Exec const& space, Positions<memory_space> const& x,
+                      Kokkos::View<std::int64_t*, memory_space> const& ids, int n,
+                      std::array<double, 3> const& lo, std::array<double, 3> const& hi,
+                      double minBinSize, std::array<double, 3> const& boxLength) {
+    ScopedRegion region("eddy::neighbor::binBuild");
+    EDDY_REQUIRE(minBinSize > 0, "BinList: bin size ", minBinSize, "; expected > 0");
+    for (int a = 0; a < 3; ++a) {
+      double const length = boxLength[a];
+      EDDY_REQUIRE(length > 0 && hi[a] > lo[a] && lo[a] > -length && hi[a] < 2.0 * length,
+                   "BinList: region [", lo[a], ", ", hi[a], ") along axis ", a,
+                   " for a periodic box of length ", length,
+                   "; expected a non-empty region within one box length of the box");
+      int const global = static_cast<int>(length / minBinSize);
+      // Every rank bins p by (p + L) * (global / L): the same bits for the same position.
+      m_grid.lo[a] = -length;
+      m_grid.inverseSize[a] = (global < 1 ? 1 : global) / length;
+      int const first = static_cast<int>((lo[a] + length) * m_grid.inverseSize[a]) - 1;
+      int const last = static_cast<int>((hi[a] + length) * m_grid.inverseSize[a]) + 1;
+      m_grid.origin[a] = first < 0 ? 0 : first;
+      m_grid.n[a] = last - m_grid.origin[a] + 1;
+    }
+    allocateAndFill(space, x, n);
+    orderBins(space, x, ids);
+  }
+
+  // Kernels; public only because CUDA lambdas may not live in private member functions.
+  void allocateAndFill(Exec const& space, Positions<memory_space> const& x, int n) {
     m_n = n;
     int const nbins = m_grid.count();
     if (static_cast<int>(m_counts.extent(0)) < nbins) {
@@ -76,12 +128,7 @@ class BinList {
                                   static_cast<std::size_t>(n) * 5 / 4 + 16);
     fill(space, x);
   }
-  void build(Positions<memory_space> const& x, int n, std::array<double, 3> const& lo,
-             std::array<double, 3> const& hi, double minBinSize) {
-    build(Exec(), x, n, lo, hi, minBinSize);
-  }
 
-  // Kernels; public only because CUDA lambdas may not live in private member functions.
   void fill(Exec const& space, Positions<memory_space> const& x) {
     using Policy = Kokkos::RangePolicy<Exec>;
     int const nbins = m_grid.count();
@@ -116,6 +163,40 @@ class BinList {
           int const slot = offsets(b) + Kokkos::atomic_fetch_add(&counts(b), 1);
           permute(slot) = i;
           for (int d = 0; d < 3; ++d) sorted(slot, d) = x(i, d);
+        });
+  }
+
+  /// Orders the particles of every bin by (global id, position): an insertion sort of the few
+  /// entries of each bin, then the sorted positions rewritten.
+  void orderBins(Exec const& space, Positions<memory_space> const& x,
+                 Kokkos::View<std::int64_t*, memory_space> const& ids) {
+    auto offsets = m_offsets;
+    auto permute = m_permute;
+    auto sorted = m_sorted;
+    Kokkos::parallel_for(
+        "eddy::neighbor::binOrder", Kokkos::RangePolicy<Exec>(space, 0, m_grid.count()),
+        KOKKOS_LAMBDA(const int b) {
+          int const begin = offsets(b), end = offsets(b + 1);
+          for (int k = begin + 1; k < end; ++k) {
+            int const j = permute(k);
+            std::int64_t const idj = ids(j);
+            int m = k;
+            for (; m > begin; --m) {
+              int const q = permute(m - 1);
+              std::int64_t const idq = ids(q);
+              bool before = idj < idq;
+              if (idj == idq) {  // two images of one particle: order by position
+                int d = 0;
+                while (d < 2 && x(j, d) == x(q, d)) ++d;
+                before = x(j, d) < x(q, d);
+              }
+              if (!before) break;
+              permute(m) = q;
+            }
+            permute(m) = j;
+          }
+          for (int k = begin; k < end; ++k)
+            for (int d = 0; d < 3; ++d) sorted(k, d) = x(permute(k), d);
         });
   }
 

@@ -11,6 +11,12 @@
 ///   reverseSum). Needs a periodic box at least twice the list radius wide, so that no two
 ///   images of one particle lie within the radius of another.
 ///
+/// Order of a row: bin rows by z, then y, then the bins of the chord by x, then the order within
+/// each bin. From a canonical BinList (`BinList::buildCanonical`: bins of one grid shared by the
+/// ranks, each ordered by global id) that order is a function of the atoms alone, not of the
+/// rank count, the row order or thread scheduling: a sum over a row then gives the same bits
+/// on any rank count.
+///
 /// Rebuild policy: `needsRebuild` is true when some particle on some rank moved more than
 /// skin / 2 since the build (then no pair can have come within the cutoff unseen).
 ///
@@ -111,6 +117,8 @@ class VerletList {
   int pairCount() const { return m_pairs; }
   /// Builds so far (the first one included).
   long long buildCount() const { return m_builds; }
+  /// Positions of rows [0, owned()) at the last build (the reference of the displacement test).
+  Positions<memory_space> const& buildPositions() const { return m_x0; }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
   /// Visits the candidate neighbours j of row i accepted by the list kind and within the radius.
@@ -161,8 +169,7 @@ class VerletList {
     /// Distance along axis a from p to bin row c (edge bins reach to infinity: they also hold
     /// the particles beyond the binned box).
     KOKKOS_INLINE_FUNCTION double rowGap(int a, int c, double p) const {
-      double const size = 1.0 / grid.inverseSize[a];
-      double const lo = grid.lo[a] + c * size, hi = lo + size;
+      double const lo = grid.binLow(a, c), hi = lo + 1.0 / grid.inverseSize[a];
       if (c > 0 && p < lo) return lo - p;
       if (c + 1 < grid.n[a] && p > hi) return p - hi;
       return 0.0;

@@ -119,7 +119,17 @@ class SnapshotWriter {
     long long particles = 0;
   };
 
+  /// The snapshots written so far (or taken over by resume()), oldest first.
+  std::vector<Entry> const& entries() const { return m_entries; }
+  /// Collective, for a restart: takes `entries` (those of the run up to the restart step) as
+  /// the snapshots written so far and rewrites the index to list exactly them, so that entries
+  /// a crashed run added after that step are dropped. Throws like write().
+  void resume(std::vector<Entry> entries);
+
  private:
+  /// Collective: rewrites the .xmf (tmp + rename) to list `entries`.
+  void writeIndex(std::vector<Entry> const& entries);
+
   MPI_Comm m_comm;
   int m_rank = 0;
   int m_size = 1;
@@ -130,5 +140,12 @@ class SnapshotWriter {
 
 /// The XDMF 3 text of a temporal collection of `entries` (exposed for tests).
 std::string xdmfText(std::string const& runName, std::vector<SnapshotWriter::Entry> const& entries);
+
+/// `entries` as plain text, one line each (times with 17 digits, so they read back exactly);
+/// checkpoints store it so that a restarted run continues the index.
+std::string snapshotIndexText(std::vector<SnapshotWriter::Entry> const& entries);
+/// The entries of snapshotIndexText() text. Throws eddy::Error naming the line that does not
+/// parse.
+std::vector<SnapshotWriter::Entry> snapshotIndexFromText(std::string const& text);
 
 }  // namespace eddy::io

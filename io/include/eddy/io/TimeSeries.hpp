@@ -35,6 +35,13 @@ class TimeSeries {
   /// Collective: rank 0 creates (truncates) the file and writes the header. Throws eddy::IoError
   /// (on every rank) when the file cannot be created.
   void open();
+  /// Collective, instead of open() for a run restarted at step `step`: continues the series in
+  /// its existing file. Rank 0 keeps the header and the rows whose first value (the step) is at
+  /// most `step`, drops later rows (written by a run that went on past that step), rewrites the
+  /// file through `<path>.tmp` and a rename, and appends from there. Without a file it starts
+  /// one as open() does. Throws eddy::IoError (on every rank) when the file cannot be read or
+  /// written, or when its header is not the one of these columns.
+  void resume(std::int64_t step);
 
   /// True when a row is due at `step` (every `every` steps, step 0 included).
   bool due(std::int64_t step) const { return step % m_every == 0; }

@@ -1,0 +1,148 @@
+#include "CheckpointOutput.hpp"
+
+#include "Format.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Log.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+namespace eddy::app {
+
+namespace {
+
+/// Collective: creates `path` (and its parents) on rank 0; every rank throws the same IoError,
+/// naming the path and the errno, when that fails or the path is not a directory.
+void createCheckpointDirectory(MPI_Comm comm, std::string const& path) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  char reason[320] = {0};
+  if (rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) {
+      std::snprintf(reason, sizeof reason, "errno %d: %s", ec.value(), ec.message().c_str());
+    } else if (!std::filesystem::is_directory(path, ec)) {
+      std::snprintf(reason, sizeof reason, "it exists and is not a directory (errno %d: %s)",
+                    ENOTDIR, std::strerror(ENOTDIR));
+    }
+  }
+  checkMpi(MPI_Bcast(reason, sizeof reason, MPI_CHAR, 0, comm), "MPI_Bcast(checkpoint directory)");
+  if (reason[0] != '\0')
+    throw IoError(str("cannot create checkpoint directory '", path, "': ", reason), true);
+}
+
+std::string checkpointDirectory(io::Deck const& deck) {
+  std::string dir = deck.has("checkpoint") ? deck.getString("checkpoint.directory") : "";
+  return dir.empty() ? deck.getString("run.output_dir") + "/checkpoints" : dir;
+}
+
+}  // namespace
+
+CheckpointOutput::CheckpointOutput(Runtime const& rt, io::Deck const& deck, std::string model)
+    : m_model(std::move(model)), m_directory(checkpointDirectory(deck)) {
+  if (!deck.has("checkpoint")) return;
+  m_every = deck.getInt("checkpoint.every");
+  m_atEnd = deck.getBool("checkpoint.at_end");
+  if (m_every == 0 && !m_atEnd) return;
+  createCheckpointDirectory(rt.comm(), m_directory);
+  io::CheckpointWriter::Options o;
+  o.directory = m_directory;
+  o.runName = deck.getString("run.name");
+  o.deckYaml = deck.resolvedYaml();
+  o.mode = io::snapshotModeFromString(deck.getString("checkpoint.mode"));
+  o.keep = static_cast<int>(deck.getInt("checkpoint.keep"));
+  m_writer = std::make_unique<io::CheckpointWriter>(rt.comm(), o);
+  log::info(str(
+      "checkpoints: ", m_every > 0 ? str("every ", m_every, " steps") : std::string(),
+      m_every > 0 && m_atEnd ? " and " : "", m_atEnd ? "after the last step" : "", " to ",
+      m_directory, "/", o.runName, "_<step>.chk.h5, keeping ", o.keep, " (",
+      m_writer->mode() == io::SnapshotMode::Collective ? "collective MPI-IO" : "gathered to rank 0",
+      ")"));
+}
+
+bool CheckpointOutput::due(long long step, long long lastStep) const {
+  return active() && ((m_every > 0 && step % m_every == 0) || (m_atEnd && step == lastStep));
+}
+
+void CheckpointOutput::write(io::CheckpointData& data, SnapshotOutput const& snapshots) {
+  double const start = log::elapsed();
+  data.model = m_model;
+  data.attributes.texts["snapshot_index"] = snapshots.indexText();
+  auto const written = m_writer->write(data);
+  std::string removed;
+  for (auto const& r : written.removed) removed += str(removed.empty() ? "; removed " : ", ", r);
+  log::info(str("checkpoint step ", data.step, " written: ", written.path, " (", written.bytes,
+                " bytes, ", log::elapsed() - start, " s", removed, ")"));
+  if (!written.removeFailure.empty()) log::warn(written.removeFailure);
+}
+
+std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck const& deck,
+                                                  std::string const& restart,
+                                                  std::string const& directory,
+                                                  std::string const& model) {
+  std::string path = restart.empty() ? deck.getString("run.restart") : restart;
+  if (path.empty()) return nullptr;
+  if (path == "latest") {
+    auto const found = io::listCheckpoints(rt.comm(), directory, deck.getString("run.name"));
+    if (found.empty()) {
+      log::info(str("restart: no checkpoint of run '", deck.getString("run.name"), "' in ",
+                    directory, "; starting at step 0"));
+      return nullptr;
+    }
+    path = found.back().second;
+  }
+  io::SnapshotMode const mode = deck.has("checkpoint")
+                                    ? io::snapshotModeFromString(deck.getString("checkpoint.mode"))
+                                    : io::SnapshotMode::Auto;
+  auto file = std::make_unique<io::CheckpointReader>(rt.comm(), path, mode);
+  if (file->model() != model)
+    throw ConfigError(str("restart file '", path, "' is a checkpoint of the ", file->model(),
+                          " model; this deck runs ", model, " (expected a checkpoint of the ",
+                          model, " model)"));
+  long long const steps = deck.getInt("run.steps");
+  if (file->step() > steps)
+    throw ConfigError(str("restart file '", path, "' is at step ", file->step(),
+                          ", beyond run.steps = ", steps,
+                          " (run.steps counts from step 0; raise it to continue)"));
+  log::info(str("restart: continuing from ", path, " (", file->model(), ", step ", file->step(),
+                ", t ", file->time(), ", written by ", file->ranks(), " rank(s) with eddy ",
+                file->version(), ")"));
+  return file;
+}
+
+void requireSame(io::CheckpointReader const& file, std::string const& what,
+                 std::string const& deckValue, std::string const& fileValue) {
+  if (deckValue != fileValue)
+    throw ConfigError(str("restart file '", file.path(), "' has ", what, " ", fileValue,
+                          "; this deck has ", deckValue, " (expected the same ", what, ")"));
+}
+
+io::CheckpointGrid ownedEntries(Field<MemSpace> const& f, CartDecomposition const& decomp,
+                                std::string name, std::string units) {
+  io::CheckpointGrid g;
+  g.name = std::move(name);
+  g.units = std::move(units);
+  int const fa = f.faceAxis();
+  Box3 const owned = f.ownedBox();
+  for (int a = 0; a < 3; ++a) {
+    g.global[a] = decomp.globalCells()[a] + (a == fa && !decomp.isPeriodic(a) ? 1 : 0);
+    g.offset[a] = decomp.offset()[a];
+    g.count[a] = owned.extent(a);
+  }
+  // Host copies only here, at I/O.
+  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
+  Index3 const gh = f.ghosts();
+  g.values.reserve(static_cast<std::size_t>(owned.size()));
+  for (int k = 0; k < g.count[2]; ++k)
+    for (int j = 0; j < g.count[1]; ++j)
+      for (int i = 0; i < g.count[0]; ++i) g.values.push_back(h(i + gh[0], j + gh[1], k + gh[2]));
+  return g;
+}
+
+}  // namespace eddy::app

@@ -1,0 +1,154 @@
+# Checkpoint / restart (docs/output.md): a restart continues bitwise, on the same and on other
+# rank counts; checkpoint failures stop the run with one message and leave earlier files intact;
+# a restart from a wrong file is refused with a clear message.
+
+add_executable(eddy_compare_checkpoints CompareCheckpoints.cpp)
+target_link_libraries(eddy_compare_checkpoints PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::warnings)
+
+# eddy_restart_test(<name> <deck> <run.name> <N> <crash> <total> <np straight> <np first>
+#                   <np restart> <csv files> [RESTART latest] [KEYS <checkpoint keys>...]): see
+# RestartBitwise.cmake.
+function(eddy_restart_test name deck runName n crash total npStraight npFirst npRestart csvs)
+  cmake_parse_arguments(R "" "RESTART" "KEYS" ${ARGN})
+  set(_max ${npStraight})
+  foreach(_np ${npFirst} ${npRestart})
+    if(_np GREATER _max)
+      set(_max ${_np})
+    endif()
+  endforeach()
+  add_test(NAME restart.${name}
+           COMMAND ${CMAKE_COMMAND} "-DEDDY=$<TARGET_FILE:eddy>"
+                   "-DMPIEXEC=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG}"
+                   "-DPREFLAGS=${EDDY_MPIEXEC_PREFLAGS}"
+                   "-DCOMPARE=$<TARGET_FILE:eddy_compare_checkpoints>"
+                   "-DDECK=${PROJECT_SOURCE_DIR}/tests/cli/decks/${deck}.yaml" -DNAME=${runName}
+                   "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/restart_${name}" -DN=${n} -DCRASH=${crash}
+                   -DTOTAL=${total} -DNP_STRAIGHT=${npStraight} -DNP_FIRST=${npFirst}
+                   -DNP_RESTART=${npRestart} "-DCSVS=${csvs}" -DXMF=${runName}.xmf
+                   "-DRESTART=${R_RESTART}" "-DCHECKPOINT_KEYS=${R_KEYS}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/RestartBitwise.cmake)
+  set_tests_properties(restart.${name} PROPERTIES LABELS "mpi;validation" PROCESSORS ${_max}
+                                                  TIMEOUT 180)
+endfunction()
+
+# The cavity: 20 steps straight vs 10 + restart + 10 (the first leg went on to step 15), on the
+# same rank count and from 2 ranks onto 4, 1 and 3 (the fluids model is bitwise the same on any
+# rank count, so the restarted run must be too). One restart takes `--restart latest`.
+set(_cavity_csvs diagnostics.csv)
+foreach(np 1 2 4)
+  eddy_restart_test(cavity.np${np} restart_cavity cavity 10 15 20 ${np} ${np} ${np} "${_cavity_csvs}")
+endforeach()
+foreach(np 4 1 3)
+  eddy_restart_test(cavity.np2_to_np${np} restart_cavity cavity 10 15 20 2 2 ${np} "${_cavity_csvs}")
+endforeach()
+eddy_restart_test(cavity.latest.np2 restart_cavity cavity 10 15 20 2 2 2 "${_cavity_csvs}"
+                  RESTART latest)
+# Written and read through rank 0 (the path of a serial HDF5), onto another rank count.
+eddy_restart_test(cavity.gather.np2_to_np3 restart_cavity cavity 10 15 20 2 2 3 "${_cavity_csvs}"
+                  KEYS "mode: gather")
+# A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
+eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
+
+# The Lennard-Jones liquid (500 atoms): 60 steps straight vs 30 + restart + 30 on 1, 2 and 4
+# ranks, gathered through rank 0, and with a Langevin thermostat that is switched off at step 40.
+# From 2 ranks onto 4 and 1 in reproducible mode (md.reproducible: the trajectory is
+# bitwise the same on any rank count).
+set(_lj_csvs diagnostics.csv lj.rdf.csv lj.speeds.csv)
+foreach(np 1 2 4)
+  eddy_restart_test(lj.np${np} restart_lj lj 30 45 60 ${np} ${np} ${np} "${_lj_csvs}")
+endforeach()
+eddy_restart_test(lj.gather.np2 restart_lj lj 30 45 60 2 2 2 "${_lj_csvs}" KEYS "mode: gather")
+eddy_restart_test(lj_langevin.np2 restart_lj_langevin lj 30 45 60 2 2 2 "${_lj_csvs}")
+foreach(np 4 1)
+  eddy_restart_test(lj_reproducible.np2_to_np${np} restart_lj_reproducible lj 30 45 60 2 2 ${np}
+                    "${_lj_csvs}")
+endforeach()
+
+# Checkpoint directory problems end the run before the first step: exit 4, path and errno once.
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.run.checkpoint_dir_is_a_file.np${n} RANKS ${n} EXPECT_EXIT 4
+                    MATCH "cannot create checkpoint directory 'tests/cli/decks/checkpoint_dir_is_a_file\\.yaml': .*errno [0-9]+"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/checkpoint_dir_is_a_file.yaml)
+  eddy_add_cli_test(NAME cli.run.checkpoint_dir_unwritable.np${n} RANKS ${n} EXPECT_EXIT 4
+                    MATCH "cannot create checkpoint directory '/dev/null/eddy-checkpoints': errno 20: Not a directory"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/checkpoint_dir_unwritable.yaml)
+endforeach()
+
+# A full disk at the second checkpoint (CheckpointDiskFull.cmake links its temporary file to
+# /dev/full): exit 4 and a message naming the file and errno 28; the check then restarts from
+# the first checkpoint, which must be intact.
+foreach(n 1 4)
+  add_test(NAME cli.run.checkpoint_disk_full.setup.np${n}
+           COMMAND ${CMAKE_COMMAND} -DMODE=setup -P ${CMAKE_CURRENT_SOURCE_DIR}/CheckpointDiskFull.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  eddy_add_cli_test(NAME cli.run.checkpoint_disk_full.np${n} RANKS ${n} EXPECT_EXIT 4
+                    MATCH "cannot write checkpoint 'output/cli_checkpoint_full/checkpoints/full_000002\\.chk\\.h5'"
+                          "errno 28: No space left on device" "checkpoint step 1 written"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/checkpoint_disk_full.yaml)
+  add_test(NAME cli.run.checkpoint_disk_full.check.np${n}
+           COMMAND ${CMAKE_COMMAND} -DMODE=check "-DEDDY=$<TARGET_FILE:eddy>"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/CheckpointDiskFull.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli.run.checkpoint_disk_full.setup.np${n} PROPERTIES
+                       FIXTURES_SETUP checkpoint_full_np${n} RESOURCE_LOCK cli_checkpoint_full)
+  set_tests_properties(cli.run.checkpoint_disk_full.np${n} PROPERTIES
+                       FIXTURES_REQUIRED checkpoint_full_np${n} RESOURCE_LOCK cli_checkpoint_full)
+  set_tests_properties(cli.run.checkpoint_disk_full.check.np${n} PROPERTIES
+                       FIXTURES_CLEANUP checkpoint_full_np${n} RESOURCE_LOCK cli_checkpoint_full)
+endforeach()
+# The two rank counts share the output directory: one chain after the other.
+set_tests_properties(cli.run.checkpoint_disk_full.setup.np4 PROPERTIES
+                     DEPENDS cli.run.checkpoint_disk_full.check.np1)
+
+# Restarts from the wrong file: a missing file, a text file, a snapshot, a checkpoint of another
+# model, of another grid or of another md box. The fixture writes a fluids checkpoint and snapshot of step 2.
+eddy_add_cli_test(NAME cli.restart.source EXPECT_EXIT 0 MATCH "checkpoint step 2 written"
+                  COMMAND run tests/cli/decks/restart_source.yaml)
+set_tests_properties(cli.restart.source PROPERTIES FIXTURES_SETUP restart_source)
+set(_src output/cli_restart_source)
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.restart.missing_file.np${n} RANKS ${n} EXPECT_EXIT 4
+                    MATCH "cannot read checkpoint '${_src}/no_such\\.chk\\.h5': errno 2: No such file or directory"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/restart_md.yaml --restart ${_src}/no_such.chk.h5)
+  eddy_add_cli_test(NAME cli.restart.wrong_model.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "restart file '${_src}/checkpoints/cavity_000002\\.chk\\.h5' is a checkpoint of the fluids model; this deck runs md"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/restart_md.yaml
+                            --restart ${_src}/checkpoints/cavity_000002.chk.h5)
+  eddy_add_cli_test(NAME cli.restart.wrong_grid.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "restart file '${_src}/checkpoints/cavity_000002\\.chk\\.h5' has grid\\.cells \\[16, 16\\]; this deck has \\[24, 24\\]"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/restart_grid_mismatch.yaml
+                            --restart ${_src}/checkpoints/cavity_000002.chk.h5)
+  set_tests_properties(cli.restart.wrong_model.np${n} cli.restart.wrong_grid.np${n} PROPERTIES
+                       FIXTURES_REQUIRED restart_source)
+endforeach()
+# An md checkpoint and a deck of the same atoms in another box.
+eddy_add_cli_test(NAME cli.restart.md_source EXPECT_EXIT 0 MATCH "checkpoint step 2 written"
+                  COMMAND run tests/cli/decks/restart_md_source.yaml)
+set_tests_properties(cli.restart.md_source PROPERTIES FIXTURES_SETUP restart_md_source)
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.restart.wrong_box.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "restart file 'output/cli_restart_md_source/checkpoints/lj_000002\\.chk\\.h5' has box \\[8\\.39[0-9]*, 8\\.39[0-9]*, 8\\.39[0-9]*\\]"
+                          "this deck has \\[8\\.22[0-9]*, 8\\.22[0-9]*, 8\\.22[0-9]*\\] \\(expected the same box\\)"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/restart_md_density.yaml
+                            --restart output/cli_restart_md_source/checkpoints/lj_000002.chk.h5)
+  set_tests_properties(cli.restart.wrong_box.np${n} PROPERTIES FIXTURES_REQUIRED restart_md_source)
+endforeach()
+eddy_add_cli_test(NAME cli.restart.snapshot EXPECT_EXIT 4
+                  MATCH "cannot read checkpoint '${_src}/cavity_000002\\.h5': it is not an Eddy checkpoint"
+                  ONCE "eddy: error"
+                  COMMAND run tests/cli/decks/restart_md.yaml --restart ${_src}/cavity_000002.h5)
+eddy_add_cli_test(NAME cli.restart.not_hdf5 EXPECT_EXIT 4
+                  MATCH "cannot read checkpoint 'tests/cli/decks/restart_md\\.yaml': it is not an HDF5 file"
+                  ONCE "eddy: error"
+                  COMMAND run tests/cli/decks/restart_md.yaml --restart tests/cli/decks/restart_md.yaml)
+eddy_add_cli_test(NAME cli.restart.no_file_argument EXPECT_EXIT 2
+                  MATCH "--restart needs a checkpoint file"
+                  COMMAND run tests/cli/decks/restart_md.yaml --restart)
+set_tests_properties(cli.restart.snapshot PROPERTIES FIXTURES_REQUIRED restart_source)
