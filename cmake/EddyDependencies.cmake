@@ -53,7 +53,10 @@ set(EDDY_MPIEXEC_PREFLAGS "${_eddy_mpiexec_flags}" CACHE STRING
     "Flags given to mpiexec before the program in MPI tests")
 
 # --- HDF5 (parallel or serial, detected) ------------------------------------------------------
-set(HDF5_PREFER_PARALLEL ON)
+# Parallel HDF5 is preferred when both are installed; EDDY_PREFER_PARALLEL_HDF5=OFF picks the
+# serial library (as on machines that have only that), e.g. to compare the files of both.
+option(EDDY_PREFER_PARALLEL_HDF5 "Prefer a parallel HDF5 when both are installed" ON)
+set(HDF5_PREFER_PARALLEL ${EDDY_PREFER_PARALLEL_HDF5})
 find_package(HDF5 REQUIRED COMPONENTS C)
 if(HDF5_IS_PARALLEL)
   set(EDDY_HDF5_PARALLEL ON)

@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -32,10 +34,27 @@ Runtime::Runtime(int& argc, char**& argv) {
            "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
   MPI_Comm_rank(node, &m_localRank);
   MPI_Comm_size(node, &m_localSize);
-  MPI_Comm_free(&node);
 
   log::configure(m_rank, m_size);
   compat::initialize(argc, argv, m_localRank);
+
+  // Ranks of one node on the same GPU (more ranks than GPUs): compare the GPUs' UUIDs, which
+  // do not depend on each rank's visible-device numbering.
+  std::string const uuid = compat::deviceUuid(compat::activeDeviceId());
+  char mine[33] = {};
+  std::strncpy(mine, uuid.c_str(), 32);
+  std::vector<char> all(33 * static_cast<std::size_t>(m_localSize));
+  checkMpi(MPI_Allgather(mine, 33, MPI_CHAR, all.data(), 33, MPI_CHAR, node),
+           "MPI_Allgather (GPU ids)");
+  MPI_Comm_free(&node);
+  bool shared = false;
+  for (int a = 0; a < m_localSize && !uuid.empty(); ++a)
+    for (int b = a + 1; b < m_localSize; ++b)
+      shared = shared || std::strcmp(&all[33 * a], &all[33 * b]) == 0;
+  int sharedAny = shared ? 1 : 0;
+  checkMpi(MPI_Allreduce(MPI_IN_PLACE, &sharedAny, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+           "MPI_Allreduce (GPU sharing)");
+  transport::setGpuShared(sharedAny != 0);
 }
 
 Runtime::~Runtime() {

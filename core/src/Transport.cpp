@@ -13,6 +13,10 @@ std::optional<TransportKind>& chosen() {
   static std::optional<TransportKind> c;
   return c;
 }
+bool& sharedFlag() {
+  static bool shared = false;
+  return shared;
+}
 std::string& chosenWhy() {
   static std::string w;
   return w;
@@ -60,7 +64,7 @@ std::vector<TransportKind> available() {
     a = {TransportKind::Mpi, TransportKind::MpiStaged};
     return a;
   }
-  if (ncclBuilt()) a.push_back(TransportKind::Nccl);
+  if (ncclBuilt() && !gpuShared()) a.push_back(TransportKind::Nccl);
   if (mpi::gpuAware()) a.push_back(TransportKind::Mpi);
   a.push_back(TransportKind::MpiStaged);
   return a;
@@ -77,8 +81,9 @@ void select(std::string const& choice) {
   if (std::find(a.begin(), a.end(), k) == a.end()) {
     std::string why;
     if (k == TransportKind::Nccl)
-      why = kDeviceBackend ? "this build has no NCCL (configure with EDDY_ENABLE_NCCL=ON)"
-                           : "the default execution space is on the host";
+      why = !kDeviceBackend ? "the default execution space is on the host"
+            : gpuShared()   ? "ranks of one node share a GPU (NCCL needs one GPU per rank)"
+                            : "this build has no NCCL (configure with EDDY_ENABLE_NCCL=ON)";
     else if (k == TransportKind::Mpi) {
       std::string how;
       mpi::gpuAware(&how);
@@ -109,12 +114,21 @@ std::string describe() {
     ncclBuilt(&v);
     s += ", NCCL " + v;
   }
-  s += str("; available: ", list(available()), ")");
+  s += str("; available: ", list(available()));
+  if (gpuShared() && ncclBuilt()) s += "; nccl not offered: ranks share a GPU";
+  s += ")";
   return s;
 }
 
 void finalize() {
   detail::nccl::finalize();
+}
+
+void setGpuShared(bool shared) {
+  sharedFlag() = shared;
+}
+bool gpuShared() {
+  return sharedFlag();
 }
 
 }  // namespace transport

@@ -146,3 +146,27 @@ if(EDDY_PVBATCH AND EDDY_XVFB_RUN)
 else()
   message(STATUS "Eddy: pvbatch or xvfb-run not found; the ParaView smoke test is skipped")
 endif()
+
+# Serial and parallel HDF5 builds write identical files. scripts/test builds a second `eddy`
+# against serial HDF5 (build/host-serial-hdf5) and names it in EDDY_SERIAL_HDF5_EDDY; the test
+# runs the same decks with both and compares every snapshot with h5diff.
+set(EDDY_SERIAL_HDF5_EDDY "" CACHE FILEPATH
+    "An eddy built against serial HDF5, compared with this (parallel HDF5) build")
+find_program(EDDY_H5DIFF h5diff)
+if(EDDY_SERIAL_HDF5_EDDY AND EDDY_HDF5_PARALLEL AND EDDY_H5DIFF)
+  foreach(case cavity_snapshots:output/cli_cavity_snapshots lj_snapshots:output/cli_lj_snapshots)
+    string(REPLACE ":" ";" parts ${case})
+    list(GET parts 0 deck)
+    list(GET parts 1 dir)
+    add_test(NAME cli.hdf5.serial_vs_parallel.${deck}
+             COMMAND ${CMAKE_COMMAND} -DEDDY=$<TARGET_FILE:eddy>
+                     -DSERIAL_EDDY=${EDDY_SERIAL_HDF5_EDDY} -DDECK=tests/cli/decks/${deck}.yaml
+                     -DDIR=${dir} -DRANKS=2 -DMPIEXEC=${MPIEXEC_EXECUTABLE}
+                     "-DMPIFLAGS=${EDDY_MPIEXEC_PREFLAGS}" -DH5DIFF=${EDDY_H5DIFF}
+                     -DPROJECT_DIR=${PROJECT_SOURCE_DIR}
+                     -P ${PROJECT_SOURCE_DIR}/tests/cli/Hdf5Flavours.cmake
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(cli.hdf5.serial_vs_parallel.${deck}
+                         PROPERTIES LABELS mpi TIMEOUT 120 RESOURCE_LOCK cli_${deck})
+  endforeach()
+endif()

@@ -116,6 +116,29 @@ inline std::string deviceDescription(int deviceId) {
 #endif
 }
 
+/// A unique id of GPU `deviceId` (its UUID bytes as hex; empty on host-only builds), to tell
+/// whether ranks share a GPU whatever each rank's visible-device numbering.
+inline std::string deviceUuid(int deviceId) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaDeviceProp prop{};
+  if (deviceId < 0 || cudaGetDeviceProperties(&prop, deviceId) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  static char const* const hex = "0123456789abcdef";
+  std::string s;
+  for (int b = 0; b < 16; ++b) {
+    auto const c = static_cast<unsigned char>(prop.uuid.bytes[b]);
+    s += hex[c >> 4];
+    s += hex[c & 15];
+  }
+  return s;
+#else
+  (void)deviceId;
+  return {};
+#endif
+}
+
 /// The GPU the running Kokkos uses (-1 on host-only builds).
 inline int activeDeviceId() {
 #if defined(KOKKOS_ENABLE_CUDA) && EDDY_KOKKOS_4

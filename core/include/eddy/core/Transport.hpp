@@ -74,6 +74,10 @@ TransportKind forSpace(TransportKind kind) {
 }
 /// Releases the NCCL communicators. Runtime calls it before Kokkos and MPI shut down.
 void finalize();
+/// Whether two ranks of one node drive the same GPU (NCCL then refuses to work). Runtime
+/// finds out at start-up; NCCL is not offered when they do.
+void setGpuShared(bool shared);
+bool gpuShared();
 
 }  // namespace transport
 

@@ -1,0 +1,51 @@
+# Serial and parallel HDF5 builds write the same files (cli.hdf5.serial_vs_parallel).
+# Runs DECK with EDDY (parallel HDF5: collective MPI-IO) and with SERIAL_EDDY (serial HDF5:
+# gathered through rank 0) on RANKS ranks, one after the other into the same output directory
+# (the resolved deck, stored in every file, names it), and requires h5diff to find no
+# difference in any snapshot (datasets and attributes) and the XDMF indexes to be equal.
+# Run in the source directory.
+foreach(v EDDY SERIAL_EDDY DECK DIR RANKS MPIEXEC H5DIFF)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "Hdf5Flavours.cmake: ${v} is not set")
+  endif()
+endforeach()
+if(NOT EXISTS "${SERIAL_EDDY}")
+  message(FATAL_ERROR "no serial-HDF5 eddy at ${SERIAL_EDDY}: scripts/test builds it "
+                      "(build/host-serial-hdf5)")
+endif()
+set(flags ${MPIFLAGS})
+set(expect_EDDY "collective MPI-IO")
+set(expect_SERIAL_EDDY "gathered to rank 0")
+foreach(v EDDY SERIAL_EDDY)
+  file(REMOVE_RECURSE ${DIR} ${DIR}.${v})
+  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} ${flags} ${${v}} run ${DECK}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${${v}} run ${DECK} failed (${rc}):\n${out}")
+  endif()
+  if(NOT out MATCHES "${expect_${v}}")
+    message(FATAL_ERROR "${${v}} did not write through '${expect_${v}}':\n${out}")
+  endif()
+  file(RENAME ${DIR} ${DIR}.${v})
+endforeach()
+file(GLOB files RELATIVE ${PROJECT_DIR}/${DIR}.EDDY ${PROJECT_DIR}/${DIR}.EDDY/*.h5)
+list(LENGTH files n)
+if(n LESS 2)
+  message(FATAL_ERROR "expected several snapshots in ${DIR}.EDDY, found: ${files}")
+endif()
+foreach(f ${files})
+  execute_process(COMMAND ${H5DIFF} -r ${DIR}.EDDY/${f} ${DIR}.SERIAL_EDDY/${f}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "0 differences found")
+    message(FATAL_ERROR "h5diff ${f}: parallel and serial HDF5 files differ (${rc}):\n${out}")
+  endif()
+endforeach()
+file(GLOB xmf RELATIVE ${PROJECT_DIR}/${DIR}.EDDY ${PROJECT_DIR}/${DIR}.EDDY/*.xmf)
+foreach(f ${xmf})
+  file(READ ${DIR}.EDDY/${f} a)
+  file(READ ${DIR}.SERIAL_EDDY/${f} b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "${f} differs between the parallel and serial HDF5 runs")
+  endif()
+endforeach()
+message("${n} snapshots identical (h5diff: 0 differences) and ${xmf} equal")
