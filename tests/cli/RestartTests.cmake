@@ -53,12 +53,17 @@ eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "$
 # ranks, gathered through rank 0, and with a Langevin thermostat that is switched off at step 40.
 # From 2 ranks onto 4 and 1 in reproducible mode (md.reproducible: the trajectory is
 # bitwise the same on any rank count).
+# On a GPU the normal mode is not bitwise repeatable even without a restart (the half list's
+# force atomics and the bin fill land in a different order each run), so there only the
+# reproducible mode is held to bitwise continuation.
 set(_lj_csvs diagnostics.csv lj.rdf.csv lj.speeds.csv)
-foreach(np 1 2 4)
-  eddy_restart_test(lj.np${np} restart_lj lj 30 45 60 ${np} ${np} ${np} "${_lj_csvs}")
-endforeach()
-eddy_restart_test(lj.gather.np2 restart_lj lj 30 45 60 2 2 2 "${_lj_csvs}" KEYS "mode: gather")
-eddy_restart_test(lj_langevin.np2 restart_lj_langevin lj 30 45 60 2 2 2 "${_lj_csvs}")
+if(NOT "${Kokkos_DEVICES}" MATCHES "CUDA|HIP|SYCL")
+  foreach(np 1 2 4)
+    eddy_restart_test(lj.np${np} restart_lj lj 30 45 60 ${np} ${np} ${np} "${_lj_csvs}")
+  endforeach()
+  eddy_restart_test(lj.gather.np2 restart_lj lj 30 45 60 2 2 2 "${_lj_csvs}" KEYS "mode: gather")
+  eddy_restart_test(lj_langevin.np2 restart_lj_langevin lj 30 45 60 2 2 2 "${_lj_csvs}")
+endif()
 foreach(np 4 1)
   eddy_restart_test(lj_reproducible.np2_to_np${np} restart_lj_reproducible lj 30 45 60 2 2 ${np}
                     "${_lj_csvs}")
