@@ -5,12 +5,16 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Runtime.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
+  // A write past the file-size limit (ulimit -f) must fail with EFBIG and be reported with the
+  // file's name, not kill the process with SIGXFSZ and leave a truncated file behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   // --help and --version need neither MPI nor Kokkos.
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

@@ -32,7 +32,8 @@ endfunction()
 # Runs the `eddy` executable (under mpiexec with RANKS > 0) and checks its exit code, that its
 # output matches every MATCH regex, and that ONCE occurs exactly one time.
 function(eddy_add_cli_test)
-  cmake_parse_arguments(T "" "NAME;RANKS;EXPECT_EXIT;ONCE" "MATCH;LABELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;RANKS;EXPECT_EXIT;ONCE;FILE_BLOCKS" "MATCH;LABELS;COMMAND"
+                        ${ARGN})
   if(T_RANKS)
     set(_launch ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${EDDY_MPIEXEC_PREFLAGS})
     set(_labels "mpi;${T_LABELS}")
@@ -40,7 +41,12 @@ function(eddy_add_cli_test)
     set(_launch "")
     set(_labels "${T_LABELS}")
   endif()
-  set(_cmd "${_launch};$<TARGET_FILE:eddy>;${T_COMMAND}")
+  # FILE_BLOCKS: run eddy (not the launcher) under `ulimit -f` (512-byte blocks).
+  set(_limit "")
+  if(T_FILE_BLOCKS)
+    set(_limit "sh;-c;ulimit -f ${T_FILE_BLOCKS} && exec \"$@\";sh")
+  endif()
+  set(_cmd "${_launch};${_limit};$<TARGET_FILE:eddy>;${T_COMMAND}")
   set(_match "${T_MATCH}")
   add_test(NAME ${T_NAME}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${_cmd}" "-DEXPECT_EXIT=${T_EXPECT_EXIT}"

@@ -147,6 +147,18 @@ else()
   message(STATUS "Eddy: pvbatch or xvfb-run not found; the ParaView smoke test is skipped")
 endif()
 
+# A file-size limit (ulimit -f 100: 50 KiB) below the size of the first snapshot: the write
+# fails with EFBIG and a collective error naming the file, exit code 4, instead of SIGXFSZ
+# killing the ranks; no temporary file is left behind.
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.run.file_size_limit.np${n} RANKS ${n} EXPECT_EXIT 4 FILE_BLOCKS 100
+                    MATCH "cannot write snapshot 'output/cli_file_size_limit/limit_000000.h5'"
+                          "File too large"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/file_size_limit.yaml)
+  set_tests_properties(cli.run.file_size_limit.np${n} PROPERTIES RESOURCE_LOCK cli_file_size_limit)
+endforeach()
+
 # Serial and parallel HDF5 builds write identical files. scripts/test builds a second `eddy`
 # against serial HDF5 (build/host-serial-hdf5) and names it in EDDY_SERIAL_HDF5_EDDY; the test
 # runs the same decks with both and compares every snapshot with h5diff.
