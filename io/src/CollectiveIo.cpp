@@ -57,6 +57,16 @@ long long product(Index3 const& n) {
   return static_cast<long long>(n[0]) * n[1] * n[2];
 }
 
+RowRange globalRows(MPI_Comm comm, long long count) {
+  RowRange r;
+  int rank = 0;
+  checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  checkMpi(MPI_Exscan(&count, &r.first, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Exscan");
+  if (rank == 0) r.first = 0;  // MPI_Exscan leaves rank 0's result undefined
+  checkMpi(MPI_Allreduce(&count, &r.total, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Allreduce");
+  return r;
+}
+
 std::vector<Slab> splitBlock(Index3 const& n, long long maxElems) {
   std::vector<Slab> slabs;
   if (product(n) == 0) return slabs;

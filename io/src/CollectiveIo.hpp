@@ -32,6 +32,14 @@ void reserveRoom(std::string const& path, long long bytes, Failure& failure);
 /// Entries of a box of `n` per axis.
 long long product(Index3 const& n);
 
+/// Collective: where this rank's `count` rows go in a dataset of all ranks' rows (in rank
+/// order): its first row and the total.
+struct RowRange {
+  long long first = 0;
+  long long total = 0;
+};
+RowRange globalRows(MPI_Comm comm, long long count);
+
 /// A box of a rank's block that is contiguous in its x-fastest buffer.
 struct Slab {
   Index3 lo{0, 0, 0}, hi{0, 0, 0};

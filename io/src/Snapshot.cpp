@@ -142,10 +142,8 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
 
   // Global particle rows: this rank's first row is the sum of the counts of lower ranks.
   long long const myCount = d.hasParticles ? static_cast<long long>(d.particles.count()) : 0;
-  long long first = 0, total = 0;
-  checkMpi(MPI_Exscan(&myCount, &first, 1, MPI_LONG_LONG, MPI_SUM, m_comm), "MPI_Exscan");
-  if (m_rank == 0) first = 0;  // MPI_Exscan leaves rank 0's result undefined
-  checkMpi(MPI_Allreduce(&myCount, &total, 1, MPI_LONG_LONG, MPI_SUM, m_comm), "MPI_Allreduce");
+  detail::RowRange const span = detail::globalRows(m_comm, myCount);
+  long long const first = span.first, total = span.total;
 
   auto removeTmp = [&] {
     if (m_rank == 0) std::remove(tmp.c_str());

@@ -50,6 +50,49 @@ std::string shortenDriverMessage(std::string const& text) {
 
 }  // namespace
 
+namespace {
+/// The hyperslab (offset, count) of a dataset selected in its file space, a matching memory
+/// space and a transfer property list (collective when asked): what a block read and a block
+/// write share. An empty block selects nothing on both sides, so the rank still takes part in
+/// a collective transfer.
+struct BlockSelection {
+  hid_t fileSpace = -1;
+  hid_t memSpace = -1;
+  hid_t dxpl = -1;
+  bool good = false;
+
+  BlockSelection(hid_t dataset, std::vector<hsize_t> const& offset,
+                 std::vector<hsize_t> const& count, bool collective) {
+    hsize_t total = 1;
+    for (auto const c : count) total *= c;
+    fileSpace = H5Dget_space(dataset);
+    memSpace = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
+    good = fileSpace >= 0 && memSpace >= 0;
+    if (good && total > 0)
+      good = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset.data(), nullptr, count.data(),
+                                 nullptr) >= 0;
+    else if (good)
+      good = H5Sselect_none(fileSpace) >= 0 && H5Sselect_none(memSpace) >= 0;
+    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    good = good && dxpl >= 0;
+#if EDDY_HDF5_IS_PARALLEL
+    if (good && collective) good = H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
+#else
+    (void)collective;
+#endif
+  }
+  /// Releases everything; the name of the first release that failed, or nullptr.
+  char const* close() {
+    char const* failed = nullptr;
+    if (dxpl >= 0 && H5Pclose(dxpl) < 0) failed = "H5Pclose(transfer)";
+    if (memSpace >= 0 && H5Sclose(memSpace) < 0 && !failed) failed = "H5Sclose(memory)";
+    if (fileSpace >= 0 && H5Sclose(fileSpace) < 0 && !failed) failed = "H5Sclose(file)";
+    dxpl = memSpace = fileSpace = -1;
+    return failed;
+  }
+};
+}  // namespace
+
 std::string hdf5Reason() {
   int const savedErrno = errno;
   WalkState s;
@@ -195,27 +238,12 @@ void Hdf5Output::createDataset(std::string const& path, hid_t fileType,
 void Hdf5Output::writeBlock(hid_t memType, std::vector<hsize_t> const& offset,
                             std::vector<hsize_t> const& count, void const* data) {
   if (!ok()) return;
-  hsize_t total = 1;
-  for (auto const c : count) total *= c;
-  hid_t const fileSpace = H5Dget_space(m_dataset);
-  hid_t const memSpace = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
-  bool good = fileSpace >= 0 && memSpace >= 0;
-  if (good && total > 0)
-    good = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset.data(), nullptr, count.data(),
-                               nullptr) >= 0;
-  else if (good)
-    good = H5Sselect_none(fileSpace) >= 0 && H5Sselect_none(memSpace) >= 0;
-  hid_t const dxpl = H5Pcreate(H5P_DATASET_XFER);
-  good = good && dxpl >= 0;
-#if EDDY_HDF5_IS_PARALLEL
-  if (good && m_collective) good = H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
-#endif
+  BlockSelection b(m_dataset, offset, count, m_collective);
   errno = 0;
-  if (good) good = H5Dwrite(m_dataset, memType, memSpace, fileSpace, dxpl, data) >= 0;
+  bool const good =
+      b.good && H5Dwrite(m_dataset, memType, b.memSpace, b.fileSpace, b.dxpl, data) >= 0;
   if (!good) fail("H5Dwrite", m_datasetPath);
-  if (dxpl >= 0 && H5Pclose(dxpl) < 0) fail("H5Pclose(transfer)", m_datasetPath);
-  if (memSpace >= 0 && H5Sclose(memSpace) < 0) fail("H5Sclose(memory)", m_datasetPath);
-  if (fileSpace >= 0 && H5Sclose(fileSpace) < 0) fail("H5Sclose(file)", m_datasetPath);
+  if (char const* failed = b.close()) fail(failed, m_datasetPath);
 }
 
 void Hdf5Output::closeDataset() {
@@ -303,27 +331,12 @@ std::vector<hsize_t> Hdf5Input::openDataset(std::string const& path) {
 void Hdf5Input::readBlock(hid_t memType, std::vector<hsize_t> const& offset,
                           std::vector<hsize_t> const& count, void* data) {
   if (!ok()) return;
-  hsize_t total = 1;
-  for (auto const c : count) total *= c;
-  hid_t const fileSpace = H5Dget_space(m_dataset);
-  hid_t const memSpace = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
-  bool good = fileSpace >= 0 && memSpace >= 0;
-  if (good && total > 0)
-    good = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset.data(), nullptr, count.data(),
-                               nullptr) >= 0;
-  else if (good)
-    good = H5Sselect_none(fileSpace) >= 0 && H5Sselect_none(memSpace) >= 0;
-  hid_t const dxpl = H5Pcreate(H5P_DATASET_XFER);
-  good = good && dxpl >= 0;
-#if EDDY_HDF5_IS_PARALLEL
-  if (good && m_collective) good = H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
-#endif
+  BlockSelection b(m_dataset, offset, count, m_collective);
   errno = 0;
-  if (good) good = H5Dread(m_dataset, memType, memSpace, fileSpace, dxpl, data) >= 0;
+  bool const good =
+      b.good && H5Dread(m_dataset, memType, b.memSpace, b.fileSpace, b.dxpl, data) >= 0;
   if (!good) fail("H5Dread", m_datasetPath);
-  if (dxpl >= 0 && H5Pclose(dxpl) < 0) fail("H5Pclose(transfer)", m_datasetPath);
-  if (memSpace >= 0 && H5Sclose(memSpace) < 0) fail("H5Sclose(memory)", m_datasetPath);
-  if (fileSpace >= 0 && H5Sclose(fileSpace) < 0) fail("H5Sclose(file)", m_datasetPath);
+  if (char const* failed = b.close()) fail(failed, m_datasetPath);
 }
 
 void Hdf5Input::closeDataset() {
