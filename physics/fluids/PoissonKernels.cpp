@@ -45,7 +45,8 @@ double dot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView
 }
 
 // The fused reductions below write a value in the term functor. reproducibleSum evaluates each
-// term twice (scan, then accumulate); the write is idempotent, so that is harmless.
+// term once, and a second time only when some term is NaN or Inf (to tell which); the write is
+// idempotent, so that is harmless.
 
 double prepareRhs(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& rhs,
                   double mean, CellView const& f) {
