@@ -165,17 +165,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path, SnapshotMode
                                    std::size_t maxMessageBytes)
     : m_comm(comm), m_path(std::move(path)), m_mode(mode), m_maxMessageBytes(maxMessageBytes) {
   checkMpi(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
-#if EDDY_HDF5_IS_PARALLEL
-  bool const parallel = true;
-#else
-  bool const parallel = false;
-#endif
-  if (m_mode == SnapshotMode::Auto)
-    m_mode = parallel ? SnapshotMode::Collective : SnapshotMode::Gather;
-  if (m_mode == SnapshotMode::Collective && !parallel)
-    throw ConfigError(
-        "checkpoint mode 'collective' needs a parallel HDF5; this Eddy links a serial one "
-        "(use auto or gather)");
+  m_mode = detail::resolveMode(m_mode, "checkpoint");
   std::string const context = str("cannot read checkpoint '", m_path, "'");
   detail::Hdf5Quiet quiet;
   Failure failure;

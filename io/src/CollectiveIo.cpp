@@ -1,6 +1,8 @@
 // The collective protocol of snapshots and checkpoints (see CollectiveIo.hpp).
 #include "CollectiveIo.hpp"
 
+#include "eddy/io/Info.hpp"
+
 #include "eddy/core/Error.hpp"
 
 #include <fcntl.h>
@@ -55,6 +57,16 @@ void reserveRoom(std::string const& path, long long bytes, Failure& failure) {
 
 long long product(Index3 const& n) {
   return static_cast<long long>(n[0]) * n[1] * n[2];
+}
+
+SnapshotMode resolveMode(SnapshotMode mode, char const* what) {
+  bool const parallel = hdf5Parallel();
+  if (mode == SnapshotMode::Auto) return parallel ? SnapshotMode::Collective : SnapshotMode::Gather;
+  if (mode == SnapshotMode::Collective && !parallel)
+    throw ConfigError(str(what,
+                          " mode 'collective' needs a parallel HDF5; this Eddy links a "
+                          "serial one (use auto or gather)"));
+  return mode;
 }
 
 RowRange globalRows(MPI_Comm comm, long long count) {

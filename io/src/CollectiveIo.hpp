@@ -7,6 +7,7 @@
 
 #include "SnapshotHdf5.hpp"
 #include "eddy/core/Decomposition.hpp"
+#include "eddy/io/Snapshot.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -31,6 +32,11 @@ void reserveRoom(std::string const& path, long long bytes, Failure& failure);
 
 /// Entries of a box of `n` per axis.
 long long product(Index3 const& n);
+
+/// The write/read mode `mode` stands for with this build's HDF5: auto is collective with a
+/// parallel HDF5, gather with a serial one. Throws ConfigError for collective on a serial HDF5,
+/// naming `what` ("snapshot", "checkpoint").
+SnapshotMode resolveMode(SnapshotMode mode, char const* what);
 
 /// Collective: where this rank's `count` rows go in a dataset of all ranks' rows (in rank
 /// order): its first row and the total.

@@ -103,17 +103,7 @@ SnapshotWriter::SnapshotWriter(MPI_Comm comm, Options options)
     : m_comm(comm), m_options(std::move(options)), m_mode(m_options.mode) {
   checkMpi(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
   checkMpi(MPI_Comm_size(comm, &m_size), "MPI_Comm_size");
-#if EDDY_HDF5_IS_PARALLEL
-  bool const parallel = true;
-#else
-  bool const parallel = false;
-#endif
-  if (m_mode == SnapshotMode::Auto)
-    m_mode = parallel ? SnapshotMode::Collective : SnapshotMode::Gather;
-  if (m_mode == SnapshotMode::Collective && !parallel)
-    throw ConfigError(
-        "snapshot mode 'collective' needs a parallel HDF5; this Eddy links a serial one "
-        "(use auto or gather)");
+  m_mode = detail::resolveMode(m_mode, "snapshot");
   if (m_options.maxMessageBytes < 8)
     throw ConfigError(
         str("snapshot maxMessageBytes ", m_options.maxMessageBytes, ", expected >= 8 (one value)"));

@@ -184,17 +184,24 @@ class VerletList {
     KOKKOS_INLINE_FUNCTION void operator()(int j) { *out++ = j; }
   };
 
+  /// The candidate scan over `bins` for this list's kind and radius, feeding `Sink`.
+  template <class Sink>
+  Scan<Sink> scanner(Positions<memory_space> const& x, IdView const& ids,
+                     BinList<Exec> const& bins) const {
+    return Scan<Sink>{x,
+                      bins.sortedPositions(),
+                      ids,
+                      bins.offsets(),
+                      bins.permutation(),
+                      bins.grid(),
+                      m_owned,
+                      m_kind == ListKind::Half,
+                      radius() * radius()};
+  }
+
   std::int64_t countAndScan(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                             BinList<Exec> const& bins) {
-    Scan<Counter> const scan{x,
-                             bins.sortedPositions(),
-                             ids,
-                             bins.offsets(),
-                             bins.permutation(),
-                             bins.grid(),
-                             m_owned,
-                             m_kind == ListKind::Half,
-                             radius() * radius()};
+    auto const scan = scanner<Counter>(x, ids, bins);
     auto offsets = m_offsets;
     int const owned = m_owned;
     std::int64_t total = 0;
@@ -212,15 +219,7 @@ class VerletList {
 
   void fillNeighbors(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                      BinList<Exec> const& bins) {
-    Scan<Writer> const scan{x,
-                            bins.sortedPositions(),
-                            ids,
-                            bins.offsets(),
-                            bins.permutation(),
-                            bins.grid(),
-                            m_owned,
-                            m_kind == ListKind::Half,
-                            radius() * radius()};
+    auto const scan = scanner<Writer>(x, ids, bins);
     auto offsets = m_offsets;
     auto neighbors = m_neighbors;
     Kokkos::parallel_for(
