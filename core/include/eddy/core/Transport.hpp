@@ -131,6 +131,7 @@ class PeerExchange {
       m_nccl = o.m_nccl;
       m_requests = std::move(o.m_requests);
       m_recvs = std::move(o.m_recvs);
+      m_sends = std::move(o.m_sends);
       m_recv = o.m_recv;
       m_sendHost = o.m_sendHost;
       m_recvHost = o.m_recvHost;
@@ -154,8 +155,9 @@ class PeerExchange {
   void post(Exec const& space, Buffer const& send, std::vector<PeerMessage> const& sends,
             Buffer const& recv, std::vector<PeerMessage> const& recvs) {
     if (m_inFlight) throw Error("PeerExchange::post: the previous message set was not waited for");
-    m_recvs = prepare(recvs, "receive");
-    std::vector<PeerMessage> const out = prepare(sends, "send");
+    prepare(recvs, "receive", m_recvs);
+    prepare(sends, "send", m_sends);
+    std::vector<PeerMessage> const& out = m_sends;
     m_recv = recv;
     m_inFlight = true;
     if (m_kind == TransportKind::Nccl) {
@@ -200,7 +202,8 @@ class PeerExchange {
     if (!m_inFlight) throw Error("PeerExchange::wait: nothing was posted");
     m_inFlight = false;
     if (m_kind == TransportKind::Nccl) return;
-    std::vector<MPI_Status> status(m_requests.size());
+    std::vector<MPI_Status>& status = m_status;
+    status.resize(m_requests.size());
     checkMpi(MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), status.data()),
              "MPI_Waitall (eddy::transport)");
     for (std::size_t r = 0; r < m_recvs.size(); ++r) {
@@ -221,29 +224,31 @@ class PeerExchange {
  private:
   using HostBuffer = Kokkos::View<double*, PinnedHostSpace>;
 
-  /// The messages to real peers; coalesced per peer when asked (after checking the layout).
-  std::vector<PeerMessage> prepare(std::vector<PeerMessage> const& msgs, char const* what) const {
-    std::vector<PeerMessage> m;
+  /// The messages to real peers into `m` (its capacity is kept from call to call, so a time
+  /// loop allocates nothing); coalesced per peer when asked, after checking the layout.
+  void prepare(std::vector<PeerMessage> const& msgs, char const* what,
+               std::vector<PeerMessage>& m) const {
+    m.clear();
     for (auto const& x : msgs)
       if (x.peer != MPI_PROC_NULL) m.push_back(x);
-    if (!m_coalesce || m.size() < 2) return m;
+    if (!m_coalesce || m.size() < 2) return;
     std::sort(m.begin(), m.end(), [](PeerMessage const& a, PeerMessage const& b) {
       return a.peer != b.peer ? a.peer < b.peer : a.tag < b.tag;
     });
-    std::vector<PeerMessage> merged{m.front()};
+    std::size_t last = 0;
     for (std::size_t i = 1; i < m.size(); ++i) {
-      PeerMessage& last = merged.back();
-      if (m[i].peer != last.peer) {
-        merged.push_back(m[i]);
-      } else if (m[i].offset == last.offset + last.count) {
-        last.count += m[i].count;
+      if (m[i].peer != m[last].peer) {
+        m[++last] = m[i];
+      } else if (m[i].offset == m[last].offset + m[last].count) {
+        m[last].count += m[i].count;
       } else {
         throw Error(str("PeerExchange: ", what, " messages to rank ", m[i].peer,
                         " are not contiguous in tag order (tag ", m[i].tag, " at ", m[i].offset,
-                        ", expected ", last.offset + last.count, "); they cannot be coalesced"));
+                        ", expected ", m[last].offset + m[last].count,
+                        "); they cannot be coalesced"));
       }
     }
-    return merged;
+    m.resize(last + 1);
   }
 
   static int countOf(PeerMessage const& m) {
@@ -284,7 +289,8 @@ class PeerExchange {
   bool m_coalesce = false;
   void* m_nccl = nullptr;
   std::vector<MPI_Request> m_requests;
-  std::vector<PeerMessage> m_recvs;
+  std::vector<PeerMessage> m_recvs, m_sends;  ///< of the last post, kept for their capacity
+  std::vector<MPI_Status> m_status;
   Buffer m_recv;
   HostBuffer m_sendHost, m_recvHost;
   std::pair<std::size_t, std::size_t> m_recvSpan{0, 0};
