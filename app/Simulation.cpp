@@ -140,9 +140,7 @@ int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart)
   }
   std::string const aware = deck.getString("parallel.gpu_aware_mpi");
   if (aware != "auto") setenv("EDDY_GPU_AWARE_MPI", aware == "on" ? "1" : "0", 1);
-  std::string const transportChoice = deck.getString("parallel.transport");
-  if (transportChoice != "auto" || !std::getenv("EDDY_TRANSPORT"))
-    transport::select(transportChoice);
+  transport::select(deck.getString("parallel.transport"));  // auto honours EDDY_TRANSPORT
 
   log::info(str(versionLine(), ", ", rt.size(), " rank(s), execution space ", ExecSpace::name()));
   log::info(str("deck ", deck.path(), " (resolved):\n", deck.resolvedYaml()));

@@ -72,6 +72,12 @@ std::vector<TransportKind> available() {
 
 void select(std::string const& choice) {
   if (choice == "auto") {
+    if (char const* env = std::getenv("EDDY_TRANSPORT");
+        env && *env && std::string(env) != "auto") {
+      select(env);
+      chosenWhy() = str("EDDY_TRANSPORT=", env);
+      return;
+    }
     chosen() = best();
     chosenWhy() = "auto";
     return;
@@ -98,11 +104,7 @@ void select(std::string const& choice) {
 }
 
 TransportKind current() {
-  if (!chosen()) {
-    char const* env = std::getenv("EDDY_TRANSPORT");
-    select(env && *env ? env : "auto");
-    if (env && *env) chosenWhy() = str("EDDY_TRANSPORT=", env);
-  }
+  if (!chosen()) select("auto");
   return *chosen();
 }
 

@@ -57,10 +57,10 @@ TransportKind parse(std::string const& text);
 /// Transports this build and MPI library offer for buffers in the default memory space, best
 /// first.
 std::vector<TransportKind> available();
-/// Chooses the process-wide transport: "auto" or a name. Throws ConfigError when the choice is
-/// not available, naming what is.
+/// Chooses the process-wide transport: a name, or "auto" (EDDY_TRANSPORT when set, else the
+/// best available). Throws ConfigError when the choice is not available, naming what is.
 void select(std::string const& choice);
-/// The transport in use: the last select(), else EDDY_TRANSPORT, else "auto".
+/// The transport in use: the last select(), else select("auto").
 TransportKind current();
 /// One line for `eddy info` and the log: the transport in use, why, and what else is available.
 std::string describe();
