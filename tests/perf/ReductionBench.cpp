@@ -1,9 +1,10 @@
 // Benchmark: sums of 2^k doubles (default 2^28 on GPUs, 2^24 on hosts) with Kokkos'
 // parallel_reduce, eddy::globalSum and eddy::reproducibleSum, against the deep_copy bandwidth of
 // the same bytes measured in the same run, and the reproducible/plain time ratio, for values over
-// nine decades and over the whole double range. Prints a Markdown table.
+// nine decades and over the whole double range; then box reductions over a ghosted 3D field as
+// the Poisson solver runs them (dot product, fused operator-dot). Prints Markdown tables.
 //
-//   bench_reduction [log2 n]
+//   bench_reduction [log2 n] [box N (0: none)]
 #include "PerfCommon.hpp"
 
 #include "eddy/core/Reductions.hpp"
@@ -33,6 +34,105 @@ void fill(eddy::ExecSpace const& space, Kokkos::View<double*, eddy::MemSpace> co
         double const e = static_cast<double>((h >> 20) % decades) - decades / 2;
         v(i) = m * eddy::math::pow(10.0, e);
       });
+}
+
+// Box reductions over the interior of an (N+2)^3 field with one ghost layer, as the Poisson
+// solver's CG runs them: a dot product a.b, and p.(A p) with A the 7-point Laplacian, whose
+// term also stores q = A p (the fused operator-dot).
+using Box = Kokkos::View<double***, Kokkos::LayoutLeft, eddy::MemSpace>;
+
+void fillBox(eddy::ExecSpace const& space, Box const& f, unsigned seed) {
+  Kokkos::parallel_for(
+      "eddy::perf::fillBox",
+      Kokkos::RangePolicy<eddy::ExecSpace>(space, 0, static_cast<int>(f.size())),
+      KOKKOS_LAMBDA(int t) {
+        unsigned h = (static_cast<unsigned>(t) + seed) * 2654435761u;
+        h ^= h >> 13;
+        f.data()[t] = (h % 100000) * 1e-5 - 0.5;
+      });
+}
+
+KOKKOS_INLINE_FUNCTION double laplacian(Box const& p, int i, int j, int k) {
+  return p(i - 1, j, k) + p(i + 1, j, k) + p(i, j - 1, k) + p(i, j + 1, k) + p(i, j, k - 1) +
+         p(i, j, k + 1) - 6.0 * p(i, j, k);
+}
+
+double boxDotRepro(eddy::ExecSpace const& space, int n, Box const& a, Box const& b) {
+  return eddy::reproducibleSum(
+      space, MPI_COMM_WORLD, {1, 1, 1}, {n + 1, n + 1, n + 1},
+      KOKKOS_LAMBDA(int i, int j, int k) { return a(i, j, k) * b(i, j, k); });
+}
+double boxDotPlain(eddy::ExecSpace const& space, int n, Box const& a, Box const& b) {
+  return eddy::globalSum(
+      space, MPI_COMM_WORLD, {1, 1, 1}, {n + 1, n + 1, n + 1},
+      KOKKOS_LAMBDA(int i, int j, int k) { return a(i, j, k) * b(i, j, k); });
+}
+double operatorDotRepro(eddy::ExecSpace const& space, int n, Box const& p, Box const& q) {
+  return eddy::reproducibleSum(
+      space, MPI_COMM_WORLD, {1, 1, 1}, {n + 1, n + 1, n + 1}, KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = laplacian(p, i, j, k);
+        q(i, j, k) = v;
+        return p(i, j, k) * v;
+      });
+}
+double operatorDotPlain(eddy::ExecSpace const& space, int n, Box const& p, Box const& q) {
+  return eddy::globalSum(
+      space, MPI_COMM_WORLD, {1, 1, 1}, {n + 1, n + 1, n + 1}, KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = laplacian(p, i, j, k);
+        q(i, j, k) = v;
+        return p(i, j, k) * v;
+      });
+}
+/// The operator applied by a plain box kernel that also stores the terms in a flat View, then the
+/// reproducible sum of that View: two passes, 8 more bytes written and read per term.
+double operatorDotTwoPass(eddy::ExecSpace const& space, int n, Box const& p, Box const& q,
+                          Kokkos::View<double*, eddy::MemSpace> const& t) {
+  Kokkos::parallel_for(
+      "eddy::perf::operatorTerms", eddy::boxPolicy(space, {1, 1, 1}, {n + 1, n + 1, n + 1}),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = laplacian(p, i, j, k);
+        q(i, j, k) = v;
+        t((i - 1) + std::int64_t(n) * ((j - 1) + std::int64_t(n) * (k - 1))) = p(i, j, k) * v;
+      });
+  return eddy::reproducibleSum(space, MPI_COMM_WORLD, t);
+}
+
+void boxSection(eddy::ExecSpace const& space, int n, double copy, bool print) {
+  Box a(Kokkos::view_alloc(space, "eddy::perf::boxA"), n + 2, n + 2, n + 2);
+  Box b(Kokkos::view_alloc(space, "eddy::perf::boxB"), n + 2, n + 2, n + 2);
+  Kokkos::View<double*, eddy::MemSpace> t(Kokkos::view_alloc(space, "eddy::perf::terms"),
+                                          std::size_t(n) * n * n);
+  fillBox(space, a, 1);
+  fillBox(space, b, 2);
+  double const terms = double(n) * n * n;
+  double sink = 0;
+  double const tdr =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += boxDotRepro(space, n, a, b); });
+  double const tdp =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += boxDotPlain(space, n, a, b); });
+  double const tor =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += operatorDotRepro(space, n, a, b); });
+  double const top =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += operatorDotPlain(space, n, a, b); });
+  double const tot = eddy::perf::medianSeconds(
+      space, 2, 10, [&] { sink += operatorDotTwoPass(space, n, a, b, t); });
+  if (!print) return;
+  // Least bytes per term: the dot reads two fields; the operator-dot reads p and writes q.
+  double const bound = 16.0 / copy;
+  std::printf(
+      "# box reductions over the interior of a %d^3 field (one ghost layer); the ceiling "
+      "is 16 bytes per term at copy bandwidth (%.3g G terms/s)\n",
+      n, 1e-9 / bound);
+  std::printf("| what | G terms/s | ceiling | ratio |\n|---|---|---|---|\n");
+  auto line = [&](char const* what, double sec) {
+    eddy::perf::row(what, terms / sec * 1e-9, "G terms/s", "copy", terms * bound / sec);
+  };
+  line("box dot a.b, eddy::globalSum", tdp);
+  line("box dot a.b, eddy::reproducibleSum", tdr);
+  line("box p.(A p) storing A p, eddy::globalSum", top);
+  line("box p.(A p) storing A p, eddy::reproducibleSum", tor);
+  line("same, two passes (plain kernel + View reproducibleSum)", tot);
+  std::printf("# (checksum %g)\n", sink);
 }
 
 }  // namespace
@@ -72,6 +172,8 @@ int main(int argc, char** argv) {
                       trWide / tg);
       std::printf("# (checksum of results, keeps the work alive: %g)\n", sink);
     }
+    int const boxN = argc > 2 ? std::atoi(argv[2]) : (eddy::kDeviceBackend ? 512 : 128);
+    if (boxN > 0) boxSection(space, boxN, copy, rt.rank() == 0);
   }
   return 0;
 }
