@@ -199,19 +199,28 @@ class VerletList {
                       radius() * radius()};
   }
 
+  /// Counts each row's neighbours into offsets(i), then scans them in place. The count is a
+  /// parallel_for of its own: parallel_scan calls its functor twice on GPU and OpenMP backends,
+  /// which would run the candidate scan twice.
   std::int64_t countAndScan(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                             BinList<Exec> const& bins) {
     auto const scan = scanner<Counter>(x, ids, bins);
     auto offsets = m_offsets;
     int const owned = m_owned;
+    Kokkos::parallel_for(
+        "eddy::neighbor::verletCount", Kokkos::RangePolicy<Exec>(space, 0, owned),
+        KOKKOS_LAMBDA(const int i) {
+          Counter c;
+          scan(i, c);
+          offsets(i) = c.n;
+        });
     std::int64_t total = 0;
     Kokkos::parallel_scan(
-        "eddy::neighbor::verletCount", Kokkos::RangePolicy<Exec>(space, 0, owned + 1),
+        "eddy::neighbor::verletOffsets", Kokkos::RangePolicy<Exec>(space, 0, owned + 1),
         KOKKOS_LAMBDA(const int i, std::int64_t& prefix, const bool final) {
-          Counter c;
-          if (i < owned) scan(i, c);
+          int const count = i < owned ? offsets(i) : 0;
           if (final) offsets(i) = static_cast<int>(prefix);
-          prefix += c.n;
+          prefix += count;
         },
         total);
     return total;
