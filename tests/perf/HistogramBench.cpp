@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
     auto const cg = h.globalCounts(space, MPI_COMM_SELF);
     double const tp = timeFill(eddy::HistogramMethod::Privatized);
     auto const cp = h.globalCounts(space, MPI_COMM_SELF);
-    bool const same = cg == cp && std::accumulate(cg.begin(), cg.end(), 0ull) ==
-                                      static_cast<unsigned long long>(n);
+    bool const same = cg == cp && std::accumulate(cg.begin(), cg.end(), eddy::HistogramCount(0)) ==
+                                      static_cast<eddy::HistogramCount>(n);
     if (rt.rank() == 0) {
       std::printf("# histogram of 2^%d samples into %d bins on %s (concurrency %d), %d rank(s)\n",
                   logn, bins, eddy::ExecSpace::name(), eddy::compat::concurrency(space), rt.size());
