@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace eddy {
 
@@ -88,6 +89,57 @@ struct FlatBox {
       i = lo0 + static_cast<int>(t - row * n0);
       j = lo1 + static_cast<int>(row - plane * n1);
       k = lo2 + static_cast<int>(plane);
+    }
+  }
+};
+
+/// A box [lo, hi) cut into work items of N consecutive rows (j, k) at one x index: item w takes
+/// i = lo0 + w mod n0 and the rows N (w / n0) .. N (w / n0) + N - 1 that exist (row r is
+/// j = lo1 + r mod n1, k = lo2 + r / n1). Reductions over boxes run over these items: an item
+/// decodes its index once rather than once per cell, and neighbouring items (GPU threads) read
+/// neighbouring x.
+template <int N>
+struct BoxRowBlocks {
+  FlatBox box;
+  int rows = 0;            ///< n1 * n2
+  std::int64_t items = 0;  ///< n0 * ceil(rows / N)
+  bool narrow = true;      ///< fewer than 2^31 items: 32-bit divisions
+
+  static BoxRowBlocks of(std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+    BoxRowBlocks b;
+    b.box = FlatBox::of(lo, hi);
+    if (b.box.size == 0) return b;
+    std::int64_t const rows = b.box.size / b.box.n0;
+    if (rows > (std::int64_t(1) << 30))
+      throw std::length_error("eddy::BoxRowBlocks: a box with more than 2^30 rows (j, k)");
+    b.rows = static_cast<int>(rows);
+    b.items = b.box.n0 * ((rows + N - 1) / N);
+    b.narrow = b.items < (std::int64_t(1) << 31);
+    return b;
+  }
+
+  /// Calls visit(c, i, j, k) for the cells c = 0 .. N - 1 of item w that lie in the box.
+  template <class Visit>
+  KOKKOS_INLINE_FUNCTION void visit(std::int64_t w, Visit&& visit) const {
+    int i, row;
+    if (narrow) {
+      auto const u = static_cast<unsigned>(w), n0 = static_cast<unsigned>(box.n0);
+      unsigned const block = u / n0;
+      i = box.lo0 + static_cast<int>(u - block * n0);
+      row = static_cast<int>(block) * N;
+    } else {
+      std::int64_t const block = w / box.n0;
+      i = box.lo0 + static_cast<int>(w - block * box.n0);
+      row = static_cast<int>(block) * N;
+    }
+    int k = static_cast<int>(static_cast<unsigned>(row) / static_cast<unsigned>(box.n1));
+    int j = row - k * box.n1;
+    for (int c = 0; c < N; ++c) {
+      if (row + c < rows) visit(c, i, box.lo1 + j, box.lo2 + k);
+      if (++j == box.n1) {
+        j = 0;
+        ++k;
+      }
     }
   }
 };

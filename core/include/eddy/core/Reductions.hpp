@@ -123,6 +123,31 @@ struct ExtremumTerm1 {
     s.include(static_cast<double>(term(i)), static_cast<std::int64_t>(id(i)));
   }
 };
+/// Rows per work item of the box reductions (BoxRowBlocks).
+constexpr int kBoxRowsPerItem = 8;
+using ReductionBlocks = BoxRowBlocks<kBoxRowsPerItem>;
+
+template <class Term>
+struct SumTermBox {
+  Term term;
+  ReductionBlocks blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double& s) const {
+    double part = 0.0;
+    blocks.visit(w, [&](int, int i, int j, int k) { part += static_cast<double>(term(i, j, k)); });
+    s += part;
+  }
+};
+template <bool IsMax, class Term, class Index>
+struct ExtremumTermBox {
+  Term term;
+  Index id;
+  ReductionBlocks blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, Extremum<IsMax>& s) const {
+    blocks.visit(w, [&](int, int i, int j, int k) {
+      s.include(static_cast<double>(term(i, j, k)), static_cast<std::int64_t>(id(i, j, k)));
+    });
+  }
+};
 template <class View>
 struct ViewValue {
   View v;
@@ -204,8 +229,12 @@ double globalSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& t
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalSum(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
-  FlatBox const box = FlatBox::of(lo, hi);
-  return globalSum(space, comm, box.size, onFlatBox(box, term));
+  ScopedRegion region("eddy::reduce::globalSum");
+  auto const blocks = detail::ReductionBlocks::of(lo, hi);
+  double local = 0.0;
+  Kokkos::parallel_reduce("eddy::reduce::sum", detail::rangePolicy(space, blocks.items),
+                          detail::SumTermBox<Term>{term, blocks}, local);
+  return detail::allreduceDouble(comm, local, MPI_SUM, "MPI_Allreduce (eddy::globalSum)");
 }
 /// Sum of the entries of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
@@ -238,15 +267,23 @@ double globalMin(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& t
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMax(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
-  FlatBox const box = FlatBox::of(lo, hi);
-  return globalMax(space, comm, box.size, onFlatBox(box, term));
+  ScopedRegion region("eddy::reduce::globalMax");
+  auto const blocks = detail::ReductionBlocks::of(lo, hi);
+  using F = detail::ExtremumTermBox<true, Term, detail::LocalIndex3>;
+  return detail::finishExtremum(
+      comm, detail::localExtremum<true>(detail::rangePolicy(space, blocks.items),
+                                        F{term, detail::localIndex3(lo, hi), blocks}));
 }
 /// Smallest term(i, j, k) over lo <= (i, j, k) < hi, over all ranks.
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMin(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
-  FlatBox const box = FlatBox::of(lo, hi);
-  return globalMin(space, comm, box.size, onFlatBox(box, term));
+  ScopedRegion region("eddy::reduce::globalMin");
+  auto const blocks = detail::ReductionBlocks::of(lo, hi);
+  using F = detail::ExtremumTermBox<false, Term, detail::LocalIndex3>;
+  return detail::finishExtremum(
+      comm, detail::localExtremum<false>(detail::rangePolicy(space, blocks.items),
+                                         F{term, detail::localIndex3(lo, hi), blocks}));
 }
 /// Largest entry of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
@@ -294,8 +331,12 @@ template <class Exec, class Term, class Index = detail::LocalIndex3,
 ValueLocation globalMinLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, Term const& term,
                            Index const& globalIndex) {
-  FlatBox const box = FlatBox::of(lo, hi);
-  return globalMinLoc(space, comm, box.size, onFlatBox(box, term), onFlatBox(box, globalIndex));
+  ScopedRegion region("eddy::reduce::globalMinLoc");
+  auto const blocks = detail::ReductionBlocks::of(lo, hi);
+  using F = detail::ExtremumTermBox<false, Term, Index>;
+  return detail::finishLocation(
+      comm, detail::localExtremum<false>(detail::rangePolicy(space, blocks.items),
+                                         F{term, globalIndex, blocks}));
 }
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 ValueLocation globalMinLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
@@ -308,8 +349,12 @@ template <class Exec, class Term, class Index, detail::EnableIfExecSpace<Exec> =
 ValueLocation globalMaxLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, Term const& term,
                            Index const& globalIndex) {
-  FlatBox const box = FlatBox::of(lo, hi);
-  return globalMaxLoc(space, comm, box.size, onFlatBox(box, term), onFlatBox(box, globalIndex));
+  ScopedRegion region("eddy::reduce::globalMaxLoc");
+  auto const blocks = detail::ReductionBlocks::of(lo, hi);
+  using F = detail::ExtremumTermBox<true, Term, Index>;
+  return detail::finishLocation(
+      comm, detail::localExtremum<true>(detail::rangePolicy(space, blocks.items),
+                                        F{term, globalIndex, blocks}));
 }
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 ValueLocation globalMaxLoc(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,

@@ -322,37 +322,15 @@ struct ReproAccumulate1 {
   }
 };
 
-/// Box terms f(i, j, k): item w takes the x index i = lo0 + w mod n0 and kTermsPerItem
-/// consecutive rows (j, k) of row block w / n0, so that an item decodes its index once (not once
-/// per term) and neighbouring items (threads) read neighbouring x.
+/// Box terms f(i, j, k) by row blocks (BoxRowBlocks): an item reads its terms first, then adds
+/// them to its thread's window held in registers.
 template <class F>
 struct ReproAccumulateBox {
   F f;
-  FlatBox box;
-  int rows;     ///< n1 * n2
-  bool narrow;  ///< fewer than 2^31 items: 32-bit divisions
+  BoxRowBlocks<kTermsPerItem> blocks;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, BinnedSum& value) const {
-    int i, row;
-    if (narrow) {
-      auto const u = static_cast<unsigned>(w), n0 = static_cast<unsigned>(box.n0);
-      unsigned const block = u / n0;
-      i = box.lo0 + static_cast<int>(u - block * n0);
-      row = static_cast<int>(block) * kTermsPerItem;
-    } else {
-      std::int64_t const block = w / box.n0;
-      i = box.lo0 + static_cast<int>(w - block * box.n0);
-      row = static_cast<int>(block) * kTermsPerItem;
-    }
-    int k = static_cast<int>(static_cast<unsigned>(row) / static_cast<unsigned>(box.n1));
-    int j = row - k * box.n1;
-    double x[kTermsPerItem];
-    for (int c = 0; c < kTermsPerItem; ++c) {
-      x[c] = row + c < rows ? static_cast<double>(f(i, box.lo1 + j, box.lo2 + k)) : 0.0;
-      if (++j == box.n1) {
-        j = 0;
-        ++k;
-      }
-    }
+    double x[kTermsPerItem] = {};  // a zero adds nothing
+    blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
     BinnedSum s = value;
     s.addAll(x);
     value = s;
@@ -413,19 +391,13 @@ double reproducibleSum(MPI_Comm comm, std::int64_t n, Term const& term) {
 template <class Exec, class Term, detail::EnableIfExec<Exec> = 0>
 double reproducibleSum(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                        std::array<int, 3> const& hi, Term const& term) {
-  FlatBox const box = FlatBox::of(lo, hi);
   ScopedRegion region("eddy::reduce::reproducibleSum");
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  std::int64_t const rows = box.size > 0 ? box.size / box.n0 : 0;
-  EDDY_REQUIRE(rows < (std::int64_t(1) << 31) - detail::kTermsPerItem,
-               "eddy::reproducibleSum: box with ", rows, " rows; expected fewer than 2^31");
-  std::int64_t const items =
-      box.size > 0 ? box.n0 * ((rows + detail::kTermsPerItem - 1) / detail::kTermsPerItem) : 0;
+  auto const blocks = BoxRowBlocks<detail::kTermsPerItem>::of(lo, hi);
   return detail::reproducibleSumDriver(
-      comm, Policy(space, 0, items),
-      detail::ReproAccumulateBox<Term>{term, box, static_cast<int>(rows),
-                                       items < (std::int64_t(1) << 31)},
-      Policy(space, 0, box.size), detail::ReproClassify1<OnFlatBox<Term>>{onFlatBox(box, term)});
+      comm, Policy(space, 0, blocks.items), detail::ReproAccumulateBox<Term>{term, blocks},
+      Policy(space, 0, blocks.box.size),
+      detail::ReproClassify1<OnFlatBox<Term>>{onFlatBox(blocks.box, term)});
 }
 template <class Term>
 double reproducibleSum(MPI_Comm comm, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
