@@ -19,10 +19,10 @@ namespace eddy::md {
 using eddy::Positions;
 /// Velocities, (n, 3) doubles: 24 bytes per particle.
 template <class Mem>
-using Velocities = Kokkos::View<double* [3], Mem>;
+using Velocities = ParticleVectors<Mem>;
 /// Forces, (n, 3) doubles: 24 bytes per particle.
 template <class Mem>
-using Forces = Kokkos::View<double* [3], Mem>;
+using Forces = ParticleVectors<Mem>;
 /// Global particle ids, unique over all ranks: 8 bytes per particle.
 template <class Mem>
 using GlobalIds = Kokkos::View<std::int64_t*, Mem>;

@@ -37,9 +37,15 @@
 
 namespace eddy {
 
-/// Particle positions, (n, 3) doubles: 24 bytes per particle.
+/// Per-particle 3-vectors, (n, 3) doubles, 24 bytes per particle, the three components of a
+/// particle next to each other on every backend (LayoutRight): a neighbour gathers one particle
+/// from one or two 32-byte sectors, where the default GPU layout (LayoutLeft) costs three.
 template <class Mem>
-using Positions = Kokkos::View<double* [3], Mem>;
+using ParticleVectors = Kokkos::View<double* [3], Kokkos::LayoutRight, Mem>;
+
+/// Particle positions: 24 bytes per particle.
+template <class Mem>
+using Positions = ParticleVectors<Mem>;
 
 /// A rank's share of the periodic box [0, length)^3, split like the CartDecomposition splits
 /// its global cells: rank coordinate c along axis a owns [offset_c h_a, (offset_c + n_c) h_a)

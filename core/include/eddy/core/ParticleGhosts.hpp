@@ -154,7 +154,7 @@ class ParticleGhosts {
   /// Collective: adds the ghost rows of `f` (n, 3) to the rows they were copied from, stage by
   /// stage backwards, so every owned row ends with the sum over all its copies. Ghost rows are
   /// left as they were.
-  void reverseSum(Exec const& space, Kokkos::View<double* [3], memory_space> const& f) {
+  void reverseSum(Exec const& space, ParticleVectors<memory_space> const& f) {
     ScopedRegion region("eddy::particles::ghostReverseSum");
     EDDY_REQUIRE(f.extent(0) >= static_cast<std::size_t>(m_owned + m_ghosts),
                  "ParticleGhosts::reverseSum: the array holds ", f.extent(0),
@@ -176,7 +176,7 @@ class ParticleGhosts {
       addRows(space, f, st.list[1], st.send[0], st.send[1], m_recvBuf);
     }
   }
-  void reverseSum(Kokkos::View<double* [3], memory_space> const& f) { reverseSum(Exec(), f); }
+  void reverseSum(ParticleVectors<memory_space> const& f) { reverseSum(Exec(), f); }
 
   int ownedCount() const { return m_owned; }
   int ghostCount() const { return m_ghosts; }
@@ -186,7 +186,7 @@ class ParticleGhosts {
   bool stagedThroughHost() const { return m_messenger.staged(); }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
-  static void packGhostRows(Exec const& space, Kokkos::View<double* [3], memory_space> const& f,
+  static void packGhostRows(Exec const& space, ParticleVectors<memory_space> const& f,
                             int first, int count, Buffer const& buffer) {
     Kokkos::parallel_for(
         "eddy::particles::packReverse", Kokkos::RangePolicy<Exec>(space, 0, count),
@@ -194,7 +194,7 @@ class ParticleGhosts {
           for (int d = 0; d < 3; ++d) buffer(3 * t + d) = f(first + t, d);
         });
   }
-  static void addRows(Exec const& space, Kokkos::View<double* [3], memory_space> const& f,
+  static void addRows(Exec const& space, ParticleVectors<memory_space> const& f,
                       IndexList const& list, int offset, int count, Buffer const& buffer) {
     Kokkos::parallel_for(
         "eddy::particles::addReverse", Kokkos::RangePolicy<Exec>(space, 0, count),
