@@ -52,6 +52,8 @@ fluids::Parameters parameters(io::Deck const& deck, CartDecomposition const& dec
   p.poisson.method = fluids::poissonMethodFromString(deck.getString("fluids.poisson.method"));
   p.poisson.tolerance = deck.getDouble("fluids.poisson.tolerance");
   p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
+  std::string const overlap = deck.getString("parallel.overlap");
+  p.overlap = overlap == "on" || (overlap == "auto" && decomp.nranks() > 1);
   return p;
 }
 
@@ -148,9 +150,10 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
                 p.dt > 0 ? str(p.dt, " s fixed") : str("from cfl ", p.cfl), " (viscous limit ",
                 model.viscousDt(), " s); poisson ", toString(p.poisson.method), " (",
                 model.poisson().levels(), " levels, tolerance ", p.poisson.tolerance, ", cap ",
-                p.poisson.maxIterations, "); ",
-                static_cast<double>(model.fieldBytes() + model.poisson().bytes()) / localCells,
-                " bytes per cell (fields and Poisson solver, ghosts included)"));
+                p.poisson.maxIterations, "); ", static_cast<double>(model.bytes()) / localCells,
+                " bytes per cell (fields, halo buffers and Poisson solver, ghosts included)"));
+  log::info(str("fluids: halo overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
+                deck.getString("parallel.overlap"), ", ", decomp.nranks(), " rank(s))"));
 
   CheckpointOutput checkpoints(rt, deck, "fluids");
   auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "fluids");

@@ -67,6 +67,14 @@ Key parallel() {
                        "stream, MPI on the buffers (host builds, GPU-aware MPI), or MPI through "
                        "pinned host copies; auto takes the first available in that order "
                        "(EDDY_TRANSPORT overrides auto). `eddy info` lists what is available.")
+               .defaultValue("auto"))
+      .add(Key::choice("overlap", {"auto", "on", "off"},
+                       "Overlap halo exchanges with computation (fluids: the velocity exchanges "
+                       "with the next RK stage or the divergence, the CG direction's with the "
+                       "operator): cells whose stencil reads no ghost are computed while the "
+                       "messages travel, on a second GPU stream, the rest when they have "
+                       "arrived. The fields are bitwise the same either way; auto = on with more "
+                       "than one rank.")
                .defaultValue("auto"));
 }
 

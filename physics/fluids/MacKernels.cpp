@@ -2,7 +2,44 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 
+#include <string>
+
 namespace eddy::fluids::mac {
+
+namespace {
+
+/// Launches `f` over `part` of `boxes`: one policy type and functor for every part, so each
+/// entry is computed by the same code whichever part holds it.
+template <class F>
+void launch(std::string const& label, ExecSpace const& space, BoxSplit const& boxes, Part part,
+            F const& f) {
+  if (part == Part::Shell) {
+    for (Box3 const& b : boxes.shell) Kokkos::parallel_for(label, slabPolicy(space, b), f);
+    return;
+  }
+  Box3 const& b = part == Part::Whole ? boxes.whole : boxes.inner;
+  if (b.size() > 0) Kokkos::parallel_for(label, boxPolicy(space, b.lo, b.hi), f);
+}
+
+}  // namespace
+
+BoxSplit momentumFaces(int dims, int c, Index3 const& n, bool lowWall) {
+  Box3 faces{{0, 0, 0}, n};
+  faces.lo[c] = lowWall ? 1 : 0;
+  Box3 safe = faces;
+  for (int a = 0; a < dims; ++a) {
+    safe.lo[a] = 1;
+    safe.hi[a] = n[a] - 1;
+  }
+  return BoxSplit::of(faces, safe);
+}
+
+BoxSplit divergenceCells(int dims, Index3 const& n) {
+  Box3 const cells{{0, 0, 0}, n};
+  Box3 safe = cells;
+  for (int a = 0; a < dims; ++a) safe.hi[a] = n[a] - 1;  // reads faces i and i + 1
+  return BoxSplit::of(cells, safe);
+}
 
 MacGrid MacGrid::make(int dims, std::array<double, 3> const& h) {
   MacGrid g;
@@ -54,10 +91,10 @@ struct MomentumStage {
 };
 
 void momentumStage(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
-                   FieldView const& p, FieldView const& du, int c, std::array<int, 3> const& lo,
-                   std::array<int, 3> const& hi, double nu, double force, double dt, double a) {
-  Kokkos::parallel_for("eddy::fluids::momentumStage", boxPolicy(space, lo, hi),
-                       MomentumStage{grid, u, p, du, c, nu, force, dt, a});
+                   FieldView const& p, FieldView const& du, int c, BoxSplit const& faces, Part part,
+                   double nu, double force, double dt, double a) {
+  launch("eddy::fluids::momentumStage", space, faces, part,
+         MomentumStage{grid, u, p, du, c, nu, force, dt, a});
 }
 
 void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du, double b,
@@ -68,13 +105,12 @@ void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du
 }
 
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
-                FieldView const& out, double scale, std::array<int, 3> const& n) {
+                FieldView const& out, double scale, BoxSplit const& cells, Part part) {
   FieldView const ux = u.c[0], uy = u.c[1], uz = u.c[2];
   double const ix = grid.invH[0], iy = grid.invH[1], iz = grid.invH[2];
   int const dims = grid.dims;
-  Kokkos::parallel_for(
-      "eddy::fluids::divergence", boxPolicy(space, {0, 0, 0}, n),
-      KOKKOS_LAMBDA(int i, int j, int k) {
+  launch(
+      "eddy::fluids::divergence", space, cells, part, KOKKOS_LAMBDA(int i, int j, int k) {
         double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
         if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
         out(i, j, k) = scale * d;

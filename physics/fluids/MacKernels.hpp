@@ -8,7 +8,9 @@
 /// with the same arithmetic on any decomposition.
 #pragma once
 
+#include "eddy/core/BoxSplit.hpp"
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
 
 #include <array>
@@ -30,18 +32,30 @@ struct MacGrid {
   static MacGrid make(int dims, std::array<double, 3> const& h);
 };
 
-/// Low-storage Runge-Kutta stage for component c over the faces [lo, hi):
+/// Which entries of a BoxSplit a kernel computes: the whole box in one launch, the inner box
+/// (while the velocity ghosts are in flight), or the shell (one launch per slab, afterwards).
+/// The same kernel computes every entry in each case.
+enum class Part { Whole, Inner, Shell };
+
+/// The faces of component c that momentumStage computes on a block of n cells (face 0 is the
+/// wall, not computed, when `lowWall`), split around those whose stencil reads no ghost of any
+/// velocity component: 1 <= index <= n - 2 along every axis.
+BoxSplit momentumFaces(int dims, int c, Index3 const& n, bool lowWall);
+/// The cells [0, n) of divergence, split around those that read no velocity ghost.
+BoxSplit divergenceCells(int dims, Index3 const& n);
+
+/// Low-storage Runge-Kutta stage for component c over `part` of `faces`:
 ///   du = a du + dt (-div(u u_c) + nu lap u_c + force - d p / d x_c),  then (separate kernel)
 /// u_c += b du. With a = 0 the old du is not read.
 void momentumStage(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
-                   FieldView const& p, FieldView const& du, int c, std::array<int, 3> const& lo,
-                   std::array<int, 3> const& hi, double nu, double force, double dt, double a);
+                   FieldView const& p, FieldView const& du, int c, BoxSplit const& faces, Part part,
+                   double nu, double force, double dt, double a);
 /// u += b du over [lo, hi).
 void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du, double b,
                  std::array<int, 3> const& lo, std::array<int, 3> const& hi);
-/// out = scale * div u at the cells [0, n).
+/// out = scale * div u at `part` of `cells` (divergenceCells).
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
-                FieldView const& out, double scale, std::array<int, 3> const& n);
+                FieldView const& out, double scale, BoxSplit const& cells, Part part);
 /// u_c -= coef * d phi / d x_c over the faces [lo, hi).
 void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, FieldView const& phi,
              int c, double coef, std::array<int, 3> const& lo, std::array<int, 3> const& hi);

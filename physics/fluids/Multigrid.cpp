@@ -27,7 +27,8 @@ void exchange(ExecSpace const& space, Halo& halo, FieldType& field) {
 
 /// One level of the hierarchy: its decomposition (the caller's process grid, or one rank on
 /// MPI_COMM_SELF when replicated), fields and halo exchange. The last distributed level before a
-/// replicated one also holds the gather of its residual onto every rank ("twin").
+/// replicated one also holds the gather of its residual onto every rank ("twin"). The finest
+/// level holds no field: its three come from the caller of apply.
 struct Multigrid::Level {
   Level(ExecSpace const& space, int number, MPI_Comm c, CartDecomposition const& d,
         std::array<double, 3> const& cellSize, bool isReplicated, bool ownsVectors)
@@ -40,9 +41,10 @@ struct Multigrid::Level {
     if (ownsVectors) {
       x = std::make_unique<FieldType>(space, tag + "::correction", d, 1);
       b = std::make_unique<FieldType>(space, tag + "::rhs", d, 1);
+      res = std::make_unique<FieldType>(space, tag + "::residual", d, 1);
     }
-    res = std::make_unique<FieldType>(space, tag + "::residual", d, 1);
-    halo = std::make_unique<Halo>(space, c, d, res->layout());
+    layout = FieldLayout::make(d, 1, Centering::Cell, tag);
+    halo = std::make_unique<Halo>(space, c, d, layout);
   }
 
   CartDecomposition decomp;
@@ -50,6 +52,7 @@ struct Multigrid::Level {
   bool replicated;
   std::array<double, 3> h;
   detail::PoissonGrid grid;
+  FieldLayout layout;  ///< of every field of the level
   std::unique_ptr<FieldType> x, b, res;
   std::unique_ptr<Halo> halo;
 
@@ -115,8 +118,8 @@ struct Multigrid::Level {
     std::size_t s = 0;
     for (auto const* f : {x.get(), b.get(), res.get(), twin.get()})
       if (f) s += f->bytes();
-    s += 8 * static_cast<std::size_t>(halo->sendCount() + halo->recvCount());
-    if (twinHalo) s += 8 * static_cast<std::size_t>(twinHalo->sendCount() + twinHalo->recvCount());
+    s += halo->bytes();
+    if (twinHalo) s += twinHalo->bytes();
     s += sendBuf.span() * 8 + recvBuf.span() * 8 + gatherMap.span() * sizeof(int);
     return s;
   }
@@ -189,15 +192,19 @@ std::size_t Multigrid::bytes() const {
   return s;
 }
 
-void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z) {
+void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, FieldType& work) {
   Level const& fine = *m_levels.front();
-  for (FieldType const* f : {&r, static_cast<FieldType const*>(&z)})
-    if (f->layout() != fine.res->layout())
+  for (FieldType const* f :
+       {&r, static_cast<FieldType const*>(&z), static_cast<FieldType const*>(&work)})
+    if (f->layout() != fine.layout)
       throw Error(str("Multigrid::apply: field '", f->label(), "' has ", toString(f->cells()),
                       " cells and ghost width ", f->ghost(), "; expected ",
-                      toString(fine.res->cells()), " cells, ghost width 1, cell-centred"));
+                      toString(fine.layout.cells), " cells, ghost width 1, cell-centred"));
+  if (&work == &r || &work == &z || &r == &z)
+    throw Error(str("Multigrid::apply: r '", r.label(), "', z '", z.label(), "' and work '",
+                    work.label(), "' must be three different fields"));
   ScopedRegion region("eddy::fluids::poisson::vcycle");
-  cycle(space, 0, r, z);
+  cycle(space, 0, r, z, work);
 }
 
 void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b, FieldType& x,
@@ -211,9 +218,9 @@ void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b,
     }
 }
 
-void Multigrid::gather(ExecSpace const& space, Level& level) {
+void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
   ScopedRegion region("eddy::fluids::poisson::gather");
-  auto const r = level.res->access();
+  auto const r = res.access();
   auto const send = level.sendBuf;
   int const nx = level.grid.nx, ny = level.grid.ny;
   Kokkos::parallel_for(
@@ -239,7 +246,8 @@ void Multigrid::gather(ExecSpace const& space, Level& level) {
   exchange(space, *level.twinHalo, *level.twin);
 }
 
-void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x) {
+void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x,
+                      FieldType& res) {
   Level& level = *m_levels[l];
   Kokkos::deep_copy(space, x.view(), 0.0);
   if (l + 1 == levels()) {
@@ -250,18 +258,17 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   }
   smooth(space, level, b, x, m_pre, true, true);
   exchange(space, *level.halo, x);
-  detail::residual(space, level.grid, b.access(), x.access(), level.res->access());
+  detail::residual(space, level.grid, b.access(), x.access(), res.access());
   Level& coarse = *m_levels[l + 1];
   if (coarse.replicated && !level.replicated) {
-    gather(space, level);
+    gather(space, level, res);
     detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
                              coarse.b->access());
   } else {
-    exchange(space, *level.halo, *level.res);
-    detail::restrictResidual(space, level.grid, level.res->access(), coarse.grid,
-                             coarse.b->access());
+    exchange(space, *level.halo, res);
+    detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access());
   }
-  cycle(space, l + 1, *coarse.b, *coarse.x);
+  cycle(space, l + 1, *coarse.b, *coarse.x, *coarse.res);
   exchange(space, *coarse.halo, *coarse.x);
   detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access());
   smooth(space, level, b, x, m_post, false, false);

@@ -17,9 +17,10 @@
 /// is a symmetric operator, as preconditioned CG needs. No reduction depends on the rank count,
 /// so the cycle is bitwise identical on any decomposition.
 ///
-/// Memory: per level three cell fields (correction, right-hand side, residual; level 0 takes the
-/// first two from the caller), i.e. about 24 (1 + 1/4 + ...) bytes per fine cell in 2D and
-/// 24 (1 + 1/8 + ...) in 3D, plus ghosts, the gathered level on every rank and halo buffers.
+/// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
+/// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
+/// in 2D and 24 (1/8 + 1/64 + ...) = 3.4 in 3D, plus ghosts, the gathered level on every rank
+/// and halo buffers.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -43,9 +44,11 @@ class Multigrid {
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
 
-  /// Collective: z = M r, one V-cycle with zero initial guess. `r` and `z` are cell fields with
-  /// ghost width 1 on the fine decomposition; z's ghosts are overwritten.
-  void apply(ExecSpace const& space, Field<MemSpace> const& r, Field<MemSpace>& z);
+  /// Collective: z = M r, one V-cycle with zero initial guess. `r`, `z` and `work` are three
+  /// cell fields with ghost width 1 on the fine decomposition; z's ghosts are overwritten, and
+  /// `work` (the fine residual of the cycle) entirely.
+  void apply(ExecSpace const& space, Field<MemSpace> const& r, Field<MemSpace>& z,
+             Field<MemSpace>& work);
 
   /// Number of levels, the finest included.
   int levels() const;
@@ -61,10 +64,11 @@ class Multigrid {
   struct Level;
 
   // Steps of the cycle; public only because CUDA lambdas may not live in private members.
-  void cycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x);
+  void cycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
+             Field<MemSpace>& res);
   void smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
               int sweeps, bool redFirst, bool fresh);
-  void gather(ExecSpace const& space, Level& level);
+  void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
 
  private:
   std::vector<std::unique_ptr<Level>> m_levels;

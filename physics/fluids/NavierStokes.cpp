@@ -94,9 +94,14 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   }
   m_p = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::p", decomp, 1);
   m_phi = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::phi", decomp, 1);
-  m_rhs = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::poissonRhs", decomp, 1);
   m_haloP = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_p->layout());
-  m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, params.poisson);
+  PoissonOptions poisson = params.poisson;
+  poisson.overlap = params.overlap;
+  m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, poisson);
+  m_haloSpace = params.overlap ? compat::secondInstance(space) : space;
+  for (int c = 0; c < m_dims; ++c)
+    m_faces[c] = mac::momentumFaces(m_dims, c, decomp.localCells(), decomp.isLowBoundary(c));
+  m_cells = mac::divergenceCells(m_dims, decomp.localCells());
   setInitialState(space);
 }
 
@@ -125,6 +130,17 @@ double Model::dtForRate(double rate) const {
 void Model::fillGhosts(ExecSpace const& space, int c) {
   m_haloU[c]->exchange(space, *m_u[c]);
   fillWallGhosts(space, m_decomp, m_params.boundaries, *m_u[c]);
+}
+
+void Model::startVelocityGhosts(ExecSpace const& space) {
+  space.fence();  // the pack on the halo instance reads what `space` wrote
+  for (int c = 0; c < m_dims; ++c) m_haloU[c]->start(m_haloSpace, *m_u[c]);
+}
+
+void Model::finishVelocityGhosts(ExecSpace const& space) {
+  for (int c = 0; c < m_dims; ++c) m_haloU[c]->finish(m_haloSpace, *m_u[c]);
+  m_haloSpace.fence();  // the unpacked ghosts are read (and the wall ghosts written) on `space`
+  for (int c = 0; c < m_dims; ++c) fillWallGhosts(space, m_decomp, m_params.boundaries, *m_u[c]);
 }
 
 void Model::fillPressureGhosts(ExecSpace const& space) {
@@ -188,20 +204,26 @@ void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
   auto const grid = mac::MacGrid::make(m_dims, m_h);
   mac::VelocityViews u;
   for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
-  Index3 const n = m_decomp.localCells();
   // Every component's increment reads the same u, so all are computed before any update.
-  std::array<Box3, 3> boxes;
-  for (int c = 0; c < m_dims; ++c) {
-    boxes[c].lo = {0, 0, 0};
-    boxes[c].hi = n;
-    boxes[c].lo[c] = m_decomp.isLowBoundary(c) ? 1 : 0;  // face 0 is then the wall
-    mac::momentumStage(space, grid, u, m_p->access(), m_du[c]->access(), c, boxes[c].lo,
-                       boxes[c].hi, m_params.viscosity, m_params.bodyForce[c], dt, a);
+  auto momentum = [&](mac::Part part) {
+    for (int c = 0; c < m_dims; ++c)
+      mac::momentumStage(space, grid, u, m_p->access(), m_du[c]->access(), c, m_faces[c], part,
+                         m_params.viscosity, m_params.bodyForce[c], dt, a);
+  };
+  if (velocityGhostsInFlight()) {
+    // The previous stage's exchanges: the faces that read no ghost meanwhile.
+    momentum(mac::Part::Inner);
+    finishVelocityGhosts(space);
+    momentum(mac::Part::Shell);
+  } else {
+    momentum(mac::Part::Whole);
   }
   for (int c = 0; c < m_dims; ++c) {
-    mac::stageUpdate(space, m_u[c]->access(), m_du[c]->access(), b, boxes[c].lo, boxes[c].hi);
-    fillGhosts(space, c);
+    Box3 const& faces = m_faces[c].whole;  // face 0 is the wall, not updated, at a low wall
+    mac::stageUpdate(space, m_u[c]->access(), m_du[c]->access(), b, faces.lo, faces.hi);
+    if (!m_params.overlap) fillGhosts(space, c);
   }
+  if (m_params.overlap) startVelocityGhosts(space);
 }
 
 PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressure) {
@@ -210,8 +232,17 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
   mac::VelocityViews u;
   for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
   Index3 const n = m_decomp.localCells();
-  mac::divergence(space, grid, u, m_rhs->access(), 1.0 / dt, n);
-  auto rhs = m_rhs->access();
+  // The right-hand side goes straight into the solver's field, which the solve reuses as scratch.
+  Field<MemSpace>& rhsField = m_poisson->rightHandSide();
+  if (velocityGhostsInFlight()) {
+    // The last RK stage's exchanges: the cells that read no ghost meanwhile.
+    mac::divergence(space, grid, u, rhsField.access(), 1.0 / dt, m_cells, mac::Part::Inner);
+    finishVelocityGhosts(space);
+    mac::divergence(space, grid, u, rhsField.access(), 1.0 / dt, m_cells, mac::Part::Shell);
+  } else {
+    mac::divergence(space, grid, u, rhsField.access(), 1.0 / dt, m_cells, mac::Part::Whole);
+  }
+  auto rhs = rhsField.access();
   double const rhsMax = globalMax(
       space, m_comm, {0, 0, 0}, n,
       KOKKOS_LAMBDA(int i, int j, int k) { return math::fabs(rhs(i, j, k)); });
@@ -226,7 +257,7 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
     stats.converged = true;
     return stats;
   }
-  stats = m_poisson->solve(space, *m_rhs, *m_phi);
+  stats = m_poisson->solve(space, rhsField, *m_phi);
   if (!stats.converged) {
     std::ostringstream history;
     for (std::size_t s = 0; s < stats.history.size(); ++s)
@@ -243,12 +274,14 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
     Index3 lo{0, 0, 0};
     lo[c] = m_decomp.isLowBoundary(c) ? 1 : 0;
     mac::correct(space, grid, m_u[c]->access(), m_phi->access(), c, dt, lo, n);
-    fillGhosts(space, c);
+    if (!m_params.overlap) fillGhosts(space, c);
   }
+  if (m_params.overlap) startVelocityGhosts(space);
   if (updatePressure) {
     Box3 const all = m_p->allocatedBox();
     mac::accumulate(space, m_p->access(), m_phi->access(), all.lo, all.hi);
   }
+  if (m_params.overlap) finishVelocityGhosts(space);  // current between steps
   return stats;
 }
 

@@ -19,11 +19,22 @@
 /// reproducible sum, and the Poisson solver is bitwise invariant too: the fields are bitwise
 /// identical for every rank count.
 ///
-/// Memory: per velocity component two face fields (u, du), plus p, phi and the Poisson
-/// right-hand side at cell centres: 8 (2 d + 3) bytes per cell plus ghosts (56 in 2D, 72 in
-/// 3D), plus the Poisson solver (PoissonSolver::bytes()) and halo buffers.
+/// Overlap (Parameters::overlap, deck key parallel.overlap): the velocity halo exchanges that end
+/// an RK stage run on a second execution-space instance (compat::secondInstance) while the next
+/// stage computes the faces whose stencil reads no ghost, or the projection the divergence of
+/// such cells; wall ghosts and the shell of faces (cells) follow when the messages have arrived.
+/// The CG operator of the Poisson solver overlaps its exchange the same way. Each entry is
+/// computed by the same kernel either way and the CG dot product is one exact reproducible sum
+/// over both parts, so the fields are bitwise those without overlap. Between steps every ghost
+/// is current.
+///
+/// Memory: per velocity component two face fields (u, du), plus p and phi at cell centres:
+/// 8 (2 d + 2) bytes per cell plus ghosts (48 in 2D, 64 in 3D), plus halo buffers and the
+/// Poisson solver, which also holds the right-hand side (PoissonSolver::bytes(): 32 + 3.4 in 3D
+/// with mgcg). Model::bytes() counts all of it.
 #pragma once
 
+#include "eddy/core/BoxSplit.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
@@ -57,6 +68,9 @@ struct Parameters {
   double cfl = 0.5;            ///< target CFL number dt sum_a max|u_a| / h_a (when dt = 0)
   double maxDt = 0.0;          ///< upper bound of dt [s]; 0 = none
   double viscousSafety = 1.0;  ///< fraction of the viscous limit h^2 / (2 nu sum 1/h_a^2 ...)
+  /// Overlap halo exchanges with the work on cells that need no ghost (velocity and CG; it
+  /// sets poisson.overlap).
+  bool overlap = false;
   PoissonOptions poisson;
 };
 
@@ -143,13 +157,22 @@ class Model {
   void restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
                     std::vector<double> const& p, std::vector<double> const& phi, long long step,
                     double time, StepStats const& last);
-  /// Bytes of device memory held by the fields of the model (without the Poisson solver).
-  std::size_t fieldBytes() const;
+  /// Bytes of device memory held by the model: its fields, halo buffers and the Poisson solver.
+  std::size_t bytes() const;
 
   // Kernels and steps; public only because CUDA lambdas may not live in private members.
   void setInitialState(ExecSpace const& space);
   void fillGhosts(ExecSpace const& space, int c);
   void fillPressureGhosts(ExecSpace const& space);
+  /// Overlap: packs and posts the exchanges of every velocity component on the halo instance,
+  /// once the work on `space` that wrote the velocity is done.
+  void startVelocityGhosts(ExecSpace const& space);
+  /// Completes them: unpacks on the halo instance, waits for it, then fills the wall ghosts on
+  /// `space`.
+  void finishVelocityGhosts(ExecSpace const& space);
+  bool velocityGhostsInFlight() const { return m_haloU[0]->inFlight(); }
+  /// One RK stage. Without overlap it ends with every velocity ghost current; with overlap it
+  /// ends with their exchanges in flight, for the next stage or the projection to complete.
   void rkStage(ExecSpace const& space, double dt, double a, double b);
   PoissonStats project(ExecSpace const& space, double dt, bool updatePressure);
   double maxDivergence(ExecSpace const& space) const;
@@ -166,10 +189,13 @@ class Model {
   Parameters m_params;
   int m_dims;
   std::array<std::unique_ptr<Field<MemSpace>>, 3> m_u, m_du;
-  std::unique_ptr<Field<MemSpace>> m_p, m_phi, m_rhs;
+  std::unique_ptr<Field<MemSpace>> m_p, m_phi;
   std::array<std::unique_ptr<HaloExchange<ExecSpace>>, 3> m_haloU;
   std::unique_ptr<HaloExchange<ExecSpace>> m_haloP;
   std::unique_ptr<PoissonSolver> m_poisson;
+  ExecSpace m_haloSpace;            ///< the velocity exchanges, with overlap
+  std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
+  BoxSplit m_cells;                 ///< cells of the divergence
   double m_time = 0.0;
   long long m_step = 0;
   StepStats m_last;

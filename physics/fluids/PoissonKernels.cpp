@@ -70,12 +70,32 @@ double residualNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g
 
 double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
                         CellView const& p, CellView const& q) {
-  return reproducibleSum(
-      space, comm, {0, 0, 0}, g.hi(), KOKKOS_LAMBDA(int i, int j, int k) {
+  ReproducibleAccumulator sum;
+  applyOperatorDot(space, g, p, q, {Box3{{0, 0, 0}, g.hi()}}, sum);
+  return sum.finish(comm);
+}
+
+void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView const& p,
+                      CellView const& q, std::vector<Box3> const& boxes,
+                      ReproducibleAccumulator& sum) {
+  sum.add(
+      space, boxes, KOKKOS_LAMBDA(int i, int j, int k) {
         double const v = applyOperator(g, p, i, j, k);
         q(i, j, k) = v;
         return p(i, j, k) * v;
       });
+}
+
+BoxSplit operatorSplit(PoissonGrid const& g) {
+  // The operator reads the neighbours along each axis of the grid: cells 1 .. n - 2 read owned
+  // cells only (none along z in 2D).
+  Box3 const owned{{0, 0, 0}, g.hi()};
+  Box3 safe = owned;
+  for (int a = 0; a < g.dims; ++a) {
+    safe.lo[a] = 1;
+    safe.hi[a] = owned.hi[a] - 1;
+  }
+  return BoxSplit::of(owned, safe);
 }
 
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,

@@ -12,13 +12,16 @@
 /// wraps must be current (eddy::HaloExchange) before a stencil reads them.
 #pragma once
 
+#include "eddy/core/BoxSplit.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
+#include "eddy/core/ReproducibleAccumulator.hpp"
 
 #include <mpi.h>
 
 #include <array>
+#include <vector>
 
 namespace eddy::fluids::detail {
 
@@ -103,6 +106,16 @@ double residualNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g
 /// q = A p; returns p . q (fused).
 double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
                         CellView const& p, CellView const& q);
+/// q = A p over `boxes` of owned cells, adding p . q there to `sum` (one reduction, waited
+/// for). The overload above is this over the owned box, so splitting the cells into boxes (see
+/// operatorSplit) computes every cell and term with the same kernel: sum.finish() is bitwise
+/// the same.
+void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView const& p,
+                      CellView const& q, std::vector<Box3> const& boxes,
+                      ReproducibleAccumulator& sum);
+/// The owned cells split around the inner box, whose operator reads no ghost: it can be applied
+/// while the halo exchange of x is in flight, the shell after.
+BoxSplit operatorSplit(PoissonGrid const& g);
 
 /// r = b - A x (no reduction).
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,

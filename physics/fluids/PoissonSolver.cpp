@@ -5,8 +5,10 @@
 #include "fluids/Multigrid.hpp"
 #include "fluids/PoissonKernels.hpp"
 
+#include "eddy/core/BoxSplit.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/HaloExchange.hpp"
+#include "eddy/core/ReproducibleAccumulator.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <cmath>
@@ -54,17 +56,32 @@ struct PoissonSolver::Impl {
     if (options.maxIterations < 0)
       throw ConfigError(
           str("PoissonSolver: maxIterations is ", options.maxIterations, "; expected >= 0"));
-    f = std::make_unique<FieldType>(space, "eddy::fluids::poisson::f", d, 1);
+    // Values that are never live at the same time share a field, in the order a solve uses
+    // them: b holds the right-hand side until f is formed, then q = A p and the multigrid fine
+    // residual; p holds f until the first residual, then the search direction. Jacobi reads f
+    // in every sweep: it has a field of its own there.
+    b = std::make_unique<FieldType>(space, "eddy::fluids::poisson::rhs", d, 1);
     r = std::make_unique<FieldType>(space, "eddy::fluids::poisson::r", d, 1);
-    if (options.method != PoissonMethod::Jacobi) {
+    q = b.get();
+    if (options.method == PoissonMethod::Jacobi) {
+      jacobiF = std::make_unique<FieldType>(space, "eddy::fluids::poisson::f", d, 1);
+      f = jacobiF.get();
+    } else {
       p = std::make_unique<FieldType>(space, "eddy::fluids::poisson::p", d, 1);
-      q = std::make_unique<FieldType>(space, "eddy::fluids::poisson::q", d, 1);
+      f = p.get();
       halo = std::make_unique<Halo>(space, c, d, p->layout());
+      if (options.overlap) {
+        haloSpace = compat::secondInstance(space);
+        split = detail::operatorSplit(grid);
+      }
     }
     if (options.method == PoissonMethod::MultigridCG) {
       z = std::make_unique<FieldType>(space, "eddy::fluids::poisson::z", d, 1);
       mg = std::make_unique<Multigrid>(space, c, d, h, options.preSmooth, options.postSmooth);
     }
+    // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
+    // solve holds; other widths get theirs on first use.
+    phiExchange = std::make_unique<Halo>(space, c, d, b->layout());
   }
 
   void checkField(FieldType const& field, char const* role) const {
@@ -76,13 +93,14 @@ struct PoissonSolver::Impl {
                       eddy::toString(decomp.localCells()), " cells on ", decomp.describe()));
   }
 
-  /// The exchange for phi's layout, built on first use (collective: every rank solves).
+  /// The exchange for phi's layout, rebuilt for another one (collective: every rank solves).
   Halo& phiHalo(ExecSpace const& space, FieldType const& phi) {
     if (!phiExchange || phiExchange->layout() != phi.layout())
       phiExchange = std::make_unique<Halo>(space, comm, decomp, phi.layout());
     return *phiExchange;
   }
 
+  double operatorDot(ExecSpace const& space, FieldType& dir);
   void conjugateGradient(ExecSpace const& space, FieldType& phi, double normF, PoissonStats& s);
   void jacobi(ExecSpace const& space, FieldType& phi, double normF, PoissonStats& s);
 
@@ -91,10 +109,31 @@ struct PoissonSolver::Impl {
   std::array<double, 3> h;
   PoissonOptions options;
   detail::PoissonGrid grid;
-  std::unique_ptr<FieldType> f, r, z, p, q;
+  std::unique_ptr<FieldType> b, r, z, p, jacobiF;
+  FieldType* f = nullptr;  ///< mean - rhs: p, or jacobiF
+  FieldType* q = nullptr;  ///< A p: b
   std::unique_ptr<Halo> halo, phiExchange;
   std::unique_ptr<Multigrid> mg;
+  ExecSpace haloSpace;  ///< the exchange of dir, with overlap
+  BoxSplit split;       ///< owned cells around the exchange, with overlap
 };
+
+/// q = A dir after the halo exchange of dir; returns dir . q. With overlap the inner cells are
+/// computed while the exchange runs on haloSpace, the shell once the ghosts have arrived.
+double PoissonSolver::Impl::operatorDot(ExecSpace const& space, FieldType& dir) {
+  if (!options.overlap) {
+    halo->exchange(space, dir);
+    return detail::applyOperatorDot(space, comm, grid, dir.access(), q->access());
+  }
+  space.fence();  // dir was written on space; haloSpace packs it
+  halo->start(haloSpace, dir);
+  ReproducibleAccumulator sum;
+  detail::applyOperatorDot(space, grid, dir.access(), q->access(), {split.inner}, sum);
+  halo->finish(haloSpace, dir);
+  haloSpace.fence();  // the ghosts unpacked on haloSpace are read on space
+  detail::applyOperatorDot(space, grid, dir.access(), q->access(), split.shell, sum);
+  return sum.finish(comm);
+}
 
 void PoissonSolver::Impl::conjugateGradient(ExecSpace const& space, FieldType& phi, double normF,
                                             PoissonStats& s) {
@@ -110,15 +149,14 @@ void PoissonSolver::Impl::conjugateGradient(ExecSpace const& space, FieldType& p
   FieldType& dir = *p;
   double rz = rr;
   if (mg) {
-    mg->apply(space, *r, *z);
+    mg->apply(space, *r, *z, *b);
     rz = detail::dot(space, comm, grid, r->access(), z->access());
     detail::copyOwned(space, grid, z->access(), dir.access());
   } else {
     detail::copyOwned(space, grid, r->access(), dir.access());
   }
   for (int it = 1; it <= options.maxIterations; ++it) {
-    halo->exchange(space, dir);
-    double const pq = detail::applyOperatorDot(space, comm, grid, dir.access(), q->access());
+    double const pq = operatorDot(space, dir);
     // A is semi-definite: pq <= 0 only when the direction has vanished (or gone non-finite).
     if (!(pq > 0) || !std::isfinite(rz)) break;
     double const alpha = rz / pq;
@@ -132,7 +170,7 @@ void PoissonSolver::Impl::conjugateGradient(ExecSpace const& space, FieldType& p
     }
     double rzNew = rr;
     if (mg) {
-      mg->apply(space, *r, *z);
+      mg->apply(space, *r, *z, *b);
       rzNew = detail::dot(space, comm, grid, r->access(), z->access());
     }
     double const beta = rzNew / rz;
@@ -172,6 +210,9 @@ PoissonStats PoissonSolver::solve(ExecSpace const& space, Field<MemSpace> const&
   Impl& m = *m_impl;
   m.checkField(rhs, "rhs");
   m.checkField(phi, "phi");
+  if (&phi == m.b.get())
+    throw Error(str("PoissonSolver::solve: phi is the solver's right-hand side field '",
+                    phi.label(), "'; expected a field of the caller"));
   auto const& g = m.grid;
   double const cells = static_cast<double>(g.globalCount());
   double const mean = detail::sum(space, m.comm, g, rhs.access()) / cells;
@@ -197,6 +238,10 @@ PoissonStats PoissonSolver::solve(ExecSpace const& space, Field<MemSpace> const&
   return s;
 }
 
+Field<MemSpace>& PoissonSolver::rightHandSide() {
+  return *m_impl->b;
+}
+
 int PoissonSolver::levels() const {
   return m_impl->mg ? m_impl->mg->levels() : 1;
 }
@@ -204,10 +249,10 @@ int PoissonSolver::levels() const {
 std::size_t PoissonSolver::bytes() const {
   Impl const& m = *m_impl;
   std::size_t s = 0;
-  for (auto const* f : {m.f.get(), m.r.get(), m.z.get(), m.p.get(), m.q.get()})
+  for (auto const* f : {m.b.get(), m.r.get(), m.z.get(), m.p.get(), m.jacobiF.get()})
     if (f) s += f->bytes();
   for (auto const* x : {m.halo.get(), m.phiExchange.get()})
-    if (x) s += 8 * static_cast<std::size_t>(x->sendCount() + x->recvCount());
+    if (x) s += x->bytes();
   if (m.mg) s += m.mg->bytes();
   return s;
 }

@@ -35,6 +35,9 @@ struct PoissonOptions {
   int maxIterations = 200;   ///< iteration cap (CG iterations, or Jacobi sweeps)
   int preSmooth = 2;         ///< red-black Gauss-Seidel sweeps before restriction
   int postSmooth = 2;        ///< sweeps after prolongation
+  /// Apply the CG operator to the inner cells while the halo exchange of the search direction
+  /// runs on a second execution-space instance, then to the shell (bitwise the same result).
+  bool overlap = false;
 };
 
 struct PoissonStats {
@@ -53,12 +56,21 @@ class PoissonSolver {
 
   /// Collective. Solves lap(phi) = rhs; `phi` holds the initial guess on entry. On return the
   /// ghosts of `phi` are filled (halo exchange + wall mirror) so the caller can take gradients.
-  /// Returns the statistics; does not throw when the cap is hit (the caller decides).
+  /// Returns the statistics; does not throw when the cap is hit (the caller decides). `rhs` is
+  /// left as it is, unless it is rightHandSide(): the solve then uses it as scratch.
   PoissonStats solve(ExecSpace const& space, Field<MemSpace> const& rhs, Field<MemSpace>& phi);
+
+  /// The solver's own cell field (ghost width 1) for the right-hand side: fill its owned cells
+  /// and pass it to solve, which overwrites it: once the right-hand side is read, its storage
+  /// holds CG's A p and the multigrid fine residual.
+  Field<MemSpace>& rightHandSide();
 
   /// Number of multigrid levels (1 for CG and Jacobi).
   int levels() const;
-  /// Bytes of device memory held by the solver (all levels, work vectors, halo buffers).
+  /// Bytes of device memory held by the solver (all levels, work vectors, halo buffers), the
+  /// right-hand side field included. Fine-level cell fields (8 bytes per cell plus ghosts each):
+  /// 4 for mgcg (right-hand side, r, p, z; plus the coarse levels, 3.4 bytes per cell in 3D),
+  /// 3 for cg and for jacobi.
   std::size_t bytes() const;
 
  private:

@@ -1,10 +1,12 @@
 // The flow model gives bitwise identical fields on any decomposition: the same set-up over all
 // ranks of the world and over MPI_COMM_SELF must agree to the last bit (registered at 1 to 4
-// ranks, with uneven block sizes, walls, a moving wall, periodic axes and a body force).
+// ranks, with uneven block sizes, walls, a moving wall, periodic axes and a body force), with
+// the halo exchanges overlapped (parallel.overlap) or not.
 #include "EddyTest.hpp"
 #include "FluidsCases.hpp"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -17,7 +19,8 @@ struct Result {
   double time = 0.0;
 };
 
-Result run(MPI_Comm comm, FlowCase const& c, int steps) {
+Result run(MPI_Comm comm, FlowCase c, int steps, bool overlap) {
+  c.params.overlap = overlap;
   auto model = c.make(comm);
   eddy::ExecSpace space;
   Result r;
@@ -31,20 +34,23 @@ bool sameBits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-void expectIdentical(FlowCase const& c, int steps, char const* name) {
-  auto const all = run(MPI_COMM_WORLD, c, steps);
-  auto const one = run(MPI_COMM_SELF, c, steps);
-  for (int f = 0; f < 4; ++f)
-    EXPECT_TRUE(sameBits(all.d.fieldChecksum[f], one.d.fieldChecksum[f]))
-        << name << " field " << f << ": " << all.d.fieldChecksum[f] << " vs "
-        << one.d.fieldChecksum[f];
-  EXPECT_TRUE(sameBits(all.d.kineticEnergy, one.d.kineticEnergy)) << name;
-  EXPECT_TRUE(sameBits(all.d.enstrophy, one.d.enstrophy)) << name;
-  EXPECT_TRUE(sameBits(all.d.maxDivergence, one.d.maxDivergence)) << name;
-  EXPECT_TRUE(sameBits(all.time, one.time)) << name;
-  EXPECT_EQ(all.iterations, one.iterations) << name;
-  EXPECT_NE(all.d.fieldChecksum[0], 0.0) << name;
-  EXPECT_NE(all.d.fieldChecksum[1], 0.0) << name;
+void expectIdentical(FlowCase const& c, int steps, char const* caseName) {
+  auto const one = run(MPI_COMM_SELF, c, steps, false);
+  for (bool const overlap : {false, true}) {
+    std::string const name = std::string(caseName) + (overlap ? ", overlap on" : ", overlap off");
+    auto const all = run(MPI_COMM_WORLD, c, steps, overlap);
+    for (int f = 0; f < 4; ++f)
+      EXPECT_TRUE(sameBits(all.d.fieldChecksum[f], one.d.fieldChecksum[f]))
+          << name << " field " << f << ": " << all.d.fieldChecksum[f] << " vs "
+          << one.d.fieldChecksum[f];
+    EXPECT_TRUE(sameBits(all.d.kineticEnergy, one.d.kineticEnergy)) << name;
+    EXPECT_TRUE(sameBits(all.d.enstrophy, one.d.enstrophy)) << name;
+    EXPECT_TRUE(sameBits(all.d.maxDivergence, one.d.maxDivergence)) << name;
+    EXPECT_TRUE(sameBits(all.time, one.time)) << name;
+    EXPECT_EQ(all.iterations, one.iterations) << name;
+    EXPECT_NE(all.d.fieldChecksum[0], 0.0) << name;
+    EXPECT_NE(all.d.fieldChecksum[1], 0.0) << name;
+  }
 }
 
 TEST(FluidsInvariance, Cavity2D) {

@@ -201,6 +201,25 @@ inline void* nativeStream(Kokkos::Cuda const& space) {
 }
 #endif
 
+/// A second instance of `space`'s execution space, for work that should run concurrently with
+/// the work enqueued on `space` (a halo exchange beside an interior kernel). On device backends
+/// with Kokkos 4 a new instance (its own stream) from Kokkos::Experimental::partition_space;
+/// `space` itself on host backends (their kernels run on the calling thread; partitioning would
+/// only split the thread pool) and with Kokkos 3.4 (no partition_space). Work on two instances is
+/// ordered only by fencing the one that wrote before the other reads.
+template <class Exec>
+Exec secondInstance(Exec const& space) {
+#if EDDY_KOKKOS_4
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename Exec::memory_space>::accessible)
+    return space;
+  else
+    return Kokkos::Experimental::partition_space(space, 1)[0];
+#else
+  return space;
+#endif
+}
+
 /// Tile of a 3D MDRange over a LayoutLeft box (see BoxPolicy.hpp): on CUDA, full warps along x;
 /// on host backends Kokkos' choice (0), which takes whole x rows.
 template <class Exec>

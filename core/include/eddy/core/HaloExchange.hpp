@@ -206,6 +206,12 @@ class HaloExchange {
   /// Values sent to and received from other ranks per exchange.
   int sendCount() const { return m_sendTotal; }
   int recvCount() const { return m_recvTotal; }
+  /// Bytes of memory_space held: the send and receive buffers and the region tables (host
+  /// staging of the mpi-staged transport not included).
+  std::size_t bytes() const {
+    return sizeof(double) * (m_sendBuf.span() + m_recvBuf.span()) +
+           sizeof(int) * (m_sendRegions.span() + m_recvRegions.span());
+  }
 
  private:
   void validate(MPI_Comm comm, CartDecomposition const& decomp) {

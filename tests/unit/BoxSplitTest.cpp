@@ -1,0 +1,167 @@
+// Unit tests of the split of a box around its inner part (BoxSplit.hpp) and of the reproducible
+// sum built from several launches (ReproducibleAccumulator.hpp), for every enabled backend: the
+// parts cover each entry once, and a sum split into parts is bitwise the one-launch sum.
+#include "EddyTest.hpp"
+
+#include "eddy/core/BoxSplit.hpp"
+#include "eddy/core/ReproducibleAccumulator.hpp"
+#include "eddy/core/ReproducibleSum.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using eddy::Box3;
+using eddy::BoxSplit;
+
+template <class Exec>
+class BoxSplitTest : public ::testing::Test {};
+TYPED_TEST_SUITE(BoxSplitTest, eddy::test::ExecSpaces);
+
+/// (box, safe) pairs: inner part strictly inside, touching a side, empty, the whole box, 2D.
+std::vector<std::pair<Box3, Box3>> splitCases() {
+  return {
+      {Box3{{0, 0, 0}, {7, 6, 5}}, Box3{{1, 1, 1}, {6, 5, 4}}},
+      {Box3{{1, 0, 0}, {7, 6, 5}}, Box3{{1, 1, 1}, {6, 5, 4}}},
+      {Box3{{0, 0, 0}, {7, 2, 5}}, Box3{{1, 1, 1}, {6, 1, 4}}},
+      {Box3{{-1, -2, 0}, {4, 3, 2}}, Box3{{-5, -5, -5}, {9, 9, 9}}},
+      {Box3{{0, 0, 0}, {9, 4, 1}}, Box3{{1, 1, 0}, {8, 3, 1}}},
+      {Box3{{0, 0, 0}, {9, 4, 1}}, Box3{{0, 0, 0}, {8, 3, 1}}},
+  };
+}
+
+TEST(BoxSplit, CoversEveryEntryOnce) {
+  for (auto const& boxAndSafe : splitCases()) {
+    Box3 const& box = boxAndSafe.first;  // not a structured binding: the lambda captures it
+    Box3 const& safe = boxAndSafe.second;
+    BoxSplit const s = BoxSplit::of(box, safe);
+    EXPECT_LE(s.shell.size(), 6u);
+    std::vector<int> hits(static_cast<std::size_t>(box.size()), 0);
+    auto mark = [&](Box3 const& b) {
+      for (int k = b.lo[2]; k < b.hi[2]; ++k)
+        for (int j = b.lo[1]; j < b.hi[1]; ++j)
+          for (int i = b.lo[0]; i < b.hi[0]; ++i) {
+            ASSERT_TRUE(i >= box.lo[0] && i < box.hi[0] && j >= box.lo[1] && j < box.hi[1] &&
+                        k >= box.lo[2] && k < box.hi[2]);
+            ++hits[(i - box.lo[0]) +
+                   box.extent(0) * ((j - box.lo[1]) + box.extent(1) * (k - box.lo[2]))];
+          }
+    };
+    mark(s.inner);
+    for (Box3 const& b : s.shell) {
+      EXPECT_GT(b.size(), 0);
+      mark(b);
+    }
+    for (int h : hits) EXPECT_EQ(h, 1);
+    for (int a = 0; a < 3; ++a)  // the inner part lies in the safe box
+      if (s.inner.size() > 0) {
+        EXPECT_GE(s.inner.lo[a], safe.lo[a]);
+        EXPECT_LE(s.inner.hi[a], safe.hi[a]);
+      }
+  }
+}
+
+TEST(BoxSplit, SlabTilesKeepTheThreadCount) {
+  using T = std::array<int, 3>;
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{1, 128, 2}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{5, 127, 0}, {133, 128, 128}}), (T{128, 1, 2}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 7}, {128, 128, 8}}), (T{64, 4, 1}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {128, 128, 128}}), (T{32, 4, 2}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {3, 1, 1}}), (T{3, 1, 1}));
+  EXPECT_EQ(eddy::slabTile(T{0, 0, 0}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{0, 0, 0}));
+}
+
+// Kernels live in free functions: CUDA forbids extended lambdas inside a test's private body.
+template <class Exec>
+Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> shellHits(BoxSplit const& s) {
+  Exec space;
+  Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits(
+      "eddy::test::hits", s.whole.hi[0], s.whole.hi[1], s.whole.hi[2]);
+  for (Box3 const& b : s.shell)
+    Kokkos::parallel_for(
+        "eddy::test::slab", eddy::slabPolicy(space, b),
+        KOKKOS_LAMBDA(int i, int j, int k) { hits(i, j, k) += 1; });
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
+}
+
+TYPED_TEST(BoxSplitTest, SlabPoliciesCoverTheShell) {
+  Box3 const box{{0, 0, 0}, {37, 6, 5}};
+  auto const h = shellHits<TypeParam>(BoxSplit::of(box, Box3{{1, 1, 1}, {36, 5, 4}}));
+  for (int k = 0; k < 5; ++k)
+    for (int j = 0; j < 6; ++j)
+      for (int i = 0; i < 37; ++i) {
+        bool const inner = i >= 1 && i < 36 && j >= 1 && j < 5 && k >= 1 && k < 4;
+        EXPECT_EQ(h(i, j, k), inner ? 0 : 1) << i << " " << j << " " << k;
+      }
+}
+
+/// Terms of a View over the box [lo, hi).
+template <class View>
+struct BoxTerms {
+  View v;
+  int lo0, lo1, lo2;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
+    return v(i - lo0, j - lo1, k - lo2);
+  }
+};
+
+bool sameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TYPED_TEST(BoxSplitTest, AccumulatorOverPartsIsTheOneLaunchSum) {
+  using Exec = TypeParam;
+  Exec space;
+  Box3 const box{{-1, 0, 2}, {30, 17, 11}};
+  using View = Kokkos::View<double***, Kokkos::LayoutLeft, typename Exec::memory_space>;
+  View v("eddy::test::terms", box.extent(0), box.extent(1), box.extent(2));
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  std::uniform_int_distribution<int> expo(-60, 60);
+  // Wide exponents and heavy cancellation: a rounded sum per part would differ.
+  for (std::size_t t = 0; t < h.span(); ++t)
+    h.data()[t] = std::ldexp(mant(rng), expo(rng)) + (t % 2 ? 1e17 : -1e17);
+  Kokkos::deep_copy(v, h);
+  BoxTerms<View> const terms{v, box.lo[0], box.lo[1], box.lo[2]};
+
+  double const whole = eddy::reproducibleSum(space, MPI_COMM_SELF, box.lo, box.hi, terms);
+  BoxSplit const s = BoxSplit::of(box, Box3{{2, 1, 3}, {25, 15, 9}});
+  std::vector<Box3> shell = s.shell;
+
+  eddy::ReproducibleAccumulator parts;
+  parts.add(space, s.inner.lo, s.inner.hi, terms);
+  parts.add(space, shell, terms);
+  EXPECT_TRUE(sameBits(parts.finish(MPI_COMM_SELF), whole));
+  // The other order, and every box in one launch.
+  parts.add(space, shell, terms);
+  parts.add(space, s.inner.lo, s.inner.hi, terms);
+  EXPECT_TRUE(sameBits(parts.finish(MPI_COMM_SELF), whole));
+  shell.push_back(s.inner);
+  parts.add(space, shell, terms);
+  EXPECT_TRUE(sameBits(parts.finish(MPI_COMM_SELF), whole));
+  EXPECT_TRUE(std::isfinite(whole));
+
+  // Special values in one part only, and infinities of both signs in two parts.
+  double const inf = std::numeric_limits<double>::infinity();
+  auto setTerm = [&](Box3 const& b, double x) {
+    h(b.lo[0] - box.lo[0], b.lo[1] - box.lo[1], b.lo[2] - box.lo[2]) = x;
+    Kokkos::deep_copy(v, h);
+  };
+  setTerm(s.shell.front(), inf);
+  parts.add(space, s.inner.lo, s.inner.hi, terms);
+  parts.add(space, s.shell, terms);
+  EXPECT_EQ(parts.finish(MPI_COMM_SELF), inf);
+  setTerm(s.inner, -inf);
+  parts.add(space, s.inner.lo, s.inner.hi, terms);
+  parts.add(space, s.shell, terms);
+  EXPECT_TRUE(std::isnan(parts.finish(MPI_COMM_SELF)));
+  EXPECT_TRUE(std::isnan(eddy::reproducibleSum(space, MPI_COMM_SELF, box.lo, box.hi, terms)));
+}
+
+}  // namespace
