@@ -28,11 +28,11 @@ function(eddy_add_test)
 endfunction()
 
 # eddy_add_cli_test(NAME <name> RANKS <n> EXPECT_EXIT <code|nonzero> [MATCH <regex>...]
-#                   [ONCE <regex>] [LABELS ...] COMMAND <args>...)
-# Runs the `eddy` executable (under mpiexec with RANKS > 0) and checks its exit code, that its
-# output matches every MATCH regex, and that ONCE occurs exactly one time.
+#                   [ONCE <regex>] [LABELS ...] [ENV VAR=value...] COMMAND <args>...)
+# Runs the `eddy` executable (under mpiexec with RANKS > 0, with the ENV variables set) and checks
+# its exit code, that its output matches every MATCH regex, and that ONCE occurs exactly one time.
 function(eddy_add_cli_test)
-  cmake_parse_arguments(T "" "NAME;RANKS;EXPECT_EXIT;ONCE;FILE_BLOCKS" "MATCH;LABELS;COMMAND"
+  cmake_parse_arguments(T "" "NAME;RANKS;EXPECT_EXIT;ONCE;FILE_BLOCKS" "MATCH;LABELS;ENV;COMMAND"
                         ${ARGN})
   if(T_RANKS)
     set(_launch ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${EDDY_MPIEXEC_PREFLAGS})
@@ -56,5 +56,8 @@ function(eddy_add_cli_test)
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${_labels}" TIMEOUT 120)
   if(T_RANKS)
     set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_RANKS})
+  endif()
+  if(T_ENV)
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENV}")
   endif()
 endfunction()

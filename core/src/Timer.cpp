@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -25,15 +26,28 @@ std::mutex& registryMutex() {
   static std::mutex m;
   return m;
 }
+/// EDDY_TIMER_FENCE=1: every region fences the device when it starts and ends.
+bool fencedTimers() {
+  static bool const fenced = [] {
+    char const* env = std::getenv("EDDY_TIMER_FENCE");
+    return env != nullptr && std::string(env) == "1";
+  }();
+  return fenced;
+}
+void fenceForTimer() {
+  if (fencedTimers() && Kokkos::is_initialized()) Kokkos::fence();
+}
 }  // namespace
 
-ScopedRegion::ScopedRegion(std::string name)
-    : m_name(std::move(name)), m_start(std::chrono::steady_clock::now()) {
+ScopedRegion::ScopedRegion(std::string name) : m_name(std::move(name)) {
+  fenceForTimer();  // earlier work is not charged to this region
+  m_start = std::chrono::steady_clock::now();
   compat::pushRegion(m_name);
 }
 
 ScopedRegion::~ScopedRegion() {
   compat::popRegion();
+  fenceForTimer();  // this region's kernels are charged here
   timing::record(m_name,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count());
 }
@@ -114,6 +128,7 @@ std::string summary(MPI_Comm comm, double wallSeconds) {
   std::snprintf(buf, sizeof buf, "%-44s %10s %11s %11s %11.4f\n", "wall time", "", "", "",
                 wallSeconds);
   out << buf;
+  if (fencedTimers()) out << "(regions fenced at start and end: EDDY_TIMER_FENCE=1)\n";
   return out.str();
 }
 

@@ -17,6 +17,13 @@ foreach(n 1 4)
                     ONCE "final: t"
                     LABELS validation
                     COMMAND run tests/cli/decks/cavity_short.yaml)
+  # Profiling mode: every timed region fences the device, and the summary says so.
+  eddy_add_cli_test(NAME cli.run.fenced_timers.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "final: t .*checksum" "eddy::fluids::step"
+                          "regions fenced at start and end: EDDY_TIMER_FENCE=1"
+                    ONCE "regions fenced"
+                    ENV EDDY_TIMER_FENCE=1
+                    COMMAND run tests/cli/decks/cavity_short.yaml)
   eddy_add_cli_test(NAME cli.run.fluids_periodic_wall.np${n} RANKS ${n} EXPECT_EXIT 1
                     MATCH "fluids.boundary.x_low is 'wall' but grid.periodic"
                     ONCE "fluids.boundary.x_low"

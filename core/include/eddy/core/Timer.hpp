@@ -11,7 +11,9 @@ namespace eddy {
 
 /// Times a scope and marks it as a Kokkos profiling region. Names follow `eddy::<module>::<what>`.
 /// The time is host wall time: work launched asynchronously on a GPU counts where it is waited
-/// for, so regions that fence (halo exchange, reductions) carry the device time.
+/// for, so regions that fence (halo exchange, reductions) carry the device time of the kernels
+/// queued before them. With EDDY_TIMER_FENCE=1 every region fences the device at its start and
+/// end, so each region holds its own kernels' time (profiling; it removes all overlap).
 class ScopedRegion {
  public:
   explicit ScopedRegion(std::string name);
