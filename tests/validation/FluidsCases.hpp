@@ -60,4 +60,21 @@ inline FlowCase taylorGreen(int n, int dims, double viscosity) {
   return c;
 }
 
+/// A 3D box, periodic along x, walls elsewhere, the y-high wall moving at (1, 0, 0.4), a body
+/// force (0.5, 0, 0.2), CG pressure solve: 11 x 9 x 8 cells, uneven on any rank count.
+inline FlowCase box3DWithMovingWallAndForce() {
+  FlowCase c;
+  c.dims = 3;
+  c.cells = {11, 9, 8};
+  c.periodic = {true, false, false};
+  c.length = {1.0, 0.8, 0.7};
+  wallsWherePeriodicIsOff(c);
+  c.params.boundaries.at(1, 1).kind = fluids::BoundaryKind::MovingWall;
+  c.params.boundaries.at(1, 1).velocity = {1.0, 0.0, 0.4};
+  c.params.bodyForce = {0.5, 0.0, 0.2};
+  c.params.viscosity = 0.02;
+  c.params.poisson.method = fluids::PoissonMethod::CG;
+  return c;
+}
+
 }  // namespace eddy::test

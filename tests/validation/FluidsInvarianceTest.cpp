@@ -61,19 +61,9 @@ TEST(FluidsInvariance, Cavity2D) {
 }
 
 TEST(FluidsInvariance, Box3DWithMovingWallAndForce) {
-  FlowCase c;
-  c.dims = 3;
-  c.cells = {11, 9, 8};
-  c.periodic = {true, false, false};
-  c.length = {1.0, 0.8, 0.7};
-  eddy::test::wallsWherePeriodicIsOff(c);
-  c.params.boundaries.at(1, 1).kind = eddy::fluids::BoundaryKind::MovingWall;
-  c.params.boundaries.at(1, 1).velocity = {1.0, 0.0, 0.4};
+  FlowCase c = eddy::test::box3DWithMovingWallAndForce();
   c.params.boundaries.at(2, 0).kind = eddy::fluids::BoundaryKind::MovingWall;
   c.params.boundaries.at(2, 0).velocity = {0.0, -0.3, 0.0};
-  c.params.bodyForce = {0.5, 0.0, 0.2};
-  c.params.viscosity = 0.02;
-  c.params.poisson.method = eddy::fluids::PoissonMethod::CG;
   expectIdentical(c, 8, "box 3D");
 }
 

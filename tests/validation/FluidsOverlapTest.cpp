@@ -89,18 +89,7 @@ TEST(FluidsOverlap, ThinBlocks2D) {
 }
 
 TEST(FluidsOverlap, Box3DWithMovingWallAndForceCG) {
-  FlowCase c;
-  c.dims = 3;
-  c.cells = {11, 9, 8};
-  c.periodic = {true, false, false};
-  c.length = {1.0, 0.8, 0.7};
-  eddy::test::wallsWherePeriodicIsOff(c);
-  c.params.boundaries.at(1, 1).kind = eddy::fluids::BoundaryKind::MovingWall;
-  c.params.boundaries.at(1, 1).velocity = {1.0, 0.0, 0.4};
-  c.params.bodyForce = {0.5, 0.0, 0.2};
-  c.params.viscosity = 0.02;
-  c.params.poisson.method = eddy::fluids::PoissonMethod::CG;
-  expectOverlapInvariant(c, 4, "box 3D");
+  expectOverlapInvariant(eddy::test::box3DWithMovingWallAndForce(), 4, "box 3D");
 }
 
 TEST(FluidsOverlap, TaylorGreen3DMultigrid) {

@@ -55,13 +55,7 @@ struct AccumulateBoxes {
   AccumulatorBoxes set;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, BinnedSum& value) const {
     int const b = set.find(set.itemStart, item);
-    double x[kTermsPerItem] = {};  // a zero adds nothing
-    set.blocks[b].visit(item - set.itemStart[b], [&](int c, int i, int j, int k) {
-      x[c] = static_cast<double>(f(i, j, k));
-    });
-    BinnedSum s = value;
-    s.addAll(x);
-    value = s;
+    accumulateRowBlock(f, set.blocks[b], item - set.itemStart[b], value);
   }
 };
 

@@ -322,18 +322,26 @@ struct ReproAccumulate1 {
   }
 };
 
-/// Box terms f(i, j, k) by row blocks (BoxRowBlocks): an item reads its terms first, then adds
-/// them to its thread's window held in registers.
+/// Adds the terms f(i, j, k) of row-block item w (BoxRowBlocks) to a thread's window: reads
+/// them first, then adds them to a copy held in registers.
+template <class F>
+KOKKOS_INLINE_FUNCTION void accumulateRowBlock(F const& f,
+                                               BoxRowBlocks<kTermsPerItem> const& blocks,
+                                               std::int64_t w, BinnedSum& value) {
+  double x[kTermsPerItem] = {};  // a zero adds nothing
+  blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
+  BinnedSum s = value;
+  s.addAll(x);
+  value = s;
+}
+
+/// Box terms f(i, j, k) by row blocks.
 template <class F>
 struct ReproAccumulateBox {
   F f;
   BoxRowBlocks<kTermsPerItem> blocks;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, BinnedSum& value) const {
-    double x[kTermsPerItem] = {};  // a zero adds nothing
-    blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
-    BinnedSum s = value;
-    s.addAll(x);
-    value = s;
+    accumulateRowBlock(f, blocks, w, value);
   }
 };
 
