@@ -70,6 +70,40 @@ struct Stencil7March {
   }
 };
 
+/// The stencil over a flat 1D range with the 32-bit decoding of FlatBox (what the box
+/// reductions use), against Stencil7's 64-bit % and /.
+struct Stencil7Flat32 {
+  Stencil7 st;
+  eddy::FlatBox box;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    int i, j, k;
+    box.decode(t, i, j, k);
+    st(i, j, k);
+  }
+};
+
+/// The stencil by row blocks (BoxRowBlocks<N>): a thread updates N consecutive rows (j, k) at
+/// one x, decoding its index once.
+template <int N>
+struct Stencil7Rows {
+  Stencil7 st;
+  eddy::BoxRowBlocks<N> blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w) const {
+    blocks.visit(w, [&](int, int i, int j, int k) { st(i, j, k); });
+  }
+};
+
+template <int N>
+double rowBlockSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
+                       std::array<int, 3> const& n) {
+  auto const blocks = eddy::BoxRowBlocks<N>::of({0, 0, 0}, n);
+  Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>> policy(space, 0,
+                                                                               blocks.items);
+  return eddy::perf::medianSeconds(space, 3, 20, [&] {
+    Kokkos::parallel_for("eddy::perf::stencilRows", policy, Stencil7Rows<N>{st, blocks});
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,8 +157,9 @@ int main(int argc, char** argv) {
       Stencil7View viewStencil{model.field().view(), out.view(), 0.1};
       eddy::BoxPolicy<eddy::ExecSpace> policy(space, {0, 0, 0}, {local[0], local[1], local[2]},
                                               {t[0], t[1], t[2]});
-      double const tv = eddy::perf::medianSeconds(
-          space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilView", policy, viewStencil); });
+      double const tv = eddy::perf::medianSeconds(space, 3, 20, [&] {
+        Kokkos::parallel_for("eddy::perf::stencilView", policy, viewStencil);
+      });
       if (rt.rank() == 0)
         eddy::perf::row(
             eddy::str("stencil, Kokkos View indexing, tile ", t[0], "x", t[1], "x", t[2]),
@@ -152,6 +187,22 @@ int main(int argc, char** argv) {
     if (rt.rank() == 0)
       eddy::perf::row("stencil, flattened 1D range", bytes / tf * 1e-9, "GB/s", "copy",
                       bytes / tf / copy);
+    std::array<int, 3> const n3{local[0], local[1], local[2]};
+    auto const box = eddy::FlatBox::of({0, 0, 0}, n3);
+    Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>> flat32(space, 0,
+                                                                                 box.size);
+    double const tf32 = eddy::perf::medianSeconds(space, 3, 20, [&] {
+      Kokkos::parallel_for("eddy::perf::stencilFlat32", flat32, Stencil7Flat32{st, box});
+    });
+    double const tr[4] = {rowBlockSeconds<1>(space, st, n3), rowBlockSeconds<2>(space, st, n3),
+                          rowBlockSeconds<4>(space, st, n3), rowBlockSeconds<8>(space, st, n3)};
+    if (rt.rank() == 0) {
+      eddy::perf::row("stencil, flattened 1D range, 32-bit decoding (FlatBox)", bytes / tf32 * 1e-9,
+                      "GB/s", "copy", bytes / tf32 / copy);
+      for (int v = 0; v < 4; ++v)
+        eddy::perf::row(eddy::str("stencil, row blocks of ", 1 << v, " rows (BoxRowBlocks)"),
+                        bytes / tr[v] * 1e-9, "GB/s", "copy", bytes / tr[v] / copy);
+    }
   }
   return 0;
 }
