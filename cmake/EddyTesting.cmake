@@ -2,25 +2,36 @@
 
 # eddy_add_test(NAME <name> SOURCES <src>... [LIBS <lib>...] [LABELS <label>...]
 #               [RANKS <n>...] [TIMEOUT <s>])
-# Builds one GoogleTest program (its main starts eddy::Runtime). Without RANKS it is registered
-# once, serially. With RANKS it is registered once per rank count as <name>.np<N> under mpiexec,
+# eddy_add_test(NAME <name> PROGRAM <test target> ARGS <arg>... [LABELS ...] [RANKS ...])
+# Builds one GoogleTest program (its main starts eddy::Runtime), or with PROGRAM runs one built
+# by an earlier call, with ARGS (e.g. a --gtest_filter). Without RANKS it is registered once,
+# serially. With RANKS it is registered once per rank count as <name>.np<N> under mpiexec,
 # labelled `mpi`.
 function(eddy_add_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;RANKS" ${ARGN})
-  add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE eddy_test_main eddy::core ${T_LIBS} eddy::warnings)
-  eddy_kokkos_sources(${T_NAME})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT;PROGRAM" "SOURCES;LIBS;LABELS;RANKS;ARGS" ${ARGN})
+  if(T_PROGRAM)
+    set(_program ${T_PROGRAM})
+  else()
+    set(_program ${T_NAME})
+    add_executable(${T_NAME} ${T_SOURCES})
+    target_link_libraries(${T_NAME} PRIVATE eddy_test_main eddy::core ${T_LIBS} eddy::warnings)
+    if(EDDY_TESTS_DEFAULT_SPACE_ONLY)
+      target_compile_definitions(${T_NAME} PRIVATE EDDY_TESTS_DEFAULT_SPACE_ONLY=1)
+    endif()
+    eddy_kokkos_sources(${T_NAME})
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
   if(NOT T_RANKS)
-    add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+    add_test(NAME ${T_NAME} COMMAND ${_program} ${T_ARGS})
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
   else()
     foreach(n IN LISTS T_RANKS)
       add_test(NAME ${T_NAME}.np${n}
                COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${EDDY_MPIEXEC_PREFLAGS}
-                       ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${T_NAME}> ${MPIEXEC_POSTFLAGS})
+                       ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${_program}> ${MPIEXEC_POSTFLAGS}
+                       ${T_ARGS})
       set_tests_properties(${T_NAME}.np${n} PROPERTIES LABELS "mpi;${T_LABELS}" PROCESSORS ${n}
                                                         TIMEOUT ${T_TIMEOUT})
     endforeach()

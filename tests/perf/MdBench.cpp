@@ -69,8 +69,10 @@ void forcesVector(eddy::ExecSpace const& space, System const& s,
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         int const begin = offsets(i);
         Force3 sum;
+        // Nested loops take no label (only kernels do).
+        auto const neighbourLanes = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
         Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin),
+            neighbourLanes,
             [&](int k, Force3& acc) {
               int const j = neighbors(begin + k);
               double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
