@@ -22,7 +22,7 @@ namespace eddy::app {
 
 namespace {
 
-md::Parameters readParameters(io::Deck const& deck) {
+md::Parameters readParameters(io::Deck const& deck, int ranks) {
   md::Parameters p;
   auto const cells = deck.getIntList("grid.cells");
   if (cells.size() != 3)
@@ -57,6 +57,8 @@ md::Parameters readParameters(io::Deck const& deck) {
   p.langevinDamping = deck.getDouble("md.langevin_damping");
   p.seed = static_cast<std::uint64_t>(deck.getInt("md.seed"));
   p.reproducible = deck.getBool("md.reproducible");
+  std::string const overlap = deck.getString("parallel.overlap");
+  p.overlap = overlap == "on" || (overlap == "auto" && ranks > 1);
   return p;
 }
 
@@ -180,7 +182,7 @@ void restoreMd(ExecSpace const& space, MPI_Comm comm, md::System<ExecSpace>& sys
 }  // namespace
 
 int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
-  md::Parameters const p = readParameters(deck);
+  md::Parameters const p = readParameters(deck, rt.size());
   ExecSpace const space;
   double const setupStart = log::elapsed();
   md::System<ExecSpace> system(space, rt.comm(), p);
@@ -199,6 +201,8 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
                     ? str(" for ", thermostatSteps, " steps")
                     : std::string(),
                 "; setup ", formatDuration(log::elapsed() - setupStart)));
+  log::info(str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
+                deck.getString("parallel.overlap"), ", ", rt.size(), " rank(s))"));
 
   CheckpointOutput checkpoints(rt, deck, "md");
   auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "md");

@@ -71,10 +71,12 @@ Key parallel() {
       .add(Key::choice("overlap", {"auto", "on", "off"},
                        "Overlap halo exchanges with computation (fluids: the velocity exchanges "
                        "with the next RK stage or the divergence, the CG direction's with the "
-                       "operator): cells whose stencil reads no ghost are computed while the "
+                       "operator; md: the ghost position refresh with the forces of atoms that "
+                       "have no ghost neighbour): what reads no ghost is computed while the "
                        "messages travel, on a second GPU stream, the rest when they have "
-                       "arrived. The fields are bitwise the same either way; auto = on with more "
-                       "than one rank.")
+                       "arrived. Fluid fields and full-list forces are bitwise the same either "
+                       "way (half-list forces up to the order of their scatter-adds); auto = on "
+                       "with more than one rank.")
                .defaultValue("auto"));
 }
 

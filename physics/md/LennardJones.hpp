@@ -48,16 +48,29 @@ struct PairSums {
   double virial = 0.0;
 };
 
-/// Forces on the owned rows [0, owned) from a full list (ghost rows untouched).
+/// The owned rows a force kernel visits: [0, count) when `rows` is empty, else rows(0 .. count).
+template <class Mem>
+struct RowSet {
+  Kokkos::View<int*, Mem> rows;
+  int count = 0;
+  /// Every owned row.
+  static RowSet all(int owned) { return RowSet{{}, owned}; }
+  KOKKOS_INLINE_FUNCTION int row(int t) const { return rows.extent(0) > 0 ? rows(t) : t; }
+};
+
+/// Forces on the rows of `set` from a full list. Each row's force is its own sum over its list
+/// entries, so any split of the rows into sets gives the same bits.
 template <class Exec, class Mem>
 void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list, int owned) {
+                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesFull");
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   Kokkos::parallel_for(
-      "eddy::md::forcesFull", Kokkos::RangePolicy<Exec>(space, 0, owned),
-      KOKKOS_LAMBDA(const int i) {
+      "eddy::md::forcesFull", Kokkos::RangePolicy<Exec>(space, 0, set.count),
+      KOKKOS_LAMBDA(const int t) {
+        int const i = set.row(t);
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = offsets(i + 1);
@@ -78,27 +91,41 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
       });
 }
 
+/// Forces on the owned rows [0, owned) from a full list (ghost rows untouched).
+template <class Exec, class Mem>
+void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list, int owned) {
+  forcesFull(space, lj, x, f, list, RowSet<Mem>::all(owned));
+}
+
 /// Scatter-add view over a forces array on `Exec`.
 template <class Exec, class Mem>
 using ForceScatter =
     Kokkos::Experimental::ScatterView<double* [3], typename Forces<Mem>::array_layout,
                                       Kokkos::Device<Exec, Mem>, Kokkos::Experimental::ScatterSum>;
 
-/// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
-/// pair adds to both of its rows. `scatter` must have been made from `f`.
+/// Half-list forces in three parts, so that the rows can be visited in several sets (e.g. those
+/// with no ghost neighbour while the ghosts are refreshed): begin zeroes rows [0, rows) (owned
+/// and ghosts) and the scatter, each addHalfForces adds the pairs of a set of rows to both of
+/// their rows, end folds the scatter into `f`. `scatter` must have been made from `f`.
 template <class Exec, class Mem>
-void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
-                neighbor::NeighborView<Mem> const& list, int owned, int rows) {
-  ScopedRegion region("eddy::md::forcesHalf");
+void beginHalfForces(Exec const& space, Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
+                     int rows) {
   Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
   scatter.reset(space);
+}
+template <class Exec, class Mem>
+void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
+                   RowSet<Mem> const& set) {
+  ScopedRegion region("eddy::md::forcesHalf");
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   auto sv = scatter;
   Kokkos::parallel_for(
-      "eddy::md::forcesHalf", Kokkos::RangePolicy<Exec>(space, 0, owned),
-      KOKKOS_LAMBDA(const int i) {
+      "eddy::md::forcesHalf", Kokkos::RangePolicy<Exec>(space, 0, set.count),
+      KOKKOS_LAMBDA(const int t) {
+        int const i = set.row(t);
         auto access = sv.access();
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         double fx = 0.0, fy = 0.0, fz = 0.0;
@@ -121,7 +148,21 @@ void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const&
         access(i, 1) += fy;
         access(i, 2) += fz;
       });
+}
+template <class Exec, class Mem>
+void endHalfForces(Exec const& space, ForceScatter<Exec, Mem>& scatter, Forces<Mem> const& f) {
   scatter.contribute_into(space, f);
+}
+
+/// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
+/// pair adds to both of its rows. `scatter` must have been made from `f`.
+template <class Exec, class Mem>
+void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
+                neighbor::NeighborView<Mem> const& list, int owned, int rows) {
+  beginHalfForces(space, f, scatter, rows);
+  addHalfForces(space, lj, x, scatter, list, RowSet<Mem>::all(owned));
+  endHalfForces(space, scatter, f);
 }
 
 /// Term of a reproducible sum over owned rows: the pair energy (or, with `energy` false, the

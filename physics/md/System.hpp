@@ -72,6 +72,10 @@ struct Parameters {
   std::array<int, 3> procGrid{0, 0, 0};  ///< ranks per axis; 0 = chosen (parallel.decomposition)
   /// Bitwise the same trajectory on any rank count (implies the full list; see System).
   bool reproducible = false;
+  /// Refresh the ghost positions on a second execution-space instance while the forces of the
+  /// rows with no ghost neighbour are computed (parallel.overlap). Full list: bitwise the same
+  /// forces; half list: the scatter-adds come in another order (last bits).
+  bool overlap = false;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -137,6 +141,7 @@ class System {
       removeDrift(space);
       rescaleTo(space, params.temperature);
     }
+    if (m_params.overlap) m_haloSpace = compat::secondInstance(space);
     rebuild(space);
     computeForces(space);
   }
@@ -148,8 +153,17 @@ class System {
     ++m_steps;  // the step being taken: the Langevin noise of its forces is keyed by it
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
               owned());
-    updateNeighbors(space);
-    computeForces(space);
+    if (m_params.overlap) {
+      if (m_list.needsRebuild(space, m_comm, m_particles.positions())) {
+        rebuild(space);
+        computeForces(space);
+      } else {
+        computeForcesOverlapped(space);
+      }
+    } else {
+      updateNeighbors(space);
+      computeForces(space);
+    }
     kick(space, dt, m_particles.velocities(), m_particles.forces(), owned());
     if (m_params.thermostat == Thermostat::Berendsen) {
       double const t = kineticEnergy(space, m_params.reproducible) * 2.0 / dof();
@@ -201,6 +215,65 @@ class System {
       m_scatter = ForceScatter<Exec, memory_space>(m_particles.forces());
       m_scatterData = m_particles.forces().data();
     }
+    if (m_params.overlap) splitRows(space);
+  }
+
+  /// Splits the owned rows into those whose list holds no ghost (computed while the ghosts are
+  /// refreshed) and the others, each set in increasing row order.
+  void splitRows(Exec const& space) {
+    int const n = owned();
+    detail::ensureExtent(m_interiorRows, static_cast<std::size_t>(n), "eddy::md::interiorRows");
+    detail::ensureExtent(m_boundaryRows, static_cast<std::size_t>(n), "eddy::md::boundaryRows");
+    auto const list = m_list.view();
+    auto const offsets = list.offsets;
+    auto const neighbors = list.neighbors;
+    auto inner = m_interiorRows;
+    auto outer = m_boundaryRows;
+    int interior = 0;
+    Kokkos::parallel_scan(
+        "eddy::md::splitRows", Kokkos::RangePolicy<Exec>(space, 0, n),
+        KOKKOS_LAMBDA(const int i, int& prefix, const bool final) {
+          bool ghost = false;
+          int const end = offsets(i + 1);
+          for (int k = offsets(i); k < end && !ghost; ++k) ghost = neighbors(k) >= n;
+          if (final) {
+            if (ghost)
+              outer(i - prefix) = i;
+            else
+              inner(prefix) = i;
+          }
+          if (!ghost) ++prefix;
+        },
+        interior);
+    m_interior = RowSet<memory_space>{m_interiorRows, interior};
+    m_boundary = RowSet<memory_space>{m_boundaryRows, n - interior};
+  }
+
+  /// computeForces after a step without rebuild, with the ghost refresh on the second instance
+  /// beside the forces of the interior rows; the other rows follow once the ghosts are in.
+  void computeForcesOverlapped(Exec const& space) {
+    ScopedRegion region("eddy::md::forcesOverlapped");
+    auto const list = m_list.view();
+    auto const& x = m_particles.positions();
+    auto const& f = m_particles.forces();
+    space.fence();  // the drift wrote the positions on `space`; the halo instance packs them
+    m_ghosts->refreshPositions(m_haloSpace, x);
+    bool const full = m_params.list == neighbor::ListKind::Full;
+    if (full) {
+      forcesFull(space, m_lj, x, f, list, m_interior);
+    } else {
+      beginHalfForces(space, f, m_scatter, m_particles.size());
+      addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
+    }
+    m_haloSpace.fence();  // the ghost rows are read on `space`
+    if (full) {
+      forcesFull(space, m_lj, x, f, list, m_boundary);
+    } else {
+      addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
+      endHalfForces(space, m_scatter, f);
+      m_ghosts->reverseSum(space, f);
+    }
+    addThermostatForces(space);
   }
 
   /// Forces on the owned particles at the current positions (ghosts must be current); the
@@ -214,6 +287,11 @@ class System {
                  owned(), m_particles.size());
       m_ghosts->reverseSum(space, m_particles.forces());
     }
+    addThermostatForces(space);
+  }
+
+  /// The Langevin friction and noise of step `steps()`, when that thermostat is on.
+  void addThermostatForces(Exec const& space) {
     if (m_params.thermostat == Thermostat::Langevin)
       langevinForces(space, m_params.seed, m_steps, m_params.langevinDamping,
                      m_params.thermostatTemperature, m_params.dt, m_particles.velocities(),
@@ -463,6 +541,11 @@ class System {
   neighbor::VerletList<Exec> m_list;
   ForceScatter<Exec, memory_space> m_scatter;
   double* m_scatterData = nullptr;
+  // With overlap: the ghost refresh's instance and the split of the owned rows (8 bytes per
+  // owned particle).
+  Exec m_haloSpace;
+  Kokkos::View<int*, memory_space> m_interiorRows, m_boundaryRows;
+  RowSet<memory_space> m_interior, m_boundary;
 
   /// The parameters in force: reproducible mode takes the full list.
   static Parameters resolved(Parameters p) {
