@@ -105,30 +105,41 @@ std::string hdf5Reason() {
   return reason;
 }
 
-Hdf5Output::Hdf5Output(std::string path, MPI_Comm mpiio, Failure& failure)
-    : m_path(std::move(path)), m_collective(mpiio != MPI_COMM_NULL), m_failure(failure) {
-  if (!ok()) return;
+/// A file access property list: MPI-IO on `mpiio` unless it is MPI_COMM_NULL, and with `v18`
+/// version 1.8 object headers (large attributes, the deck text, stored densely). On failure
+/// calls fail(call, object) (an empty object: the file) and returns -1.
+template <class Fail>
+hid_t fileAccess(MPI_Comm mpiio, bool v18, Fail&& fail) {
   hid_t const fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0) {
-    fail("H5Pcreate(file access)", m_path);
-    return;
+    fail("H5Pcreate(file access)", "");
+    return -1;
   }
-  // Version 1.8 object headers store large attributes (the deck text) densely.
-  bool good = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
+  bool good = !v18 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
 #if EDDY_HDF5_IS_PARALLEL
-  if (good && m_collective) good = H5Pset_fapl_mpio(fapl, mpiio, MPI_INFO_NULL) >= 0;
+  if (good && mpiio != MPI_COMM_NULL) good = H5Pset_fapl_mpio(fapl, mpiio, MPI_INFO_NULL) >= 0;
 #else
-  if (m_collective) {
+  if (mpiio != MPI_COMM_NULL) {
     H5Pclose(fapl);
     fail("open with MPI-IO", "a serial HDF5 library");
-    return;
+    return -1;
   }
 #endif
   if (!good) {
     H5Pclose(fapl);
-    fail("H5Pset_fapl", m_path);
-    return;
+    fail("H5Pset_fapl", "");
+    return -1;
   }
+  return fapl;
+}
+
+Hdf5Output::Hdf5Output(std::string path, MPI_Comm mpiio, Failure& failure)
+    : m_path(std::move(path)), m_collective(mpiio != MPI_COMM_NULL), m_failure(failure) {
+  if (!ok()) return;
+  hid_t const fapl = fileAccess(mpiio, /*v18=*/true, [&](char const* call, std::string const& obj) {
+    fail(call, obj.empty() ? m_path : obj);
+  });
+  if (fapl < 0) return;
   errno = 0;
   m_file = H5Fcreate(m_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (m_file < 0) fail("H5Fcreate", m_path);
@@ -269,26 +280,10 @@ void Hdf5Output::close() {
 Hdf5Input::Hdf5Input(std::string path, MPI_Comm mpiio, Failure& failure)
     : m_path(std::move(path)), m_collective(mpiio != MPI_COMM_NULL), m_failure(failure) {
   if (!ok()) return;
-  hid_t const fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0) {
-    fail("H5Pcreate(file access)", m_path);
-    return;
-  }
-  bool good = true;
-#if EDDY_HDF5_IS_PARALLEL
-  if (m_collective) good = H5Pset_fapl_mpio(fapl, mpiio, MPI_INFO_NULL) >= 0;
-#else
-  if (m_collective) {
-    H5Pclose(fapl);
-    fail("open with MPI-IO", "a serial HDF5 library");
-    return;
-  }
-#endif
-  if (!good) {
-    H5Pclose(fapl);
-    fail("H5Pset_fapl", m_path);
-    return;
-  }
+  hid_t const fapl = fileAccess(
+      mpiio, /*v18=*/false,
+      [&](char const* call, std::string const& obj) { fail(call, obj.empty() ? m_path : obj); });
+  if (fapl < 0) return;
   errno = 0;
   m_file = H5Fopen(m_path.c_str(), H5F_ACC_RDONLY, fapl);
   if (m_file < 0) fail("H5Fopen", m_path);

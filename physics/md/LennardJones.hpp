@@ -165,8 +165,8 @@ void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const&
   endHalfForces(space, scatter, f);
 }
 
-/// Term of a reproducible sum over owned rows: the pair energy (or, with `energy` false, the
-/// virial r . F) of row i's list entries within the cutoff, added in the row's order. Summed
+/// Term of a (reproducible or plain) sum over owned rows: the pair energy (or, with `energy` false,
+/// the virial r . F) of row i's list entries within the cutoff, added in the row's order. Summed
 /// over the rows of a full list it counts every pair twice.
 template <class Mem>
 struct RowPairSum {
@@ -202,19 +202,10 @@ PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> cons
   for (int which = 0; which < 2; ++which) {
     double total = 0.0;
     bool const energy = which == 0;
+    RowPairSum<Mem> const term{lj, x, offsets, neighbors, energy};
     Kokkos::parallel_reduce(
         "eddy::md::pairSums", Kokkos::RangePolicy<Exec>(space, 0, owned),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-          double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-          int const end = offsets(i + 1);
-          for (int k = offsets(i); k < end; ++k) {
-            int const j = neighbors(k);
-            double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-            double const rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < lj.cutoffSq) sum += energy ? lj.energy(rsq) : lj.forceOverR(rsq) * rsq;
-          }
-        },
-        total);
+        KOKKOS_LAMBDA(const int i, double& sum) { sum += term(i); }, total);
     (energy ? sums.energy : sums.virial) = weight * total;
   }
   return sums;
