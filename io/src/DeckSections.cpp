@@ -74,9 +74,9 @@ Key parallel() {
                        "operator; md: the ghost position refresh with the forces of atoms that "
                        "have no ghost neighbour): what reads no ghost is computed while the "
                        "messages travel, on a second GPU stream, the rest when they have "
-                       "arrived. Fluid fields and full-list forces are bitwise the same either "
-                       "way (half-list forces up to the order of their scatter-adds); auto = on "
-                       "with more than one rank.")
+                       "arrived. Fluid fields are bitwise the same either way, and so are "
+                       "full-list forces for a given neighbour list (half-list forces up to the "
+                       "order of their scatter-adds); auto = on with more than one rank.")
                .defaultValue("auto"));
 }
 

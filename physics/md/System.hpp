@@ -74,7 +74,7 @@ struct Parameters {
   bool reproducible = false;
   /// Refresh the ghost positions on a second execution-space instance while the forces of the
   /// rows with no ghost neighbour are computed (parallel.overlap). Full list: bitwise the same
-  /// forces; half list: the scatter-adds come in another order (last bits).
+  /// forces from the same list; half list: the scatter-adds come in another order (last bits).
   bool overlap = false;
 };
 
