@@ -24,9 +24,8 @@ void mirrorWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
     lo[a] = 0;
     hi[a] = gw[a];
     int const na = n[a];
-    Kokkos::parallel_for(
-        "eddy::field::mirrorWallGhosts",
-        boxPolicy(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
+    forEachCell(
+        "eddy::field::mirrorWallGhosts", space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]},
         KOKKOS_LAMBDA(int i, int j, int k) {
           int const m = a == 0 ? i : a == 1 ? j : k;
           if (low) {

@@ -72,8 +72,8 @@ void Model::setInitialState(ExecSpace const& space) {
   double const hx = m_h[0], hy = m_h[1], hz = m_h[2];
   double const amp = m_params.amplitude;
   double const background = m_params.background;
-  Kokkos::parallel_for(
-      "eddy::diffusion::initialize", boxPolicy(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+  forEachCell(
+      "eddy::diffusion::initialize", space, {0, 0, 0}, {n[0], n[1], n[2]},
       KOKKOS_LAMBDA(int i, int j, int k) {
         double v = amp * math::cos(kx * (ox + i + 0.5) * hx) * math::cos(ky * (oy + j + 0.5) * hy);
         if (dims == 3) v *= math::cos(kz * (oz + k + 0.5) * hz);
@@ -92,8 +92,8 @@ void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
   double const cx = m_params.diffusivity * m_dt / (m_h[0] * m_h[0]);
   double const cy = m_params.diffusivity * m_dt / (m_h[1] * m_h[1]);
   double const cz = m_params.diffusivity * m_dt / (m_h[2] * m_h[2]);
-  Kokkos::parallel_for(
-      "eddy::diffusion::stencil", boxPolicy(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+  forEachCell(
+      "eddy::diffusion::stencil", space, {0, 0, 0}, {n[0], n[1], n[2]},
       KOKKOS_LAMBDA(int i, int j, int k) {
         double const c = u(i, j, k);
         double d = cx * (u(i - 1, j, k) - 2 * c + u(i + 1, j, k)) +

@@ -99,9 +99,8 @@ void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
       Index3 lo = all.lo, hi = all.hi;
       lo[a] = 0;
       hi[a] = layers;
-      Kokkos::parallel_for(
-          "eddy::fluids::wallGhosts",
-          boxPolicy(space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
+      forEachCell(
+          "eddy::fluids::wallGhosts", space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]},
           KOKKOS_LAMBDA(int i, int j, int k) {
             int out[3] = {i, j, k}, in[3] = {i, j, k};
             int const m = a == 0 ? i : a == 1 ? j : k;

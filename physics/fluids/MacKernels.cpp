@@ -8,17 +8,17 @@ namespace eddy::fluids::mac {
 
 namespace {
 
-/// Launches `f` over `part` of `boxes`: one policy type and functor for every part, so each
-/// entry is computed by the same code whichever part holds it.
+/// Launches `f` over `part` of `boxes` through forEachCell, so each entry is computed by the
+/// same code whichever part holds it.
 template <class F>
 void launch(std::string const& label, ExecSpace const& space, BoxSplit const& boxes, Part part,
             F const& f) {
   if (part == Part::Shell) {
-    for (Box3 const& b : boxes.shell) Kokkos::parallel_for(label, slabPolicy(space, b), f);
+    for (Box3 const& b : boxes.shell) forEachCell(label, space, b.lo, b.hi, f);
     return;
   }
   Box3 const& b = part == Part::Whole ? boxes.whole : boxes.inner;
-  if (b.size() > 0) Kokkos::parallel_for(label, boxPolicy(space, b.lo, b.hi), f);
+  forEachCell(label, space, b.lo, b.hi, f);
 }
 
 }  // namespace
@@ -99,8 +99,8 @@ void momentumStage(ExecSpace const& space, MacGrid const& grid, VelocityViews co
 
 void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du, double b,
                  std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
-  Kokkos::parallel_for(
-      "eddy::fluids::stageUpdate", boxPolicy(space, lo, hi),
+  forEachCell(
+      "eddy::fluids::stageUpdate", space, lo, hi,
       KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) += b * du(i, j, k); });
 }
 
@@ -121,16 +121,16 @@ void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, F
              int c, double coef, std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
   int const dx = c == 0, dy = c == 1, dz = c == 2;
   double const factor = coef * grid.invH[c];
-  Kokkos::parallel_for(
-      "eddy::fluids::correct", boxPolicy(space, lo, hi), KOKKOS_LAMBDA(int i, int j, int k) {
+  forEachCell(
+      "eddy::fluids::correct", space, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         uc(i, j, k) -= factor * (phi(i, j, k) - phi(i - dx, j - dy, k - dz));
       });
 }
 
 void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi,
                 std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
-  Kokkos::parallel_for(
-      "eddy::fluids::accumulatePressure", boxPolicy(space, lo, hi),
+  forEachCell(
+      "eddy::fluids::accumulatePressure", space, lo, hi,
       KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) += phi(i, j, k); });
 }
 

@@ -223,9 +223,9 @@ void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& re
   auto const r = res.access();
   auto const send = level.sendBuf;
   int const nx = level.grid.nx, ny = level.grid.ny;
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::gatherPack",
-      boxPolicy(space, {0, 0, 0}, {level.grid.nx, level.grid.ny, level.grid.nz}),
+  forEachCell(
+      "eddy::fluids::poisson::gatherPack", space, {0, 0, 0},
+      {level.grid.nx, level.grid.ny, level.grid.nz},
       KOKKOS_LAMBDA(int i, int j, int k) { send(i + nx * (j + ny * k)) = r(i, j, k); });
   if (level.staged) Kokkos::deep_copy(space, level.sendHost, level.sendBuf);
   space.fence();
@@ -239,9 +239,9 @@ void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& re
   auto const recv = level.recvBuf;
   auto const map = level.gatherMap;
   int const gx = level.twinGrid.nx, gy = level.twinGrid.ny;
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::gatherUnpack",
-      boxPolicy(space, {0, 0, 0}, {level.twinGrid.nx, level.twinGrid.ny, level.twinGrid.nz}),
+  forEachCell(
+      "eddy::fluids::poisson::gatherUnpack", space, {0, 0, 0},
+      {level.twinGrid.nx, level.twinGrid.ny, level.twinGrid.nz},
       KOKKOS_LAMBDA(int i, int j, int k) { t(i, j, k) = recv(map(i + gx * (j + gy * k))); });
   exchange(space, *level.twinHalo, *level.twin);
 }

@@ -171,8 +171,8 @@ void Model::setInitialState(ExecSpace const& space) {
     Box3 const b = m_u[c]->ownedBox();
     // Face c sits at the low side of its cell along c, at the centre along the other axes.
     double const sx = c == 0 ? 0.0 : 0.5, sy = c == 1 ? 0.0 : 0.5, sz = c == 2 ? 0.0 : 0.5;
-    Kokkos::parallel_for(
-        "eddy::fluids::initialVelocity", boxPolicy(space, {0, 0, 0}, {b.hi[0], b.hi[1], b.hi[2]}),
+    forEachCell(
+        "eddy::fluids::initialVelocity", space, {0, 0, 0}, {b.hi[0], b.hi[1], b.hi[2]},
         KOKKOS_LAMBDA(int i, int j, int k) {
           u(i, j, k) = ref.velocity(c, (ox + i + sx) * hx, (oy + j + sy) * hy, (oz + k + sz) * hz);
         });
@@ -181,8 +181,8 @@ void Model::setInitialState(ExecSpace const& space) {
   }
   auto p = m_p->access();
   Index3 const n = m_decomp.localCells();
-  Kokkos::parallel_for(
-      "eddy::fluids::initialPressure", boxPolicy(space, {0, 0, 0}, {n[0], n[1], n[2]}),
+  forEachCell(
+      "eddy::fluids::initialPressure", space, {0, 0, 0}, {n[0], n[1], n[2]},
       KOKKOS_LAMBDA(int i, int j, int k) {
         p(i, j, k) = ref.pressure((ox + i + 0.5) * hx, (oy + j + 0.5) * hy, (oz + k + 0.5) * hz);
       });

@@ -6,13 +6,6 @@
 
 namespace eddy::fluids::detail {
 
-namespace {
-
-BoxPolicy<ExecSpace> ownedPolicy(ExecSpace const& space, PoissonGrid const& g) {
-  return boxPolicy(space, {0, 0, 0}, {g.nx, g.ny, g.nz});
-}
-}  // namespace
-
 PoissonGrid PoissonGrid::make(CartDecomposition const& decomp, std::array<double, 3> const& h) {
   PoissonGrid g;
   g.dims = decomp.dims();
@@ -100,16 +93,18 @@ BoxSplit operatorSplit(PoissonGrid const& g) {
 
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
               CellView const& r) {
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::residual", ownedPolicy(space, g), KOKKOS_LAMBDA(int i, int j, int k) {
+  forEachCell(
+      "eddy::fluids::poisson::residual", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
+      KOKKOS_LAMBDA(int i, int j, int k) {
         r(i, j, k) = b(i, j, k) - applyOperator(g, x, i, j, k);
       });
 }
 
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
               CellView const& q, CellView const& x, CellView const& r) {
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::cgUpdate", ownedPolicy(space, g), KOKKOS_LAMBDA(int i, int j, int k) {
+  forEachCell(
+      "eddy::fluids::poisson::cgUpdate", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
+      KOKKOS_LAMBDA(int i, int j, int k) {
         x(i, j, k) += alpha * p(i, j, k);
         r(i, j, k) -= alpha * q(i, j, k);
       });
@@ -117,15 +112,15 @@ void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellVi
 
 void updateDirection(ExecSpace const& space, PoissonGrid const& g, double beta, CellView const& z,
                      CellView const& p) {
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::updateDirection", ownedPolicy(space, g),
+  forEachCell(
+      "eddy::fluids::poisson::updateDirection", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
       KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) = z(i, j, k) + beta * p(i, j, k); });
 }
 
 void jacobiUpdate(ExecSpace const& space, PoissonGrid const& g, double omega, CellView const& r,
                   CellView const& x) {
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::jacobiUpdate", ownedPolicy(space, g),
+  forEachCell(
+      "eddy::fluids::poisson::jacobiUpdate", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
       KOKKOS_LAMBDA(int i, int j, int k) {
         double const d = operatorDiagonal(g, i, j, k);
         if (d > 0) x(i, j, k) += omega * r(i, j, k) / d;
@@ -133,15 +128,15 @@ void jacobiUpdate(ExecSpace const& space, PoissonGrid const& g, double omega, Ce
 }
 
 void addConstant(ExecSpace const& space, PoissonGrid const& g, double c, CellView const& a) {
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::addConstant", ownedPolicy(space, g),
+  forEachCell(
+      "eddy::fluids::poisson::addConstant", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
       KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) += c; });
 }
 
 void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src,
                CellView const& dst) {
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::copy", ownedPolicy(space, g),
+  forEachCell(
+      "eddy::fluids::poisson::copy", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
       KOKKOS_LAMBDA(int i, int j, int k) { dst(i, j, k) = src(i, j, k); });
 }
 
@@ -149,9 +144,9 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
                   CellView const& x, int colour) {
   int const nx = g.nx;
   int const shift = colour + g.ox + g.oy + g.oz;
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::smoothColour",
-      boxPolicy(space, {0, 0, 0}, {(nx + 1) / 2, g.ny, g.nz}), KOKKOS_LAMBDA(int t, int j, int k) {
+  forEachCell(
+      "eddy::fluids::poisson::smoothColour", space, {0, 0, 0}, {(nx + 1) / 2, g.ny, g.nz},
+      KOKKOS_LAMBDA(int t, int j, int k) {
         // Global parity of (i, j, k) equals `colour` for i = 2t + s.
         int const i = 2 * t + ((shift + j + k) & 1);
         if (i >= nx) return;
@@ -177,9 +172,8 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
   PoissonGrid const f = fine;
   int const cox = coarse.ox, coy = coarse.oy, coz = coarse.oz;
   double const scale = f.dims == 3 ? 1.0 / 512.0 : 1.0 / 64.0;
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::restrict",
-      boxPolicy(space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}),
+  forEachCell(
+      "eddy::fluids::poisson::restrict", space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz},
       KOKKOS_LAMBDA(int ci, int cj, int ck) {
         double const w[4] = {1.0, 3.0, 3.0, 1.0};
         int const nz = f.dims == 3 ? 4 : 1;
@@ -211,8 +205,9 @@ void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const&
                 PoissonGrid const& coarse, CellView const& e) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
-  Kokkos::parallel_for(
-      "eddy::fluids::poisson::prolong", ownedPolicy(space, f), KOKKOS_LAMBDA(int i, int j, int k) {
+  forEachCell(
+      "eddy::fluids::poisson::prolong", space, {0, 0, 0}, {f.nx, f.ny, f.nz},
+      KOKKOS_LAMBDA(int i, int j, int k) {
         int const gi = f.ox + i, gj = f.oy + j;
         int const pi = gi >> 1, pj = gj >> 1;
         int const i0 = pi - c.ox, j0 = pj - c.oy;

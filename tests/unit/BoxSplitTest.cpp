@@ -66,16 +66,6 @@ TEST(BoxSplit, CoversEveryEntryOnce) {
   }
 }
 
-TEST(BoxSplit, SlabTilesKeepTheThreadCount) {
-  using T = std::array<int, 3>;
-  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{1, 128, 2}));
-  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{5, 127, 0}, {133, 128, 128}}), (T{128, 1, 2}));
-  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 7}, {128, 128, 8}}), (T{64, 4, 1}));
-  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {128, 128, 128}}), (T{32, 4, 2}));
-  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {3, 1, 1}}), (T{3, 1, 1}));
-  EXPECT_EQ(eddy::slabTile(T{0, 0, 0}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{0, 0, 0}));
-}
-
 // Kernels live in free functions: CUDA forbids extended lambdas inside a test's private body.
 template <class Exec>
 Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> shellHits(BoxSplit const& s) {
@@ -83,13 +73,13 @@ Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> shellHits(BoxSplit c
   Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits(
       "eddy::test::hits", s.whole.hi[0], s.whole.hi[1], s.whole.hi[2]);
   for (Box3 const& b : s.shell)
-    Kokkos::parallel_for(
-        "eddy::test::slab", eddy::slabPolicy(space, b),
+    eddy::forEachCell(
+        "eddy::test::slab", space, b.lo, b.hi,
         KOKKOS_LAMBDA(int i, int j, int k) { hits(i, j, k) += 1; });
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
 }
 
-TYPED_TEST(BoxSplitTest, SlabPoliciesCoverTheShell) {
+TYPED_TEST(BoxSplitTest, ForEachCellCoversTheShell) {
   Box3 const box{{0, 0, 0}, {37, 6, 5}};
   auto const h = shellHits<TypeParam>(BoxSplit::of(box, Box3{{1, 1, 1}, {36, 5, 4}}));
   for (int k = 0; k < 5; ++k)
@@ -98,6 +88,44 @@ TYPED_TEST(BoxSplitTest, SlabPoliciesCoverTheShell) {
         bool const inner = i >= 1 && i < 36 && j >= 1 && j < 5 && k >= 1 && k < 4;
         EXPECT_EQ(h(i, j, k), inner ? 0 : 1) << i << " " << j << " " << k;
       }
+}
+
+/// How often forEachCell visits each entry of a 40 x 9 x 7 array for the box [lo, hi), with
+/// the array's origin at (-3, -1, -2).
+template <class Exec>
+Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> boxHits(std::array<int, 3> lo,
+                                                                    std::array<int, 3> hi) {
+  Exec space;
+  Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits("eddy::test::hits", 40,
+                                                                             9, 7);
+  eddy::forEachCell(
+      "eddy::test::boxHits", space, lo, hi,
+      KOKKOS_LAMBDA(int i, int j, int k) { Kokkos::atomic_add(&hits(i + 3, j + 1, k + 2), 1); });
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
+}
+
+TYPED_TEST(BoxSplitTest, ForEachCellVisitsEveryCellOfTheBoxOnce) {
+  using A = std::array<int, 3>;
+  // Row counts that are and are not multiples of the rows per item, one-cell boxes and thin
+  // slabs along each axis, negative corners, a 2D box, and boxes inverted along an axis (empty).
+  std::vector<std::pair<A, A>> const boxes = {{{0, 0, 0}, {37, 8, 5}},  {{-3, -1, -2}, {37, 8, 5}},
+                                              {{5, 2, 1}, {6, 3, 2}},   {{0, 0, 0}, {1, 8, 5}},
+                                              {{0, 0, 0}, {37, 1, 5}},  {{0, 0, 0}, {37, 8, 1}},
+                                              {{-3, 3, 0}, {20, 6, 1}}, {{4, 0, 0}, {2, 8, 5}},
+                                              {{0, 0, 3}, {37, 8, 3}},  {{-1, -1, -2}, {36, 7, 4}}};
+  for (auto const& [lo, hi] : boxes) {
+    auto const h = boxHits<TypeParam>(lo, hi);
+    int wrong = 0;
+    for (int k = -2; k < 5; ++k)
+      for (int j = -1; j < 8; ++j)
+        for (int i = -3; i < 37; ++i) {
+          bool const in =
+              i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+          wrong += h(i + 3, j + 1, k + 2) != (in ? 1 : 0);
+        }
+    EXPECT_EQ(wrong, 0) << "box [" << lo[0] << "," << lo[1] << "," << lo[2] << ") .. [" << hi[0]
+                        << "," << hi[1] << "," << hi[2] << ")";
+  }
 }
 
 /// Terms of a View over the box [lo, hi).

@@ -186,8 +186,8 @@ class ParticleGhosts {
   bool stagedThroughHost() const { return m_messenger.staged(); }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
-  static void packGhostRows(Exec const& space, ParticleVectors<memory_space> const& f,
-                            int first, int count, Buffer const& buffer) {
+  static void packGhostRows(Exec const& space, ParticleVectors<memory_space> const& f, int first,
+                            int count, Buffer const& buffer) {
     Kokkos::parallel_for(
         "eddy::particles::packReverse", Kokkos::RangePolicy<Exec>(space, 0, count),
         KOKKOS_LAMBDA(const int t) {
