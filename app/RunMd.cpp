@@ -195,8 +195,11 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
                 " x ", box[2], ", rank grid ", toString(system.decomposition().procGrid()), ", rc ",
                 p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
                 system.parameters().list == neighbor::ListKind::Half ? "half" : "full", " list",
-                p.reproducible ? " (reproducible)" : "", ", dt ", p.dt, ", ", steps,
-                " steps, thermostat ", deck.getString("md.thermostat"),
+                p.reproducible ? " (reproducible)" : "",
+                system.parameters().list == neighbor::ListKind::Full && system.lanes() > 1
+                    ? str(" (", system.lanes(), " vector lanes per atom)")
+                    : std::string(),
+                ", dt ", p.dt, ", ", steps, " steps, thermostat ", deck.getString("md.thermostat"),
                 p.thermostat != md::Thermostat::None && thermostatSteps > 0
                     ? str(" for ", thermostatSteps, " steps")
                     : std::string(),

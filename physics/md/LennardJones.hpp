@@ -17,6 +17,8 @@
 
 #include <Kokkos_ScatterView.hpp>
 
+#include <algorithm>
+
 namespace eddy::md {
 
 /// Pair-potential constants, device-copyable.
@@ -89,6 +91,96 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
         f(i, 1) = fy;
         f(i, 2) = fz;
       });
+}
+
+/// A force vector, summed over the vector lanes of a row.
+struct Force3 {
+  double x = 0.0, y = 0.0, z = 0.0;
+  KOKKOS_INLINE_FUNCTION Force3& operator+=(Force3 const& o) {
+    x += o.x;
+    y += o.y;
+    z += o.z;
+    return *this;
+  }
+  // Kokkos 3.x joins through volatile references (a template: unused with Kokkos 4).
+  template <class Other>
+  KOKKOS_INLINE_FUNCTION void operator+=(volatile Other const& o) volatile {
+    x += o.x;
+    y += o.y;
+    z += o.z;
+  }
+};
+
+}  // namespace eddy::md
+
+namespace Kokkos {
+template <>
+struct reduction_identity<eddy::md::Force3> {
+  KOKKOS_FORCEINLINE_FUNCTION static eddy::md::Force3 sum() { return eddy::md::Force3{}; }
+};
+}  // namespace Kokkos
+
+namespace eddy::md {
+
+/// Forces on the rows of `set` from a full list with `lanes` vector lanes per row: the lanes
+/// read consecutive list entries together and their partial sums are joined by a tree whose
+/// shape depends only on `lanes`, so a given lane count gives the same bits run after run
+/// (but not the bits of the thread-per-row kernel above).
+template <class Exec, class Mem>
+void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                     RowSet<Mem> const& set, int lanes) {
+  ScopedRegion region("eddy::md::forcesFull");
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  auto const offsets = list.offsets;
+  auto const neighbors = list.neighbors;
+  int const count = set.count;
+  auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+    int const t = team.league_rank() * team.team_size() + team.team_rank();
+    if (t >= count) return;
+    int const i = set.row(t);
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const begin = offsets(i);
+    Force3 sum;
+    // Nested loops take no label (only kernels do).
+    auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
+    Kokkos::parallel_reduce(
+        entries,
+        [&](int k, Force3& acc) {
+          int const j = neighbors(begin + k);
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double const rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < lj.cutoffSq) {
+            double const s = lj.forceOverR(rsq);
+            acc.x += s * dx;
+            acc.y += s * dy;
+            acc.z += s * dz;
+          }
+        },
+        Kokkos::Sum<Force3>(sum));
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      f(i, 0) = sum.x;
+      f(i, 1) = sum.y;
+      f(i, 2) = sum.z;
+    });
+  };
+  // 256 / lanes rows per team where the backend allows (one on host backends).
+  int const most = Policy(space, 1, 1, lanes).team_size_max(kernel, Kokkos::ParallelForTag());
+  int const rowsPerTeam = std::max(1, std::min(lanes >= 256 ? 1 : 256 / lanes, most));
+  Kokkos::parallel_for("eddy::md::forcesFullLanes",
+                       Policy(space, (count + rowsPerTeam - 1) / rowsPerTeam, rowsPerTeam, lanes),
+                       kernel);
+}
+
+/// forcesFull (lanes = 1) or forcesFullLanes.
+template <class Exec, class Mem>
+void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                RowSet<Mem> const& set, int lanes) {
+  if (lanes > 1)
+    forcesFullLanes(space, lj, x, f, list, set, lanes);
+  else
+    forcesFull(space, lj, x, f, list, set);
 }
 
 /// Forces on the owned rows [0, owned) from a full list (ghost rows untouched).

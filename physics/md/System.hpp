@@ -260,14 +260,14 @@ class System {
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_interior);
+      forcesFull(space, m_lj, x, f, list, m_interior, lanes());
     } else {
       beginHalfForces(space, f, m_scatter, m_particles.size());
       addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
     }
     m_haloSpace.fence();  // the ghost rows are read on `space`
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_boundary);
+      forcesFull(space, m_lj, x, f, list, m_boundary, lanes());
     } else {
       addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
       endHalfForces(space, m_scatter, f);
@@ -281,7 +281,8 @@ class System {
   void computeForces(Exec const& space) {
     auto const list = m_list.view();
     if (m_params.list == neighbor::ListKind::Full) {
-      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list, owned());
+      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list,
+                 RowSet<memory_space>::all(owned()), lanes());
     } else {
       forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
                  owned(), m_particles.size());
@@ -417,6 +418,9 @@ class System {
   Parameters const& parameters() const { return m_params; }
   LennardJones const& potential() const { return m_lj; }
   int owned() const { return m_particles.owned(); }
+  /// Vector lanes per row of the full-list forces: compat::listLanes, or 1 (a thread per row,
+  /// every backend summing each row in list order) in reproducible mode.
+  int lanes() const { return m_params.reproducible ? 1 : compat::listLanes<Exec>(); }
   std::int64_t atoms() const { return m_atoms; }
   long long steps() const { return m_steps; }
   /// Neighbour-list builds, the initial one included.

@@ -2,9 +2,9 @@
 // one rank (fcc liquid state of inputs/lj_bench_1m.yaml: rho* 0.8442, T* 1.44, rc 2.5, skin
 // 0.3; default 64^3 cells = 1M atoms on GPUs, 16^3 on hosts), 100 steps after the lattice
 // start. Forces from the model's full and
-// half lists, and from the full list with vector lanes per atom (TeamPolicy, each atom's
-// neighbours split over V lanes, which read consecutive list entries together) as a candidate
-// kernel; the candidate's forces are checked against the model's. The ceiling is the least
+// half lists, and from the full list by a thread per atom and with V vector lanes per atom
+// (TeamPolicy, each atom's neighbours split over V lanes, which read consecutive list entries
+// together); each variant's forces are checked against the model's. The ceiling is the least
 // traffic of one force evaluation (list entries, positions read, forces written) at the copy
 // bandwidth of the same run. Prints a Markdown table.
 //
@@ -17,81 +17,22 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string>
 
 namespace {
 
 using System = eddy::md::System<eddy::ExecSpace>;
 
-/// A force vector, summed over a ThreadVectorRange.
-struct Force3 {
-  double x = 0.0, y = 0.0, z = 0.0;
-  KOKKOS_INLINE_FUNCTION Force3& operator+=(Force3 const& o) {
-    x += o.x;
-    y += o.y;
-    z += o.z;
-    return *this;
-  }
-  // Kokkos 3.x joins through volatile references (a template: unused with Kokkos 4).
-  template <class Other>
-  KOKKOS_INLINE_FUNCTION void operator+=(volatile Other const& o) volatile {
-    x += o.x;
-    y += o.y;
-    z += o.z;
-  }
-};
-
-}  // namespace
-
-namespace Kokkos {
-template <>
-struct reduction_identity<Force3> {
-  KOKKOS_FORCEINLINE_FUNCTION static Force3 sum() { return Force3{}; }
-};
-}  // namespace Kokkos
-
-namespace {
-
-/// Full-list forces with `lanes` vector lanes per atom and `atomsPerTeam` atoms per team.
+/// Full-list forces of the model's kernels: a thread per atom over a RangePolicy (lanes = 0) or
+/// `lanes` vector lanes per atom over a TeamPolicy.
 void forcesVector(eddy::ExecSpace const& space, System const& s,
-                  eddy::md::Forces<eddy::MemSpace> const& f, int lanes, int atomsPerTeam) {
-  using Policy = Kokkos::TeamPolicy<eddy::ExecSpace>;
-  auto const x = s.particles().positions();
-  auto const list = s.list().view();
-  auto const offsets = list.offsets;
-  auto const neighbors = list.neighbors;
-  double const cutoffSq = s.potential().cutoffSq;
-  auto const lj = s.potential();
-  int const owned = s.owned();
-  Policy const policy(space, (owned + atomsPerTeam - 1) / atomsPerTeam, atomsPerTeam, lanes);
-  Kokkos::parallel_for(
-      "eddy::perf::forcesVector", policy, KOKKOS_LAMBDA(Policy::member_type const& team) {
-        int const i = team.league_rank() * team.team_size() + team.team_rank();
-        if (i >= owned) return;
-        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        int const begin = offsets(i);
-        Force3 sum;
-        // Nested loops take no label (only kernels do).
-        auto const neighbourLanes = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
-        Kokkos::parallel_reduce(
-            neighbourLanes,
-            [&](int k, Force3& acc) {
-              int const j = neighbors(begin + k);
-              double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-              double const rsq = dx * dx + dy * dy + dz * dz;
-              if (rsq < cutoffSq) {
-                double const w = lj.forceOverR(rsq);
-                acc.x += w * dx;
-                acc.y += w * dy;
-                acc.z += w * dz;
-              }
-            },
-            Kokkos::Sum<Force3>(sum));
-        Kokkos::single(Kokkos::PerThread(team), [&]() {
-          f(i, 0) = sum.x;
-          f(i, 1) = sum.y;
-          f(i, 2) = sum.z;
-        });
-      });
+                  eddy::md::Forces<eddy::MemSpace> const& f, int lanes) {
+  auto const rows = eddy::md::RowSet<eddy::MemSpace>::all(s.owned());
+  if (lanes == 0)
+    eddy::md::forcesFull(space, s.potential(), s.particles().positions(), f, s.list().view(), rows);
+  else
+    eddy::md::forcesFullLanes(space, s.potential(), s.particles().positions(), f, s.list().view(),
+                              rows, lanes);
 }
 
 /// Largest |a - b| over the owned rows, relative to the largest |a|.
@@ -149,22 +90,27 @@ int main(int argc, char** argv) {
           owned, n, n, n, eddy::ExecSpace::name(), entries / owned, copy * 1e-9, bytes * 1e-6,
           bytes / copy);
       std::printf("| what | achieved | ceiling | ratio |\n|---|---|---|---|\n");
-      eddy::perf::row("forces, full list, thread per atom (model)", owned / tFull * 1e-9,
-                      "G atoms/s", "least traffic at copy", bytes / copy / tFull);
+      eddy::perf::row(
+          eddy::str("forces, full list (model: ",
+                    fullList.lanes() > 1 ? eddy::str(fullList.lanes(), " vector lanes per atom")
+                                         : std::string("thread per atom"),
+                    ")"),
+          owned / tFull * 1e-9, "G atoms/s", "least traffic at copy", bytes / copy / tFull);
       eddy::perf::row("forces, half list, scatter-add (model)", owned / tHalf * 1e-9, "G atoms/s",
                       "least traffic at copy", bytes / copy / tHalf);
       eddy::perf::row("neighbour rebuild, half list (ghosts, bins, list)", tBuild / owned * 1e9,
                       "ns/atom", "2 ns/atom goal", 2e-9 * owned / tBuild);
     }
-    for (int lanes : {1, 4, 8, 16, 32}) {
+    for (int lanes : {0, 1, 4, 8, 16, 32}) {
       if (lanes > lanesMax) break;
-      int const atomsPerTeam = eddy::kDeviceBackend ? 256 / lanes : 1;
-      double const t = eddy::perf::medianSeconds(
-          space, 3, 20, [&] { forcesVector(space, fullList, f, lanes, atomsPerTeam); });
+      double const t =
+          eddy::perf::medianSeconds(space, 3, 20, [&] { forcesVector(space, fullList, f, lanes); });
       double const diff = relativeDifference(fullList.particles().forces(), f, owned);
       if (rt.rank() == 0)
-        eddy::perf::row(eddy::str("forces, full list, ", lanes, " vector lanes per atom (max ",
-                                  "relative difference to the model ", diff, ")"),
+        eddy::perf::row(eddy::str("forces, full list, ",
+                                  lanes == 0 ? std::string("thread per atom (RangePolicy)")
+                                             : eddy::str(lanes, " vector lanes per atom"),
+                                  " (max relative difference to the model ", diff, ")"),
                         owned / t * 1e-9, "G atoms/s", "least traffic at copy", bytes / copy / t);
       if (diff > 1e-12) return 1;
     }

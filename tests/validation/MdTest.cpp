@@ -143,6 +143,42 @@ TYPED_TEST(Md, OverlapGivesTheSameTrajectoryHalfList) {
   checkOverlap<TypeParam>(ListKind::Half);
 }
 
+/// Largest difference between the full-list forces by a thread per row and by `lanes` vector
+/// lanes per row, relative to the largest force, 200 steps into an NVE run.
+template <class Exec>
+double lanesDifference(int lanes) {
+  Exec space;
+  Parameters p;
+  p.cells = {5, 5, 5};
+  p.temperature = 1.44;
+  p.list = ListKind::Full;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  for (int k = 0; k < 200; ++k) s.step(space);
+  using Mem = typename Exec::memory_space;
+  auto const rows = eddy::md::RowSet<Mem>::all(s.owned());
+  eddy::md::Forces<Mem> a("eddy::test::a", s.owned()), b("eddy::test::b", s.owned());
+  eddy::md::forcesFull(space, s.potential(), s.particles().positions(), a, s.list().view(), rows);
+  eddy::md::forcesFullLanes(space, s.potential(), s.particles().positions(), b, s.list().view(),
+                            rows, lanes);
+  auto const ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  auto const hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  double diff = 0.0, scale = 0.0;
+  for (int i = 0; i < s.owned(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      diff = std::fmax(diff, std::fabs(ha(i, d) - hb(i, d)));
+      scale = std::fmax(scale, std::fabs(ha(i, d)));
+    }
+  EXPECT_GT(scale, 1.0);  // off the lattice: real forces, not round-off
+  return diff / scale;
+}
+TYPED_TEST(Md, VectorLanesGiveTheThreadPerRowForces) {
+  int const most = Kokkos::TeamPolicy<TypeParam>::vector_length_max();
+  for (int lanes : {2, 4, 8, 32})
+    if (lanes <= most) {
+      EXPECT_LT(lanesDifference<TypeParam>(lanes), 1e-13) << lanes << " lanes";
+    }
+}
+
 template <class Exec>
 double thermostatTemperature(Thermostat t) {
   Exec space;

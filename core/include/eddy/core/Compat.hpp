@@ -248,6 +248,20 @@ constexpr int boxRows<Kokkos::Cuda>() {
 }
 #endif
 
+/// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
+/// 4 lanes read consecutive entries of a row together, 1.5x the thread-per-row kernel on an
+/// H200 (bench_md); 1 (a thread per row) on host backends.
+template <class Exec>
+constexpr int listLanes() {
+  return 1;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+constexpr int listLanes<Kokkos::Cuda>() {
+  return 4;
+}
+#endif
+
 /// Hardware concurrency of an execution space instance.
 template <class Exec>
 int concurrency(Exec const& space) {
