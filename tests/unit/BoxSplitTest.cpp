@@ -66,6 +66,16 @@ TEST(BoxSplit, CoversEveryEntryOnce) {
   }
 }
 
+TEST(BoxSplit, SlabTilesKeepTheThreadCount) {
+  using T = std::array<int, 3>;
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{1, 128, 2}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{5, 127, 0}, {133, 128, 128}}), (T{128, 1, 2}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 7}, {128, 128, 8}}), (T{64, 4, 1}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {128, 128, 128}}), (T{32, 4, 2}));
+  EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {3, 1, 1}}), (T{3, 1, 1}));
+  EXPECT_EQ(eddy::slabTile(T{0, 0, 0}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{0, 0, 0}));
+}
+
 // Kernels live in free functions: CUDA forbids extended lambdas inside a test's private body.
 template <class Exec>
 Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> shellHits(BoxSplit const& s) {
@@ -73,13 +83,13 @@ Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> shellHits(BoxSplit c
   Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits(
       "eddy::test::hits", s.whole.hi[0], s.whole.hi[1], s.whole.hi[2]);
   for (Box3 const& b : s.shell)
-    eddy::forEachCell(
-        "eddy::test::slab", space, b.lo, b.hi,
+    Kokkos::parallel_for(
+        "eddy::test::slab", eddy::slabPolicy(space, b),
         KOKKOS_LAMBDA(int i, int j, int k) { hits(i, j, k) += 1; });
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
 }
 
-TYPED_TEST(BoxSplitTest, ForEachCellCoversTheShell) {
+TYPED_TEST(BoxSplitTest, SlabPoliciesCoverTheShell) {
   Box3 const box{{0, 0, 0}, {37, 6, 5}};
   auto const h = shellHits<TypeParam>(BoxSplit::of(box, Box3{{1, 1, 1}, {36, 5, 4}}));
   for (int k = 0; k < 5; ++k)

@@ -55,4 +55,29 @@ struct BoxSplit {
   }
 };
 
+/// The tile for a slab of a shell: `tile` (boxPolicy's) with each axis cut to the slab's extent
+/// and the threads so freed given to the other axes (x first), so that a slab one entry thick
+/// does not leave most of each tile idle on a GPU. A tile with a zero (the backend chooses) is
+/// returned as it is.
+inline std::array<int, 3> slabTile(std::array<int, 3> tile, Box3 const& b) {
+  if (tile[0] <= 0 || tile[1] <= 0 || tile[2] <= 0) return tile;
+  long long const threads = static_cast<long long>(tile[0]) * tile[1] * tile[2];
+  for (int a = 0; a < 3; ++a) tile[a] = std::max(1, std::min(tile[a], b.extent(a)));
+  for (int a = 0; a < 3; ++a)
+    while (2 * tile[a] <= b.extent(a) && 2ll * tile[0] * tile[1] * tile[2] <= threads) tile[a] *= 2;
+  return tile;
+}
+
+/// The policy for a slab of a shell, with slabTile. The kernel is the same as with boxPolicy
+/// (only the tile differs), so every entry is computed by the same code.
+template <class Exec>
+BoxPolicy<Exec> slabPolicy(Exec const& space, Box3 const& b) {
+  auto const t = slabTile(boxTile<Exec>(), b);
+  if (t[0] <= 0 || t[1] <= 0 || t[2] <= 0) return boxPolicy(space, b.lo, b.hi);
+  std::array<int, 3> top = b.hi;
+  for (int a = 0; a < 3; ++a) top[a] = std::max(top[a], b.lo[a]);
+  return BoxPolicy<Exec>(space, {b.lo[0], b.lo[1], b.lo[2]}, {top[0], top[1], top[2]},
+                         {t[0], t[1], t[2]});
+}
+
 }  // namespace eddy

@@ -233,21 +233,6 @@ inline std::array<int, 3> boxTile<Kokkos::Cuda>() {
 }
 #endif
 
-/// Rows per work item of grid kernels (see forEachCell in BoxPolicy.hpp): on CUDA a thread
-/// updates 4 consecutive rows (j, k) at one x, which bench_stencil measured 1.26x faster than
-/// the best MDRange tile on an H200; 0 on host backends, which keep the MDRange (whole x rows,
-/// vectorised).
-template <class Exec>
-constexpr int boxRows() {
-  return 0;
-}
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-constexpr int boxRows<Kokkos::Cuda>() {
-  return 4;
-}
-#endif
-
 /// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
 /// 4 lanes read consecutive entries of a row together, 1.5x the thread-per-row kernel on an
 /// H200 (bench_md); 1 (a thread per row) on host backends.
