@@ -16,7 +16,7 @@
 namespace eddy::app {
 
 std::string versionLine() {
-  return str("eddy ", kVersion, " (", kGitDescribe, "), Kokkos ", compat::kokkosVersion());
+  return str("eddy ", kVersion, " (", gitDescribe(), "), Kokkos ", compat::kokkosVersion());
 }
 
 std::string helpText() {
@@ -59,7 +59,7 @@ int info(Runtime const& rt) {
   if (rt.rank() != 0) return 0;
 
   std::ostringstream os;
-  os << "eddy      " << kVersion << " (" << kGitDescribe << ")\n";
+  os << "eddy      " << kVersion << " (" << gitDescribe() << ")\n";
   os << "Kokkos    " << compat::kokkosVersion() << ", backends:";
   for (auto const& b : compat::enabledBackends()) os << ' ' << b;
   os << "; default execution space " << ExecSpace::name() << '\n';
