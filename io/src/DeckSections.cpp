@@ -76,7 +76,8 @@ Key parallel() {
                        "messages travel, on a second GPU stream, the rest when they have "
                        "arrived. Fluid fields are bitwise the same either way, and so are "
                        "full-list forces for a given neighbour list (half-list forces up to the "
-                       "order of their scatter-adds); auto = on with more than one rank.")
+                       "order of their scatter-adds). auto: off for fluids (measured slower on two "
+                       "GPUs, see docs/PERFORMANCE.md), on for md with more than one rank.")
                .defaultValue("auto"));
 }
 
