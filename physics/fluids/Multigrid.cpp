@@ -167,6 +167,8 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   int maxExtent = 1;
   for (int a = 0; a < dims; ++a) maxExtent = std::max(maxExtent, gc[a]);
   m_coarseSweeps = std::min(64, std::max(4, 2 * maxExtent));
+  for (int l = 0; l < levels(); ++l)
+    m_levelRegions.push_back(str("eddy::fluids::poisson::level", l));
 }
 
 Multigrid::~Multigrid() = default;
@@ -249,26 +251,32 @@ void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& re
 void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x,
                       FieldType& res) {
   Level& level = *m_levels[l];
-  Kokkos::deep_copy(space, x.view(), 0.0);
   if (l + 1 == levels()) {
     ScopedRegion region("eddy::fluids::poisson::coarseSolve");
+    ScopedRegion own(m_levelRegions[l]);
+    Kokkos::deep_copy(space, x.view(), 0.0);
     smooth(space, level, b, x, m_coarseSweeps, true, true);
     smooth(space, level, b, x, m_coarseSweeps, false, false);
     return;
   }
-  smooth(space, level, b, x, m_pre, true, true);
-  exchange(space, *level.halo, x);
-  detail::residual(space, level.grid, b.access(), x.access(), res.access());
   Level& coarse = *m_levels[l + 1];
-  if (coarse.replicated && !level.replicated) {
-    gather(space, level, res);
-    detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
-                             coarse.b->access());
-  } else {
-    exchange(space, *level.halo, res);
-    detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access());
+  {
+    ScopedRegion own(m_levelRegions[l]);
+    Kokkos::deep_copy(space, x.view(), 0.0);
+    smooth(space, level, b, x, m_pre, true, true);
+    exchange(space, *level.halo, x);
+    detail::residual(space, level.grid, b.access(), x.access(), res.access());
+    if (coarse.replicated && !level.replicated) {
+      gather(space, level, res);
+      detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
+                               coarse.b->access());
+    } else {
+      exchange(space, *level.halo, res);
+      detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access());
+    }
   }
   cycle(space, l + 1, *coarse.b, *coarse.x, *coarse.res);
+  ScopedRegion own(m_levelRegions[l]);
   exchange(space, *coarse.halo, *coarse.x);
   detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access());
   smooth(space, level, b, x, m_post, false, false);

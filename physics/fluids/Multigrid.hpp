@@ -31,6 +31,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace eddy::fluids {
@@ -75,6 +76,9 @@ class Multigrid {
   int m_pre = 2;
   int m_post = 2;
   int m_coarseSweeps = 4;
+  /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
+  /// levels excluded): "eddy::fluids::poisson::level<l>".
+  std::vector<std::string> m_levelRegions;
 };
 
 }  // namespace eddy::fluids
