@@ -1,6 +1,12 @@
 /// @file VerletList.hpp
-/// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList by a
-/// count pass and a fill pass, so no fixed per-particle capacity can overflow.
+/// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList.
+///
+/// Build: one pass over the candidates writes each row's neighbours into a padded scratch area
+/// of `capacity` entries per row and counts them all; a scan of the counts gives the offsets
+/// and a copy packs the rows into the CSR arrays. The capacity follows the largest row of the
+/// previous build (+25%); a row that does not fit makes the pass run again with a capacity that
+/// fits, so nothing is ever cut off. The candidate scan, the costly part, thus runs once per
+/// build instead of twice (count, then fill).
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -20,8 +26,9 @@
 /// Rebuild policy: `needsRebuild` is true when some particle on some rank moved more than
 /// skin / 2 since the build (then no pair can have come within the cutoff unseen).
 ///
-/// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets) and 24 bytes per
-/// owned particle for the positions at the last build.
+/// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
+/// particle for the positions at the last build, and the scratch area (4 bytes x capacity per
+/// owned particle, about 1.3 times the neighbour array).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -69,14 +76,31 @@ class VerletList {
     m_owned = owned;
     detail::ensureExtent(m_offsets, static_cast<std::size_t>(owned) + 1,
                          "eddy::neighbor::verletOffsets");
-    std::int64_t const total = countAndScan(space, x, ids, bins);
+    // The padded pass; again with a larger capacity when some row did not fit.
+    for (;;) {
+      std::int64_t const room = static_cast<std::int64_t>(owned) * m_capacity;
+      if (room > INT_MAX)
+        throw Error(str("VerletList: ", owned, " rows of up to ", m_capacity,
+                        " neighbours on one rank; expected at most ", INT_MAX,
+                        " entries (use more ranks)"));
+      detail::ensureExtent(m_padded, static_cast<std::size_t>(room),
+                           "eddy::neighbor::verletScratch");
+      int const longest = fillPadded(space, x, ids, bins);
+      int const used = m_capacity;
+      m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
+      if (longest <= used) {
+        m_stride = used;
+        break;
+      }
+    }
+    std::int64_t const total = scanCounts(space);
     if (total > INT_MAX)
       throw Error(str("VerletList: ", total, " neighbours on one rank; expected at most ", INT_MAX,
                       " (use more ranks)"));
     m_pairs = static_cast<int>(total);
     detail::ensureExtent(m_neighbors, static_cast<std::size_t>(total),
                          "eddy::neighbor::verletNeighbors");
-    fillNeighbors(space, x, ids, bins);
+    packRows(space);
     // Reference positions for the displacement test.
     if (m_x0.extent(0) < static_cast<std::size_t>(owned))
       m_x0 =
@@ -175,13 +199,15 @@ class VerletList {
       return 0.0;
     }
   };
-  struct Counter {
-    int n = 0;
-    KOKKOS_INLINE_FUNCTION void operator()(int) { ++n; }
-  };
-  struct Writer {
+  /// Writes the first `cap` neighbours it is given to `out` and counts them all.
+  struct PaddedWriter {
     int* out;
-    KOKKOS_INLINE_FUNCTION void operator()(int j) { *out++ = j; }
+    int cap;
+    int n = 0;
+    KOKKOS_INLINE_FUNCTION void operator()(int j) {
+      if (n < cap) out[n] = j;
+      ++n;
+    }
   };
 
   /// The candidate scan over `bins` for this list's kind and radius, feeding `Sink`.
@@ -199,21 +225,32 @@ class VerletList {
                       radius() * radius()};
   }
 
-  /// Counts each row's neighbours into offsets(i), then scans them in place. The count is a
-  /// parallel_for of its own: parallel_scan calls its functor twice on GPU and OpenMP backends,
-  /// which would run the candidate scan twice.
-  std::int64_t countAndScan(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                            BinList<Exec> const& bins) {
-    auto const scan = scanner<Counter>(x, ids, bins);
+  /// The padded pass: row i's neighbours go to padded(i * capacity ...), its count (all of
+  /// them, also those beyond the capacity) to offsets(i). Returns the largest count.
+  int fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                 BinList<Exec> const& bins) {
+    auto const scan = scanner<PaddedWriter>(x, ids, bins);
+    auto offsets = m_offsets;
+    auto padded = m_padded;
+    int const cap = m_capacity;
+    int longest = 0;
+    Kokkos::parallel_reduce(
+        "eddy::neighbor::verletFill", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        KOKKOS_LAMBDA(const int i, int& most) {
+          PaddedWriter w{padded.data() + static_cast<std::size_t>(i) * cap, cap};
+          scan(i, w);
+          offsets(i) = w.n;
+          if (w.n > most) most = w.n;
+        },
+        Kokkos::Max<int>(longest));
+    return longest;
+  }
+
+  /// Turns the counts in offsets(0 .. owned - 1) into offsets (offsets(owned) = total) and
+  /// returns the total.
+  std::int64_t scanCounts(Exec const& space) {
     auto offsets = m_offsets;
     int const owned = m_owned;
-    Kokkos::parallel_for(
-        "eddy::neighbor::verletCount", Kokkos::RangePolicy<Exec>(space, 0, owned),
-        KOKKOS_LAMBDA(const int i) {
-          Counter c;
-          scan(i, c);
-          offsets(i) = c.n;
-        });
     std::int64_t total = 0;
     Kokkos::parallel_scan(
         "eddy::neighbor::verletOffsets", Kokkos::RangePolicy<Exec>(space, 0, owned + 1),
@@ -226,16 +263,18 @@ class VerletList {
     return total;
   }
 
-  void fillNeighbors(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                     BinList<Exec> const& bins) {
-    auto const scan = scanner<Writer>(x, ids, bins);
-    auto offsets = m_offsets;
+  /// Copies each row from the scratch area to its place in the CSR array.
+  void packRows(Exec const& space) {
+    auto const offsets = m_offsets;
+    auto const padded = m_padded;
     auto neighbors = m_neighbors;
+    int const stride = m_stride;
     Kokkos::parallel_for(
-        "eddy::neighbor::verletFill", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        "eddy::neighbor::verletPack", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i) {
-          Writer w{neighbors.data() + offsets(i)};
-          scan(i, w);
+          int const begin = offsets(i), n = offsets(i + 1) - begin;
+          int const* from = padded.data() + static_cast<std::size_t>(i) * stride;
+          for (int k = 0; k < n; ++k) neighbors(begin + k) = from[k];
         });
   }
 
@@ -246,6 +285,9 @@ class VerletList {
   int m_pairs = 0;
   long long m_builds = 0;
   IntView m_offsets, m_neighbors;
+  IntView m_padded;     ///< scratch of the build: `m_capacity` entries per row
+  int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
+  int m_stride = 0;     ///< entries per row of the scratch area at the last build
   Positions<memory_space> m_x0;
 };
 
