@@ -234,8 +234,9 @@ inline std::array<int, 3> boxTile<Kokkos::Cuda>() {
 #endif
 
 /// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
-/// 4 lanes read consecutive entries of a row together, 1.5x the thread-per-row kernel on an
-/// H200 (bench_md); 1 (a thread per row) on host backends.
+/// 4 lanes read consecutive entries of a row together (bench_md on an H200, 1M atoms: 2.54 G
+/// atoms/s against 1.12 for a thread per row, 1.57 / 2.30 for 1 / 8 lanes); 1 (a thread per
+/// row) on host backends.
 template <class Exec>
 constexpr int listLanes() {
   return 1;
