@@ -79,6 +79,13 @@ int main(int argc, char** argv) {
         eddy::perf::medianSeconds(space, 3, 20, [&] { halfList.computeForces(space); });
     double const tBuild =
         eddy::perf::medianSeconds(space, 1, 5, [&] { halfList.buildNeighbors(space); });
+    double const tBuildFull =
+        eddy::perf::medianSeconds(space, 1, 5, [&] { fullList.buildNeighbors(space); });
+    // The whole rebuild of a step: migration, sort by bin, ghosts, bins and list (forces
+    // recomputed after it, outside the timing, so that the system stays consistent).
+    double const tRebuildFull =
+        eddy::perf::medianSeconds(space, 1, 5, [&] { fullList.rebuild(space); });
+    fullList.computeForces(space);
     eddy::md::Forces<eddy::MemSpace> f(Kokkos::view_alloc(space, "eddy::perf::forces"),
                                        fullList.particles().forces().extent(0));
     int const lanesMax = Kokkos::TeamPolicy<eddy::ExecSpace>::vector_length_max();
@@ -100,6 +107,11 @@ int main(int argc, char** argv) {
                       "least traffic at copy", bytes / copy / tHalf);
       eddy::perf::row("neighbour rebuild, half list (ghosts, bins, list)", tBuild / owned * 1e9,
                       "ns/atom", "2 ns/atom goal", 2e-9 * owned / tBuild);
+      eddy::perf::row("neighbour rebuild, full list (ghosts, bins, list)", tBuildFull / owned * 1e9,
+                      "ns/atom", "2 ns/atom goal", 2e-9 * owned / tBuildFull);
+      eddy::perf::row("whole rebuild, full list (migration, sort, ghosts, bins, list)",
+                      tRebuildFull / owned * 1e9, "ns/atom", "2 ns/atom goal",
+                      2e-9 * owned / tRebuildFull);
     }
     for (int lanes : {0, 1, 4, 8, 16, 32}) {
       if (lanes > lanesMax) break;
