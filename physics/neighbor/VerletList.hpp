@@ -243,7 +243,7 @@ class VerletList {
           if (w.n > most) most = w.n;
         },
         Kokkos::Max<int>(longest));
-    return longest;
+    return longest > 0 ? longest : 0;  // no rows: the reducer leaves its identity (INT_MIN)
   }
 
   /// Turns the counts in offsets(0 .. owned - 1) into offsets (offsets(owned) = total) and

@@ -3,7 +3,10 @@
 #include "EddyTest.hpp"
 #include "MdTestUtil.hpp"
 
+#include <algorithm>
+#include <random>
 #include <set>
+#include <vector>
 
 namespace {
 
@@ -72,6 +75,60 @@ void checkPairs(bool fcc, ListKind kind) {
   eddy::test::displaceParticles(s, 2.0, 99);
   s.rebuild(space);
   expectPairsMatch(s, fcc ? "fcc displaced" : "random displaced");
+}
+
+/// A list of no rows (a rank without atoms), then of rows whose neighbour counts exceed the
+/// capacity the empty build left: pairs against a direct count.
+template <class Exec>
+void checkEmptyThenFull() {
+  using Mem = typename Exec::memory_space;
+  Exec space;
+  int const n = 600;  // atoms in a 3 x 3 x 3 box, dense enough for rows of 100 and more
+  eddy::Positions<Mem> x("eddy::test::x", n);
+  Kokkos::View<std::int64_t*, Mem> ids("eddy::test::ids", n);
+  auto hx = Kokkos::create_mirror_view(x);
+  auto hid = Kokkos::create_mirror_view(ids);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 3.0);
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) hx(i, d) = u(rng);
+    hid(i) = i;
+  }
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(ids, hid);
+  eddy::neighbor::BinList<Exec> bins;
+  eddy::neighbor::VerletList<Exec> list(ListKind::Full, 1.0, 0.2);
+  std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{3.0, 3.0, 3.0};
+  bins.build(space, x, 0, lo, hi, 0.6);
+  list.build(space, x, ids, 0, bins);
+  EXPECT_EQ(list.pairCount(), 0);
+  bins.build(space, x, n, lo, hi, 0.6);
+  list.build(space, x, ids, n, bins);
+  auto const offsets =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.view().offsets);
+  auto const neighbors =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.view().neighbors);
+  long long expected = 0;
+  int longest = 0, wrongRows = 0;
+  for (int i = 0; i < n; ++i) {
+    std::vector<int> want;
+    for (int j = 0; j < n; ++j) {
+      double r2 = 0.0;
+      for (int d = 0; d < 3; ++d) r2 += (hx(i, d) - hx(j, d)) * (hx(i, d) - hx(j, d));
+      if (i != j && r2 < 1.2 * 1.2) want.push_back(j);
+    }
+    std::vector<int> got(neighbors.data() + offsets(i), neighbors.data() + offsets(i + 1));
+    std::sort(got.begin(), got.end());
+    wrongRows += got != want;
+    expected += static_cast<long long>(want.size());
+    longest = std::max(longest, static_cast<int>(want.size()));
+  }
+  EXPECT_EQ(list.pairCount(), expected);
+  EXPECT_EQ(wrongRows, 0) << "rows whose neighbours differ from brute force";
+  EXPECT_GT(longest, 64) << "rows must be longer than the first build's capacity";
+}
+TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
+  checkEmptyThenFull<TypeParam>();
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {
