@@ -183,13 +183,6 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
     forcesFull(space, lj, x, f, list, set);
 }
 
-/// Forces on the owned rows [0, owned) from a full list (ghost rows untouched).
-template <class Exec, class Mem>
-void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list, int owned) {
-  forcesFull(space, lj, x, f, list, RowSet<Mem>::all(owned));
-}
-
 /// Scatter-add view over a forces array on `Exec`.
 template <class Exec, class Mem>
 using ForceScatter =

@@ -153,17 +153,12 @@ class System {
     ++m_steps;  // the step being taken: the Langevin noise of its forces is keyed by it
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
               owned());
-    if (m_params.overlap) {
-      if (m_list.needsRebuild(space, m_comm, m_particles.positions())) {
-        rebuild(space);
-        computeForces(space);
-      } else {
-        computeForcesOverlapped(space);
-      }
-    } else {
-      updateNeighbors(space);
+    // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
+    bool const rebuilt = updateNeighbors(space, !m_params.overlap);
+    if (m_params.overlap && !rebuilt)
+      computeForcesOverlapped(space);
+    else
       computeForces(space);
-    }
     kick(space, dt, m_particles.velocities(), m_particles.forces(), owned());
     if (m_params.thermostat == Thermostat::Berendsen) {
       double const t = kineticEnergy(space, m_params.reproducible) * 2.0 / dof();
@@ -176,13 +171,14 @@ class System {
   }
 
   /// Rebuilds the neighbour list when some atom moved more than skin / 2 since the last
-  /// build, else refreshes the ghost positions. Returns true on a rebuild.
-  bool updateNeighbors(Exec const& space) {
+  /// build, else refreshes the ghost positions (unless `refreshGhosts` is false: the caller
+  /// does). Returns true on a rebuild.
+  bool updateNeighbors(Exec const& space, bool refreshGhosts = true) {
     if (m_list.needsRebuild(space, m_comm, m_particles.positions())) {
       rebuild(space);
       return true;
     }
-    m_ghosts->refreshPositions(space, m_particles.positions());
+    if (refreshGhosts) m_ghosts->refreshPositions(space, m_particles.positions());
     return false;
   }
 
