@@ -77,6 +77,7 @@ class VerletList {
     detail::ensureExtent(m_offsets, static_cast<std::size_t>(owned) + 1,
                          "eddy::neighbor::verletOffsets");
     // The padded pass; again with a larger capacity when some row did not fit.
+    int stride = 0;  // entries per row of the scratch area in the pass that fitted
     for (;;) {
       std::int64_t const room = static_cast<std::int64_t>(owned) * m_capacity;
       if (room > INT_MAX)
@@ -86,12 +87,9 @@ class VerletList {
       detail::ensureExtent(m_padded, static_cast<std::size_t>(room),
                            "eddy::neighbor::verletScratch");
       int const longest = fillPadded(space, x, ids, bins);
-      int const used = m_capacity;
+      stride = m_capacity;
       m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
-      if (longest <= used) {
-        m_stride = used;
-        break;
-      }
+      if (longest <= stride) break;
     }
     std::int64_t const total = scanCounts(space);
     if (total > INT_MAX)
@@ -100,7 +98,7 @@ class VerletList {
     m_pairs = static_cast<int>(total);
     detail::ensureExtent(m_neighbors, static_cast<std::size_t>(total),
                          "eddy::neighbor::verletNeighbors");
-    packRows(space);
+    packRows(space, stride);
     // Reference positions for the displacement test.
     if (m_x0.extent(0) < static_cast<std::size_t>(owned))
       m_x0 =
@@ -263,12 +261,12 @@ class VerletList {
     return total;
   }
 
-  /// Copies each row from the scratch area to its place in the CSR array.
-  void packRows(Exec const& space) {
+  /// Copies each row from the scratch area (`stride` entries per row) to its place in the CSR
+  /// array.
+  void packRows(Exec const& space, int stride) {
     auto const offsets = m_offsets;
     auto const padded = m_padded;
     auto neighbors = m_neighbors;
-    int const stride = m_stride;
     Kokkos::parallel_for(
         "eddy::neighbor::verletPack", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i) {
@@ -287,7 +285,6 @@ class VerletList {
   IntView m_offsets, m_neighbors;
   IntView m_padded;     ///< scratch of the build: `m_capacity` entries per row
   int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
-  int m_stride = 0;     ///< entries per row of the scratch area at the last build
   Positions<memory_space> m_x0;
 };
 
