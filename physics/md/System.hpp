@@ -408,6 +408,8 @@ class System {
   Particles<memory_space>& particles() { return m_particles; }
   Particles<memory_space> const& particles() const { return m_particles; }
   neighbor::VerletList<Exec> const& list() const { return m_list; }
+  /// The bins of the last build (owned and ghost rows).
+  neighbor::BinList<Exec> const& bins() const { return m_bins; }
   ParticleGhosts<Exec> const& ghosts() const { return *m_ghosts; }
   CartDecomposition const& decomposition() const { return m_decomp; }
   ParticleDomain const& domain() const { return m_domain; }

@@ -1,12 +1,17 @@
 /// @file VerletList.hpp
 /// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList.
 ///
-/// Build: one pass over the candidates writes each row's neighbours into a padded scratch area
-/// of `capacity` entries per row and counts them all; a scan of the counts gives the offsets
-/// and a copy packs the rows into the CSR arrays. The capacity follows the largest row of the
-/// previous build (+25%); a row that does not fit makes the pass run again with a capacity that
-/// fits, so nothing is ever cut off. The candidate scan, the costly part, thus runs once per
-/// build instead of twice (count, then fill).
+/// Build, in one of two ways (ListBuild; the backend's choice is compat::onePassListBuild, and
+/// EDDY_LIST_BUILD=one-pass or two-pass overrides it, to measure both on other hardware). Both
+/// give the same CSR arrays, entry for entry.
+/// - Two passes: a count pass over the candidates, a scan of the counts into the offsets, and a
+///   fill pass that runs the candidate scan again and writes each row straight into place.
+/// - One pass: the candidate scan writes each row's neighbours into a padded scratch area of
+///   `capacity` entries per row and counts them all; a scan of the counts gives the offsets and a
+///   copy packs the rows into the CSR arrays (vector lanes per row where the backend has them:
+///   compat::rowCopyLanes). The capacity follows the largest row of the previous build (+25%); a
+///   row that does not fit makes the pass run again with a capacity that fits, so nothing is
+///   ever cut off. The candidate scan runs once instead of twice, for a copy of the list.
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -27,8 +32,8 @@
 /// skin / 2 since the build (then no pair can have come within the cutoff unseen).
 ///
 /// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
-/// particle for the positions at the last build, and the scratch area (4 bytes x capacity per
-/// owned particle, about 1.3 times the neighbour array).
+/// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
+/// capacity per owned particle, about 1.3 times the neighbour array).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -37,13 +42,33 @@
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace eddy::neighbor {
 
 enum class ListKind { Full, Half };
+
+/// How a VerletList builds its rows (see the top of this file).
+enum class ListBuild { TwoPass, OnePass };
+
+/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else
+/// compat::onePassListBuild. Throws eddy::ConfigError on another value of EDDY_LIST_BUILD.
+template <class Exec>
+ListBuild defaultListBuild() {
+  char const* const env = std::getenv("EDDY_LIST_BUILD");
+  if (!env || !*env)
+    return compat::onePassListBuild<Exec>() ? ListBuild::OnePass : ListBuild::TwoPass;
+  std::string const v = env;
+  if (v == "one-pass") return ListBuild::OnePass;
+  if (v == "two-pass") return ListBuild::TwoPass;
+  throw ConfigError(
+      str("EDDY_LIST_BUILD is '", v, "'; expected one-pass or two-pass (or unset: the default of ",
+          compat::onePassListBuild<Exec>() ? "one-pass" : "two-pass", " on this backend)"));
+}
 
 /// Device-copyable view of a CSR list: the neighbours of row i are
 /// neighbors(offsets(i)) .. neighbors(offsets(i + 1) - 1).
@@ -60,8 +85,8 @@ class VerletList {
   using IntView = Kokkos::View<int*, memory_space>;
   using IdView = Kokkos::View<std::int64_t*, memory_space>;
 
-  VerletList(ListKind kind, double cutoff, double skin)
-      : m_kind(kind), m_cutoff(cutoff), m_skin(skin) {
+  VerletList(ListKind kind, double cutoff, double skin, ListBuild how = defaultListBuild<Exec>())
+      : m_kind(kind), m_build(how), m_cutoff(cutoff), m_skin(skin) {
     EDDY_REQUIRE(cutoff > 0, "VerletList: cutoff ", cutoff, "; expected > 0");
     EDDY_REQUIRE(skin >= 0, "VerletList: skin ", skin, "; expected >= 0");
   }
@@ -76,29 +101,10 @@ class VerletList {
     m_owned = owned;
     detail::ensureExtent(m_offsets, static_cast<std::size_t>(owned) + 1,
                          "eddy::neighbor::verletOffsets");
-    // The padded pass; again with a larger capacity when some row did not fit.
-    int stride = 0;  // entries per row of the scratch area in the pass that fitted
-    for (;;) {
-      std::int64_t const room = static_cast<std::int64_t>(owned) * m_capacity;
-      if (room > INT_MAX)
-        throw Error(str("VerletList: ", owned, " rows of up to ", m_capacity,
-                        " neighbours on one rank; expected at most ", INT_MAX,
-                        " entries (use more ranks)"));
-      detail::ensureExtent(m_padded, static_cast<std::size_t>(room),
-                           "eddy::neighbor::verletScratch");
-      int const longest = fillPadded(space, x, ids, bins);
-      stride = m_capacity;
-      m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
-      if (longest <= stride) break;
-    }
-    std::int64_t const total = scanCounts(space);
-    if (total > INT_MAX)
-      throw Error(str("VerletList: ", total, " neighbours on one rank; expected at most ", INT_MAX,
-                      " (use more ranks)"));
-    m_pairs = static_cast<int>(total);
-    detail::ensureExtent(m_neighbors, static_cast<std::size_t>(total),
-                         "eddy::neighbor::verletNeighbors");
-    packRows(space, stride);
+    if (m_build == ListBuild::OnePass)
+      buildOnePass(space, x, ids, bins);
+    else
+      buildTwoPass(space, x, ids, bins);
     // Reference positions for the displacement test.
     if (m_x0.extent(0) < static_cast<std::size_t>(owned))
       m_x0 =
@@ -131,6 +137,7 @@ class VerletList {
 
   NeighborView<memory_space> view() const { return {m_offsets, m_neighbors}; }
   ListKind kind() const { return m_kind; }
+  ListBuild buildKind() const { return m_build; }
   double cutoff() const { return m_cutoff; }
   double skin() const { return m_skin; }
   double radius() const { return m_cutoff + m_skin; }
@@ -197,6 +204,16 @@ class VerletList {
       return 0.0;
     }
   };
+  /// Counts the neighbours it is given.
+  struct Counter {
+    int n = 0;
+    KOKKOS_INLINE_FUNCTION void operator()(int) { ++n; }
+  };
+  /// Writes the neighbours it is given from `out` on.
+  struct Writer {
+    int* out;
+    KOKKOS_INLINE_FUNCTION void operator()(int j) { *out++ = j; }
+  };
   /// Writes the first `cap` neighbours it is given to `out` and counts them all.
   struct PaddedWriter {
     int* out;
@@ -223,6 +240,74 @@ class VerletList {
                       radius() * radius()};
   }
 
+  /// Count pass, scan, fill pass.
+  void buildTwoPass(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                    BinList<Exec> const& bins) {
+    countRows(space, x, ids, bins);
+    reserveNeighbors(scanCounts(space));
+    fillRows(space, x, ids, bins);
+  }
+
+  /// The padded pass (again with a larger capacity when some row did not fit), scan, pack.
+  void buildOnePass(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                    BinList<Exec> const& bins) {
+    int const owned = m_owned;
+    int stride = 0;  // entries per row of the scratch area in the pass that fitted
+    for (;;) {
+      std::int64_t const room = static_cast<std::int64_t>(owned) * m_capacity;
+      if (room > INT_MAX)
+        throw Error(str("VerletList: ", owned, " rows of up to ", m_capacity,
+                        " neighbours on one rank; expected at most ", INT_MAX,
+                        " entries (use more ranks)"));
+      detail::ensureExtent(m_padded, static_cast<std::size_t>(room),
+                           "eddy::neighbor::verletScratch");
+      int const longest = fillPadded(space, x, ids, bins);
+      stride = m_capacity;
+      m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
+      if (longest <= stride) break;
+    }
+    reserveNeighbors(scanCounts(space));
+    packRows(space, stride);
+  }
+
+  /// Sizes the neighbour array for `total` entries.
+  void reserveNeighbors(std::int64_t total) {
+    if (total > INT_MAX)
+      throw Error(str("VerletList: ", total, " neighbours on one rank; expected at most ", INT_MAX,
+                      " (use more ranks)"));
+    m_pairs = static_cast<int>(total);
+    detail::ensureExtent(m_neighbors, static_cast<std::size_t>(total),
+                         "eddy::neighbor::verletNeighbors");
+  }
+
+  /// Counts each row's neighbours into offsets(i).
+  void countRows(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                 BinList<Exec> const& bins) {
+    auto const scan = scanner<Counter>(x, ids, bins);
+    auto offsets = m_offsets;
+    Kokkos::parallel_for(
+        "eddy::neighbor::verletCount", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        KOKKOS_LAMBDA(const int i) {
+          Counter c;
+          scan(i, c);
+          offsets(i) = c.n;
+        });
+  }
+
+  /// Writes each row at its offset (the candidate scan of countRows, in the same order).
+  void fillRows(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                BinList<Exec> const& bins) {
+    auto const scan = scanner<Writer>(x, ids, bins);
+    auto const offsets = m_offsets;
+    auto neighbors = m_neighbors;
+    Kokkos::parallel_for(
+        "eddy::neighbor::verletFill", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        KOKKOS_LAMBDA(const int i) {
+          Writer w{neighbors.data() + offsets(i)};
+          scan(i, w);
+        });
+  }
+
   /// The padded pass: row i's neighbours go to padded(i * capacity ...), its count (all of
   /// them, also those beyond the capacity) to offsets(i). Returns the largest count.
   int fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
@@ -233,7 +318,7 @@ class VerletList {
     int const cap = m_capacity;
     int longest = 0;
     Kokkos::parallel_reduce(
-        "eddy::neighbor::verletFill", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        "eddy::neighbor::verletFillPadded", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i, int& most) {
           PaddedWriter w{padded.data() + static_cast<std::size_t>(i) * cap, cap};
           scan(i, w);
@@ -245,7 +330,8 @@ class VerletList {
   }
 
   /// Turns the counts in offsets(0 .. owned - 1) into offsets (offsets(owned) = total) and
-  /// returns the total.
+  /// returns the total. (The count is a kernel of its own: parallel_scan calls its functor twice
+  /// on GPU and OpenMP backends, which would run the candidate scan twice.)
   std::int64_t scanCounts(Exec const& space) {
     auto offsets = m_offsets;
     int const owned = m_owned;
@@ -262,11 +348,30 @@ class VerletList {
   }
 
   /// Copies each row from the scratch area (`stride` entries per row) to its place in the CSR
-  /// array.
+  /// array: compat::rowCopyLanes vector lanes per row, or a thread per row.
   void packRows(Exec const& space, int stride) {
     auto const offsets = m_offsets;
     auto const padded = m_padded;
     auto neighbors = m_neighbors;
+    int const lanes = compat::rowCopyLanes<Exec>();
+    if (lanes > 1) {
+      using Policy = Kokkos::TeamPolicy<Exec>;
+      int const owned = m_owned;
+      auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+        int const i = team.league_rank() * team.team_size() + team.team_rank();
+        if (i >= owned) return;
+        int const begin = offsets(i);
+        int const* const from = padded.data() + static_cast<std::size_t>(i) * stride;
+        // Nested loops take no label (only kernels do).
+        auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
+        Kokkos::parallel_for(entries, [&](int k) { neighbors(begin + k) = from[k]; });
+      };
+      int const most = Policy(space, 1, 1, lanes).team_size_max(kernel, Kokkos::ParallelForTag());
+      int const rows = std::max(1, std::min(256 / lanes, most));
+      Kokkos::parallel_for("eddy::neighbor::verletPackLanes",
+                           Policy(space, (owned + rows - 1) / rows, rows, lanes), kernel);
+      return;
+    }
     Kokkos::parallel_for(
         "eddy::neighbor::verletPack", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i) {
@@ -278,6 +383,7 @@ class VerletList {
 
  private:
   ListKind m_kind;
+  ListBuild m_build;
   double m_cutoff, m_skin;
   int m_owned = 0;
   int m_pairs = 0;

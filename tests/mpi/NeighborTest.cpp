@@ -4,8 +4,10 @@
 #include "MdTestUtil.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace {
@@ -77,33 +79,43 @@ void checkPairs(bool fcc, ListKind kind) {
   expectPairsMatch(s, fcc ? "fcc displaced" : "random displaced");
 }
 
+/// `n` atoms uniformly in a cube of side `side` (ids 0 .. n - 1), on the host and in `Mem`.
+template <class Mem>
+struct Cloud {
+  eddy::Positions<Mem> x;
+  Kokkos::View<std::int64_t*, Mem> ids;
+  typename eddy::Positions<Mem>::HostMirror hx;
+
+  Cloud(int n, double side, unsigned seed)
+      : x("eddy::test::x", n), ids("eddy::test::ids", n), hx(Kokkos::create_mirror_view(x)) {
+    auto hid = Kokkos::create_mirror_view(ids);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, side);
+    for (int i = 0; i < n; ++i) {
+      for (int d = 0; d < 3; ++d) hx(i, d) = u(rng);
+      hid(i) = i;
+    }
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(ids, hid);
+  }
+};
+
 /// A list of no rows (a rank without atoms), then of rows whose neighbour counts exceed the
 /// capacity the empty build left: pairs against a direct count.
 template <class Exec>
-void checkEmptyThenFull() {
-  using Mem = typename Exec::memory_space;
+void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
   Exec space;
   int const n = 600;  // atoms in a 3 x 3 x 3 box, dense enough for rows of 100 and more
-  eddy::Positions<Mem> x("eddy::test::x", n);
-  Kokkos::View<std::int64_t*, Mem> ids("eddy::test::ids", n);
-  auto hx = Kokkos::create_mirror_view(x);
-  auto hid = Kokkos::create_mirror_view(ids);
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(0.0, 3.0);
-  for (int i = 0; i < n; ++i) {
-    for (int d = 0; d < 3; ++d) hx(i, d) = u(rng);
-    hid(i) = i;
-  }
-  Kokkos::deep_copy(x, hx);
-  Kokkos::deep_copy(ids, hid);
+  Cloud<typename Exec::memory_space> const c(n, 3.0, 7);
+  auto const& hx = c.hx;
   eddy::neighbor::BinList<Exec> bins;
-  eddy::neighbor::VerletList<Exec> list(ListKind::Full, 1.0, 0.2);
+  eddy::neighbor::VerletList<Exec> list(ListKind::Full, 1.0, 0.2, how);
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{3.0, 3.0, 3.0};
-  bins.build(space, x, 0, lo, hi, 0.6);
-  list.build(space, x, ids, 0, bins);
+  bins.build(space, c.x, 0, lo, hi, 0.6);
+  list.build(space, c.x, c.ids, 0, bins);
   EXPECT_EQ(list.pairCount(), 0);
-  bins.build(space, x, n, lo, hi, 0.6);
-  list.build(space, x, ids, n, bins);
+  bins.build(space, c.x, n, lo, hi, 0.6);
+  list.build(space, c.x, c.ids, n, bins);
   auto const offsets =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.view().offsets);
   auto const neighbors =
@@ -128,7 +140,64 @@ void checkEmptyThenFull() {
   EXPECT_GT(longest, 64) << "rows must be longer than the first build's capacity";
 }
 TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
-  checkEmptyThenFull<TypeParam>();
+  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::OnePass);
+  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::TwoPass);
+}
+
+/// One pass and two passes give the same CSR arrays, entry for entry, for both list kinds, over
+/// several builds of moving atoms (the one-pass capacity follows the rows).
+template <class Exec>
+void checkBuildsAgree(ListKind kind) {
+  using eddy::neighbor::ListBuild;
+  Exec space;
+  int const n = 3000;
+  std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{6.0, 6.0, 6.0};
+  eddy::neighbor::VerletList<Exec> one(kind, 1.0, 0.3, ListBuild::OnePass);
+  eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, ListBuild::TwoPass);
+  EXPECT_EQ(one.buildKind(), ListBuild::OnePass);
+  EXPECT_EQ(two.buildKind(), ListBuild::TwoPass);
+  for (unsigned seed : {1u, 2u, 3u}) {
+    // Denser each time: rows outgrow the capacity of the build before.
+    Cloud<typename Exec::memory_space> const c(n * static_cast<int>(seed), 6.0, seed);
+    eddy::neighbor::BinList<Exec> bins;
+    bins.build(space, c.x, n * static_cast<int>(seed), lo, hi, 0.65);
+    one.build(space, c.x, c.ids, n * static_cast<int>(seed), bins);
+    two.build(space, c.x, c.ids, n * static_cast<int>(seed), bins);
+    auto host = [](auto const& v, int count) {
+      auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+      return std::vector<int>(h.data(), h.data() + count);
+    };
+    ASSERT_EQ(one.pairCount(), two.pairCount()) << "seed " << seed;
+    EXPECT_GT(one.pairCount(), 10 * n) << "too few pairs to be a test";
+    EXPECT_TRUE(host(one.view().offsets, one.owned() + 1) ==
+                host(two.view().offsets, two.owned() + 1))
+        << "offsets differ, seed " << seed;
+    EXPECT_TRUE(host(one.view().neighbors, one.pairCount()) ==
+                host(two.view().neighbors, two.pairCount()))
+        << "neighbours differ, seed " << seed;
+  }
+}
+
+TYPED_TEST(Neighbor, OnePassAndTwoPassBuildsGiveTheSameLists) {
+  checkBuildsAgree<TypeParam>(ListKind::Full);
+  checkBuildsAgree<TypeParam>(ListKind::Half);
+}
+
+TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
+  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "three-pass", 1), 0);
+  try {
+    (void)eddy::neighbor::defaultListBuild<eddy::ExecSpace>();
+    ADD_FAILURE() << "expected eddy::ConfigError";
+  } catch (eddy::ConfigError const& e) {
+    EXPECT_NE(std::string(e.what()).find("three-pass"), std::string::npos) << e.what();
+  }
+  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "two-pass", 1), 0);
+  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(),
+            eddy::neighbor::ListBuild::TwoPass);
+  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "one-pass", 1), 0);
+  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(),
+            eddy::neighbor::ListBuild::OnePass);
+  unsetenv("EDDY_LIST_BUILD");
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {

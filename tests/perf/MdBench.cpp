@@ -6,7 +6,8 @@
 // (TeamPolicy, each atom's neighbours split over V lanes, which read consecutive list entries
 // together); each variant's forces are checked against the model's. The ceiling is the least
 // traffic of one force evaluation (list entries, positions read, forces written) at the copy
-// bandwidth of the same run. Prints a Markdown table.
+// bandwidth of the same run. The Verlet list build alone is timed both ways (one pass into a
+// padded scratch area, or count and fill passes). Prints a Markdown table.
 //
 //   bench_md [cells per axis]
 #include "PerfCommon.hpp"
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -86,6 +88,21 @@ int main(int argc, char** argv) {
     double const tRebuildFull =
         eddy::perf::medianSeconds(space, 1, 5, [&] { fullList.rebuild(space); });
     fullList.computeForces(space);
+    // The list build alone, from the full-list system's bins, both ways (VerletList.hpp).
+    struct ListTime {
+      eddy::neighbor::ListKind kind;
+      eddy::neighbor::ListBuild how;
+      double seconds;
+    };
+    std::vector<ListTime> listTimes;
+    for (auto kind : {eddy::neighbor::ListKind::Full, eddy::neighbor::ListKind::Half})
+      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass}) {
+        eddy::neighbor::VerletList<eddy::ExecSpace> list(kind, p.cutoff, p.skin, how);
+        auto const& q = fullList.particles();
+        listTimes.push_back({kind, how, eddy::perf::medianSeconds(space, 1, 5, [&] {
+                               list.build(space, q.positions(), q.ids(), owned, fullList.bins());
+                             })});
+      }
     eddy::md::Forces<eddy::MemSpace> f(Kokkos::view_alloc(space, "eddy::perf::forces"),
                                        fullList.particles().forces().extent(0));
     int const lanesMax = Kokkos::TeamPolicy<eddy::ExecSpace>::vector_length_max();
@@ -112,6 +129,15 @@ int main(int argc, char** argv) {
       eddy::perf::row("whole rebuild, full list (migration, sort, ghosts, bins, list)",
                       tRebuildFull / owned * 1e9, "ns/atom", "2 ns/atom goal",
                       2e-9 * owned / tRebuildFull);
+      for (auto const& l : listTimes)
+        eddy::perf::row(
+            eddy::str(
+                "list build alone, ", l.kind == eddy::neighbor::ListKind::Full ? "full" : "half",
+                " list, ",
+                l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded, pack)"
+                                                            : "two passes (count, fill)",
+                l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
+            l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
     }
     for (int lanes : {0, 1, 4, 8, 16, 32}) {
       if (lanes > lanesMax) break;

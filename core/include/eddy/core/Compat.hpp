@@ -248,6 +248,35 @@ constexpr int listLanes<Kokkos::Cuda>() {
 }
 #endif
 
+/// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
+/// into a padded scratch area and a pack (Debian host, bench_md 16: 1690-2036 ns/atom against
+/// 2816-3269 for two passes), false for a count pass and a fill pass straight into the CSR
+/// arrays (H200, 1M atoms: the one-pass build with a thread per row in the pack measured 6.0 ns
+/// per atom for a full-list rebuild against about 3 for two passes).
+template <class Exec>
+constexpr bool onePassListBuild() {
+  return true;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+constexpr bool onePassListBuild<Kokkos::Cuda>() {
+  return false;
+}
+#endif
+
+/// Vector lanes that copy one row of a CSR array together: 32 on CUDA (a warp reads and writes
+/// a row's consecutive entries in whole sectors), 1 on host backends.
+template <class Exec>
+constexpr int rowCopyLanes() {
+  return 1;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+constexpr int rowCopyLanes<Kokkos::Cuda>() {
+  return 32;
+}
+#endif
+
 /// Hardware concurrency of an execution space instance.
 template <class Exec>
 int concurrency(Exec const& space) {
