@@ -210,13 +210,17 @@ void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, 
 }
 
 void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b, FieldType& x,
-                       int sweeps, bool redFirst, bool fresh) {
+                       int sweeps, bool redFirst, SmoothStart start) {
   for (int s = 0; s < sweeps; ++s)
     for (int c = 0; c < 2; ++c) {
-      // A freshly zeroed x (ghosts included) needs no exchange before its first half sweep.
-      if (!fresh) exchange(space, *level.halo, x);
-      fresh = false;
-      detail::smoothColour(space, level.grid, b.access(), x.access(), redFirst ? c : 1 - c);
+      int const colour = redFirst ? c : 1 - c;
+      bool const first = s == 0 && c == 0;
+      if (first && start == SmoothStart::FromZero) {
+        detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour);
+        continue;
+      }
+      if (!(first && start == SmoothStart::GhostsCurrent)) exchange(space, *level.halo, x);
+      detail::smoothColour(space, level.grid, b.access(), x.access(), colour);
     }
 }
 
@@ -254,16 +258,15 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   if (l + 1 == levels()) {
     ScopedRegion region("eddy::fluids::poisson::coarseSolve");
     ScopedRegion own(m_levelRegions[l]);
-    Kokkos::deep_copy(space, x.view(), 0.0);
-    smooth(space, level, b, x, m_coarseSweeps, true, true);
-    smooth(space, level, b, x, m_coarseSweeps, false, false);
+    smooth(space, level, b, x, m_coarseSweeps, true, SmoothStart::FromZero);  // >= 4 sweeps
+    smooth(space, level, b, x, m_coarseSweeps, false, SmoothStart::GhostsStale);
     return;
   }
   Level& coarse = *m_levels[l + 1];
   {
     ScopedRegion own(m_levelRegions[l]);
-    Kokkos::deep_copy(space, x.view(), 0.0);
-    smooth(space, level, b, x, m_pre, true, true);
+    if (m_pre == 0) Kokkos::deep_copy(space, x.view(), 0.0);
+    smooth(space, level, b, x, m_pre, true, SmoothStart::FromZero);
     exchange(space, *level.halo, x);
     detail::residual(space, level.grid, b.access(), x.access(), res.access());
     if (coarse.replicated && !level.replicated) {
@@ -278,8 +281,9 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   cycle(space, l + 1, *coarse.b, *coarse.x, *coarse.res);
   ScopedRegion own(m_levelRegions[l]);
   exchange(space, *coarse.halo, *coarse.x);
+  // The prolongation also brings x's ghosts up to date (it was exchanged before the residual).
   detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access());
-  smooth(space, level, b, x, m_post, false, false);
+  smooth(space, level, b, x, m_post, false, SmoothStart::GhostsCurrent);
 }
 
 }  // namespace eddy::fluids

@@ -10,12 +10,13 @@
 /// solved redundantly on MPI_COMM_SELF with the same arithmetic. The coarse correction is then
 /// read back from the replicated level by each rank for its own block (no message).
 ///
-/// V-cycle with zero initial guess on every level: `pre` red-black Gauss-Seidel sweeps (red then
-/// black), residual, restriction R = P^T / 2^d (weights (1, 3, 3, 1) / 8 per axis), recursion,
-/// bilinear / trilinear prolongation P, `post` sweeps in the reverse colour order (black then
-/// red); the coarsest level does a fixed number of symmetric sweeps. With pre == post the cycle
-/// is a symmetric operator, as preconditioned CG needs. No reduction depends on the rank count,
-/// so the cycle is bitwise identical on any decomposition.
+/// V-cycle with zero initial guess on every level (the first half sweep writes every cell from
+/// b alone, so x is never zeroed): `pre` red-black Gauss-Seidel sweeps (red then black), residual,
+/// restriction R = P^T / 2^d (weights (1, 3, 3, 1) / 8 per axis), recursion, bilinear / trilinear
+/// prolongation P (into x's ghosts too, which saves an exchange), `post` sweeps in the reverse
+/// colour order (black then red); the coarsest level does a fixed number of symmetric sweeps. With
+/// pre == post the cycle is a symmetric operator, as preconditioned CG needs. No reduction depends
+/// on the rank count, so the cycle is bitwise identical on any decomposition.
 ///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
@@ -64,11 +65,16 @@ class Multigrid {
 
   struct Level;
 
+  /// The state of x when a smoothing starts: FromZero, x counts as 0 everywhere (the first half
+  /// sweep writes every owned cell without reading x); GhostsCurrent, x's ghosts hold the
+  /// owners' values; GhostsStale, they must be exchanged first.
+  enum class SmoothStart { FromZero, GhostsCurrent, GhostsStale };
+
   // Steps of the cycle; public only because CUDA lambdas may not live in private members.
   void cycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
              Field<MemSpace>& res);
   void smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
-              int sweeps, bool redFirst, bool fresh);
+              int sweeps, bool redFirst, SmoothStart start);
   void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
 
  private:

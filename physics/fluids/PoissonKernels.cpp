@@ -156,6 +156,22 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
       });
 }
 
+void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                          CellView const& x, int colour) {
+  int const shift = colour + g.ox + g.oy + g.oz;
+  forEachCell(
+      "eddy::fluids::poisson::smoothColourFromZero", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        double v = 0.0;
+        if (((i + j + k + shift) & 1) == 0) {
+          // smoothColour's (b + nsum) / diag with every neighbour 0 (nsum = +0).
+          double const diag = operatorDiagonal(g, i, j, k);
+          if (diag > 0) v = (b(i, j, k) + 0.0) / diag;
+        }
+        x(i, j, k) = v;
+      });
+}
+
 namespace {
 /// Global fine index clamped into the domain at walls (the mirrored ghost), else unchanged.
 KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
@@ -205,9 +221,18 @@ void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const&
                 PoissonGrid const& coarse, CellView const& e) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
+  // The owned cells and the ghost layer, but for ghosts beyond a wall (no z ghosts in 2D).
+  auto const low = [](int o, int wall) {
+    return wall && o == 0 ? 0 : -1;
+  };
+  auto const high = [](int o, int n, int N, int wall) {
+    return n + (wall && o + n == N ? 0 : 1);
+  };
+  std::array<int, 3> const lo{low(f.ox, f.wx), low(f.oy, f.wy), f.dims == 3 ? low(f.oz, f.wz) : 0};
+  std::array<int, 3> const hi{high(f.ox, f.nx, f.Nx, f.wx), high(f.oy, f.ny, f.Ny, f.wy),
+                              f.dims == 3 ? high(f.oz, f.nz, f.Nz, f.wz) : 1};
   forEachCell(
-      "eddy::fluids::poisson::prolong", space, {0, 0, 0}, {f.nx, f.ny, f.nz},
-      KOKKOS_LAMBDA(int i, int j, int k) {
+      "eddy::fluids::poisson::prolong", space, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
         int const gi = f.ox + i, gj = f.oy + j;
         int const pi = gi >> 1, pj = gj >> 1;
         int const i0 = pi - c.ox, j0 = pj - c.oy;

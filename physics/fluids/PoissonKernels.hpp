@@ -60,25 +60,6 @@ KOKKOS_INLINE_FUNCTION double applyOperator(PoissonGrid const& g, CellView const
   return s;
 }
 
-/// Diagonal of A at local cell (i, j, k) and the weighted sum of its neighbours, so that
-/// (A x)_c = diag x_c - nsum.
-KOKKOS_INLINE_FUNCTION void splitOperator(PoissonGrid const& g, CellView const& x, int i, int j,
-                                          int k, double& diag, double& nsum) {
-  int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
-  double sx = 0.0, sy = 0.0, sz = 0.0;
-  int nx = 0, ny = 0, nz = 0;
-  if (!(g.wx && gi == 0)) sx += x(i - 1, j, k), ++nx;
-  if (!(g.wx && gi == g.Nx - 1)) sx += x(i + 1, j, k), ++nx;
-  if (!(g.wy && gj == 0)) sy += x(i, j - 1, k), ++ny;
-  if (!(g.wy && gj == g.Ny - 1)) sy += x(i, j + 1, k), ++ny;
-  if (g.dims == 3) {
-    if (!(g.wz && gk == 0)) sz += x(i, j, k - 1), ++nz;
-    if (!(g.wz && gk == g.Nz - 1)) sz += x(i, j, k + 1), ++nz;
-  }
-  diag = g.cx * nx + g.cy * ny + g.cz * nz;
-  nsum = g.cx * sx + g.cy * sy + g.cz * sz;
-}
-
 /// Diagonal of A at local cell (i, j, k).
 KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int j, int k) {
   int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
@@ -86,6 +67,24 @@ KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int 
   int const ny = 2 - (g.wy && gj == 0) - (g.wy && gj == g.Ny - 1);
   int const nz = g.dims == 3 ? 2 - (g.wz && gk == 0) - (g.wz && gk == g.Nz - 1) : 0;
   return g.cx * nx + g.cy * ny + g.cz * nz;
+}
+
+/// Diagonal of A at local cell (i, j, k) and the weighted sum of its neighbours, so that
+/// (A x)_c = diag x_c - nsum.
+KOKKOS_INLINE_FUNCTION void splitOperator(PoissonGrid const& g, CellView const& x, int i, int j,
+                                          int k, double& diag, double& nsum) {
+  int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
+  double sx = 0.0, sy = 0.0, sz = 0.0;
+  if (!(g.wx && gi == 0)) sx += x(i - 1, j, k);
+  if (!(g.wx && gi == g.Nx - 1)) sx += x(i + 1, j, k);
+  if (!(g.wy && gj == 0)) sy += x(i, j - 1, k);
+  if (!(g.wy && gj == g.Ny - 1)) sy += x(i, j + 1, k);
+  if (g.dims == 3) {
+    if (!(g.wz && gk == 0)) sz += x(i, j, k - 1);
+    if (!(g.wz && gk == g.Nz - 1)) sz += x(i, j, k + 1);
+  }
+  diag = operatorDiagonal(g, i, j, k);
+  nsum = g.cx * sx + g.cy * sy + g.cz * sz;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,6 +140,12 @@ void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                   CellView const& x, int colour);
 
+/// The first half sweep from x = 0 (ghosts included), in one pass that needs no zeroed x: cells
+/// of parity `colour` get (b + 0) / diag, exactly what smoothColour gives them from zeros, the
+/// others 0. Ghosts are not written: exchange x before a kernel reads them.
+void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                          CellView const& x, int colour);
+
 /// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
 /// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine
 /// residual's rank and periodic ghosts must be current.
@@ -148,7 +153,9 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
                       PoissonGrid const& coarse, CellView const& b);
 /// x_fine += P e_coarse: bilinear / trilinear cell-centred interpolation, weights 3/4 (parent)
 /// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). The
-/// coarse correction's rank and periodic ghosts must be current.
+/// coarse correction's rank and periodic ghosts must be current. Also updates x's ghost layer
+/// (rank and periodic ghosts; wall ghosts are never read): a ghost holding its owner's x then
+/// holds its owner's x + P e, bit for bit, so x needs no exchange after this.
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e);
 
