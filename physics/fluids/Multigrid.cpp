@@ -9,7 +9,9 @@
 #include "eddy/core/Timer.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <string>
 
 namespace eddy::fluids {
@@ -17,7 +19,150 @@ namespace eddy::fluids {
 using FieldType = Field<MemSpace>;
 using Halo = HaloExchange<ExecSpace>;
 
+long long fusedCellsFromEnvironment() {
+  char const* const env = std::getenv("EDDY_MG_FUSED_CELLS");
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  errno = 0;
+  long long const v = std::strtoll(env, &end, 10);
+  if (errno != 0 || *end != '\0' || v < 0)
+    throw ConfigError(str("EDDY_MG_FUSED_CELLS is '", env,
+                          "'; expected a cell count >= 0 (0: every multigrid level launched "
+                          "step by step)"));
+  return v;
+}
+
 namespace {
+/// Most levels of the one-launch tail (the functor carries them by value).
+constexpr int kMaxFusedLevels = 8;
+
+/// One level of the one-launch tail: its grid and fields (the level's correction x,
+/// right-hand side b and residual).
+struct FusedLevel {
+  detail::PoissonGrid g;
+  detail::CellView x, b, res;
+};
+
+/// The V-cycle from level 0 of `lv` down to the coarsest, in one team: each step of
+/// Multigrid::cycle as a team loop over the same cells with the same cell functions, a halo
+/// exchange as a team copy of the periodic ghosts (the levels are whole on this rank), and a
+/// barrier after each step.
+struct FusedCycle {
+  using Member = Kokkos::TeamPolicy<ExecSpace>::member_type;
+  FusedLevel lv[kMaxFusedLevels];
+  int count = 0;
+  int pre = 2, post = 2, coarseSweeps = 4;
+
+  /// The exchange of a level held whole: every ghost across periodic axes only gets the owned
+  /// value at the wrapped index; ghosts beyond a wall are left alone.
+  KOKKOS_INLINE_FUNCTION void fill(Member const& team, detail::PoissonGrid const& g,
+                                   detail::CellView const& f) const {
+    int const ex = g.nx + 2, ey = g.ny + 2, ez = g.dims == 3 ? g.nz + 2 : 1;
+    auto const range = Kokkos::TeamThreadRange(team, ex * ey * ez);
+    Kokkos::parallel_for(range, [&](int t) {
+      int i = t % ex - 1, j = (t / ex) % ey - 1, k = g.dims == 3 ? t / (ex * ey) - 1 : 0;
+      bool const outX = i < 0 || i >= g.nx, outY = j < 0 || j >= g.ny, outZ = k < 0 || k >= g.nz;
+      if (!(outX || outY || outZ)) return;                             // owned
+      if ((outX && g.wx) || (outY && g.wy) || (outZ && g.wz)) return;  // beyond a wall
+      int const si = outX ? (i + g.nx) % g.nx : i, sj = outY ? (j + g.ny) % g.ny : j,
+                sk = outZ ? (k + g.nz) % g.nz : k;
+      f(i, j, k) = f(si, sj, sk);
+    });
+    team.team_barrier();
+  }
+
+  /// Half sweep of `colour` (smoothColour), or the first one from zero (smoothColourFromZero).
+  KOKKOS_INLINE_FUNCTION void halfSweep(Member const& team, FusedLevel const& L, int colour,
+                                        bool fromZero) const {
+    detail::PoissonGrid const& g = L.g;
+    int const shift = colour + g.ox + g.oy + g.oz;
+    if (fromZero) {
+      auto const range = Kokkos::TeamThreadRange(team, g.nx * g.ny * g.nz);
+      Kokkos::parallel_for(range, [&](int t) {
+        int const i = t % g.nx, j = (t / g.nx) % g.ny, k = t / (g.nx * g.ny);
+        L.x(i, j, k) = detail::fromZeroCell(g, L.b, shift, i, j, k);
+      });
+    } else {
+      int const hx = (g.nx + 1) / 2;
+      auto const range = Kokkos::TeamThreadRange(team, hx * g.ny * g.nz);
+      Kokkos::parallel_for(range, [&](int t) {
+        int const j = (t / hx) % g.ny, k = t / (hx * g.ny);
+        int const i = 2 * (t % hx) + ((shift + j + k) & 1);
+        if (i < g.nx) detail::smoothCell(g, L.b, L.x, i, j, k);
+      });
+    }
+    team.team_barrier();
+  }
+
+  /// Multigrid::smooth.
+  KOKKOS_INLINE_FUNCTION void smooth(Member const& team, FusedLevel const& L, int sweeps,
+                                     bool redFirst, Multigrid::SmoothStart start) const {
+    for (int s = 0; s < sweeps; ++s)
+      for (int c = 0; c < 2; ++c) {
+        int const colour = redFirst ? c : 1 - c;
+        bool const first = s == 0 && c == 0;
+        if (first && start == Multigrid::SmoothStart::FromZero) {
+          halfSweep(team, L, colour, true);
+          continue;
+        }
+        if (!(first && start == Multigrid::SmoothStart::GhostsCurrent)) fill(team, L.g, L.x);
+        halfSweep(team, L, colour, false);
+      }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
+    using Start = Multigrid::SmoothStart;
+    for (int l = 0; l + 1 < count; ++l) {
+      FusedLevel const& L = lv[l];
+      FusedLevel const& C = lv[l + 1];
+      detail::PoissonGrid const& g = L.g;
+      if (pre == 0) {  // the zero guess, ghosts included
+        int const ex = g.nx + 2, ey = g.ny + 2, ez = g.dims == 3 ? g.nz + 2 : 1;
+        int const dz = g.dims == 3 ? 1 : 0;
+        auto const range = Kokkos::TeamThreadRange(team, ex * ey * ez);
+        Kokkos::parallel_for(
+            range, [&](int t) { L.x(t % ex - 1, (t / ex) % ey - 1, t / (ex * ey) - dz) = 0.0; });
+        team.team_barrier();
+      }
+      smooth(team, L, pre, true, Start::FromZero);
+      fill(team, g, L.x);
+      auto const owned = Kokkos::TeamThreadRange(team, g.nx * g.ny * g.nz);
+      Kokkos::parallel_for(owned, [&](int t) {
+        int const i = t % g.nx, j = (t / g.nx) % g.ny, k = t / (g.nx * g.ny);
+        L.res(i, j, k) = detail::residualCell(g, L.b, L.x, i, j, k);
+      });
+      team.team_barrier();
+      fill(team, g, L.res);
+      detail::PoissonGrid const& c = C.g;
+      auto const coarse = Kokkos::TeamThreadRange(team, c.nx * c.ny * c.nz);
+      Kokkos::parallel_for(coarse, [&](int t) {
+        int const i = t % c.nx, j = (t / c.nx) % c.ny, k = t / (c.nx * c.ny);
+        C.b(i, j, k) = detail::restrictCell(g, L.res, c, i, j, k);
+      });
+      team.team_barrier();
+    }
+    FusedLevel const& bottom = lv[count - 1];
+    smooth(team, bottom, coarseSweeps, true, Start::FromZero);
+    smooth(team, bottom, coarseSweeps, false, Start::GhostsStale);
+    for (int l = count - 2; l >= 0; --l) {
+      FusedLevel const& L = lv[l];
+      FusedLevel const& C = lv[l + 1];
+      detail::PoissonGrid const& g = L.g;
+      fill(team, C.g, C.x);
+      // Owned cells, then their ghosts by copy: the prolongation into the ghosts gives the
+      // same bits (see prolongAdd).
+      auto const owned = Kokkos::TeamThreadRange(team, g.nx * g.ny * g.nz);
+      Kokkos::parallel_for(owned, [&](int t) {
+        int const i = t % g.nx, j = (t / g.nx) % g.ny, k = t / (g.nx * g.ny);
+        L.x(i, j, k) += detail::prolongCell(g, C.g, C.x, i, j, k);
+      });
+      team.team_barrier();
+      fill(team, g, L.x);
+      smooth(team, L, post, false, Start::GhostsCurrent);
+    }
+  }
+};
+
 /// Halo exchange, skipped when there is no message (one rank, no periodic axis): the exchange
 /// would still fence the instance.
 void exchange(ExecSpace const& space, Halo& halo, FieldType& field) {
@@ -126,7 +271,8 @@ struct Multigrid::Level {
 };
 
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-                     std::array<double, 3> const& h, int preSmooth, int postSmooth)
+                     std::array<double, 3> const& h, int preSmooth, int postSmooth,
+                     long long fusedCells)
     : m_pre(preSmooth), m_post(postSmooth) {
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
@@ -169,6 +315,15 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   m_coarseSweeps = std::min(64, std::max(4, 2 * maxExtent));
   for (int l = 0; l < levels(); ++l)
     m_levelRegions.push_back(str("eddy::fluids::poisson::level", l));
+  // The one-launch tail: the coarsest levels that are whole on this rank (one rank, or
+  // replicated) and small enough, at most kMaxFusedLevels of them.
+  m_fusedFrom = levels();
+  if (fusedCells > 0)
+    while (m_fusedFrom > 0 && levels() - m_fusedFrom < kMaxFusedLevels) {
+      Level const& level = *m_levels[m_fusedFrom - 1];
+      if (level.decomp.nranks() != 1 || level.grid.globalCount() > fusedCells) break;
+      --m_fusedFrom;
+    }
 }
 
 Multigrid::~Multigrid() = default;
@@ -252,8 +407,31 @@ void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& re
   exchange(space, *level.twinHalo, *level.twin);
 }
 
+void Multigrid::fusedCycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x,
+                           FieldType& res) {
+  ScopedRegion region("eddy::fluids::poisson::fusedLevels");
+  FusedCycle f;
+  f.count = levels() - l;
+  f.pre = m_pre;
+  f.post = m_post;
+  f.coarseSweeps = m_coarseSweeps;
+  f.lv[0] = FusedLevel{m_levels[l]->grid, x.access(), b.access(), res.access()};
+  for (int k = 1; k < f.count; ++k) {
+    Level const& level = *m_levels[l + k];
+    f.lv[k] = FusedLevel{level.grid, level.x->access(), level.b->access(), level.res->access()};
+  }
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  int const most = Policy(space, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
+  Kokkos::parallel_for("eddy::fluids::poisson::fusedCycle", Policy(space, 1, std::min(most, 1024)),
+                       f);
+}
+
 void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x,
                       FieldType& res) {
+  if (l == m_fusedFrom) {
+    fusedCycle(space, l, b, x, res);
+    return;
+  }
   Level& level = *m_levels[l];
   if (l + 1 == levels()) {
     ScopedRegion region("eddy::fluids::poisson::coarseSolve");

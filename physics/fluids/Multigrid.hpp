@@ -37,11 +37,20 @@
 
 namespace eddy::fluids {
 
+/// EDDY_MG_FUSED_CELLS as a cell count (0 when unset); throws eddy::ConfigError when it is not a
+/// non-negative integer.
+long long fusedCellsFromEnvironment();
+
 class Multigrid {
  public:
   /// Collective over `comm`: builds every level, its fields and halo exchanges.
+  /// `fusedCells` > 0: the levels held whole on each rank (one rank, or replicated) with at most
+  /// that many cells run, with all coarser ones, in one launch of one team (fusedCycle): the
+  /// same arithmetic cell by cell, so the same bits, without a launch and a halo exchange per
+  /// half sweep. 0: every level step by step.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-            std::array<double, 3> const& h, int preSmooth, int postSmooth);
+            std::array<double, 3> const& h, int preSmooth, int postSmooth,
+            long long fusedCells = 0);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
@@ -58,6 +67,8 @@ class Multigrid {
   int firstReplicatedLevel() const;
   /// Global cells of level `l`.
   Index3 levelCells(int l) const;
+  /// The first level run in the one-launch tail (levels() when there is none).
+  int firstFusedLevel() const { return m_fusedFrom; }
   /// Symmetric sweep pairs on the coarsest level.
   int coarseSweeps() const { return m_coarseSweeps; }
   /// Device bytes held (fields, gather buffers and maps, halo buffers).
@@ -76,12 +87,16 @@ class Multigrid {
   void smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
               int sweeps, bool redFirst, SmoothStart start);
   void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
+  /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
+  void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
+                  Field<MemSpace>& res);
 
  private:
   std::vector<std::unique_ptr<Level>> m_levels;
   int m_pre = 2;
   int m_post = 2;
   int m_coarseSweeps = 4;
+  int m_fusedFrom = 0;  ///< set by the constructor
   /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
   /// levels excluded): "eddy::fluids::poisson::level<l>".
   std::vector<std::string> m_levelRegions;

@@ -95,9 +95,7 @@ void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, C
               CellView const& r) {
   forEachCell(
       "eddy::fluids::poisson::residual", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
-      KOKKOS_LAMBDA(int i, int j, int k) {
-        r(i, j, k) = b(i, j, k) - applyOperator(g, x, i, j, k);
-      });
+      KOKKOS_LAMBDA(int i, int j, int k) { r(i, j, k) = residualCell(g, b, x, i, j, k); });
 }
 
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
@@ -149,10 +147,7 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
       KOKKOS_LAMBDA(int t, int j, int k) {
         // Global parity of (i, j, k) equals `colour` for i = 2t + s.
         int const i = 2 * t + ((shift + j + k) & 1);
-        if (i >= nx) return;
-        double diag = 0.0, nsum = 0.0;
-        splitOperator(g, x, i, j, k, diag, nsum);
-        if (diag > 0) x(i, j, k) = (b(i, j, k) + nsum) / diag;
+        if (i < nx) smoothCell(g, b, x, i, j, k);
       });
 }
 
@@ -161,60 +156,16 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
   int const shift = colour + g.ox + g.oy + g.oz;
   forEachCell(
       "eddy::fluids::poisson::smoothColourFromZero", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
-      KOKKOS_LAMBDA(int i, int j, int k) {
-        double v = 0.0;
-        if (((i + j + k + shift) & 1) == 0) {
-          // smoothColour's (b + nsum) / diag with every neighbour 0 (nsum = +0).
-          double const diag = operatorDiagonal(g, i, j, k);
-          if (diag > 0) v = (b(i, j, k) + 0.0) / diag;
-        }
-        x(i, j, k) = v;
-      });
+      KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) = fromZeroCell(g, b, shift, i, j, k); });
 }
-
-namespace {
-/// Global fine index clamped into the domain at walls (the mirrored ghost), else unchanged.
-KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
-  if (wall) {
-    if (gidx < 0) return 0;
-    if (gidx > n - 1) return n - 1;
-  }
-  return gidx;
-}
-}  // namespace
 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b) {
   PoissonGrid const f = fine;
-  int const cox = coarse.ox, coy = coarse.oy, coz = coarse.oz;
-  double const scale = f.dims == 3 ? 1.0 / 512.0 : 1.0 / 64.0;
+  PoissonGrid const c = coarse;
   forEachCell(
       "eddy::fluids::poisson::restrict", space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz},
-      KOKKOS_LAMBDA(int ci, int cj, int ck) {
-        double const w[4] = {1.0, 3.0, 3.0, 1.0};
-        int const nz = f.dims == 3 ? 4 : 1;
-        double s = 0.0;
-        for (int c = 0; c < nz; ++c) {
-          int fk = 0;
-          double wz = 1.0;
-          if (f.dims == 3) {
-            fk = clampAtWall(2 * (coz + ck) - 1 + c, f.Nz, f.wz) - f.oz;
-            wz = w[c];
-          }
-          double sy = 0.0;
-          for (int bb = 0; bb < 4; ++bb) {
-            int const fj = clampAtWall(2 * (coy + cj) - 1 + bb, f.Ny, f.wy) - f.oy;
-            double sx = 0.0;
-            for (int a = 0; a < 4; ++a) {
-              int const fi = clampAtWall(2 * (cox + ci) - 1 + a, f.Nx, f.wx) - f.ox;
-              sx += w[a] * r(fi, fj, fk);
-            }
-            sy += w[bb] * sx;
-          }
-          s += wz * sy;
-        }
-        b(ci, cj, ck) = scale * s;
-      });
+      KOKKOS_LAMBDA(int ci, int cj, int ck) { b(ci, cj, ck) = restrictCell(f, r, c, ci, cj, ck); });
 }
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
@@ -232,28 +183,8 @@ void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const&
   std::array<int, 3> const hi{high(f.ox, f.nx, f.Nx, f.wx), high(f.oy, f.ny, f.Ny, f.wy),
                               f.dims == 3 ? high(f.oz, f.nz, f.Nz, f.wz) : 1};
   forEachCell(
-      "eddy::fluids::poisson::prolong", space, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
-        int const gi = f.ox + i, gj = f.oy + j;
-        int const pi = gi >> 1, pj = gj >> 1;
-        int const i0 = pi - c.ox, j0 = pj - c.oy;
-        int const i1 = clampAtWall(pi + ((gi & 1) ? 1 : -1), c.Nx, c.wx) - c.ox;
-        int const j1 = clampAtWall(pj + ((gj & 1) ? 1 : -1), c.Ny, c.wy) - c.oy;
-        double v;
-        if (f.dims == 3) {
-          int const gk = f.oz + k, pk = gk >> 1;
-          int const k0 = pk - c.oz;
-          int const k1 = clampAtWall(pk + ((gk & 1) ? 1 : -1), c.Nz, c.wz) - c.oz;
-          double const p0 = 0.75 * (0.75 * e(i0, j0, k0) + 0.25 * e(i1, j0, k0)) +
-                            0.25 * (0.75 * e(i0, j1, k0) + 0.25 * e(i1, j1, k0));
-          double const p1 = 0.75 * (0.75 * e(i0, j0, k1) + 0.25 * e(i1, j0, k1)) +
-                            0.25 * (0.75 * e(i0, j1, k1) + 0.25 * e(i1, j1, k1));
-          v = 0.75 * p0 + 0.25 * p1;
-        } else {
-          v = 0.75 * (0.75 * e(i0, j0, 0) + 0.25 * e(i1, j0, 0)) +
-              0.25 * (0.75 * e(i0, j1, 0) + 0.25 * e(i1, j1, 0));
-        }
-        x(i, j, k) += v;
-      });
+      "eddy::fluids::poisson::prolong", space, lo, hi,
+      KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += prolongCell(f, c, e, i, j, k); });
 }
 
 }  // namespace eddy::fluids::detail

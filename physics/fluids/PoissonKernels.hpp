@@ -88,6 +88,96 @@ KOKKOS_INLINE_FUNCTION void splitOperator(PoissonGrid const& g, CellView const& 
 }
 
 // ---------------------------------------------------------------------------------------------
+// The arithmetic of one cell of the multigrid steps, shared by the kernels below and by the
+// coarse levels run in one launch (Multigrid.cpp), so that both give the same bits.
+
+/// r at cell (i, j, k): b - A x.
+KOKKOS_INLINE_FUNCTION double residualCell(PoissonGrid const& g, CellView const& b,
+                                           CellView const& x, int i, int j, int k) {
+  return b(i, j, k) - applyOperator(g, x, i, j, k);
+}
+
+/// A Gauss-Seidel update of cell (i, j, k): x = (b + the weighted neighbours) / diag.
+KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, CellView const& x,
+                                       int i, int j, int k) {
+  double diag = 0.0, nsum = 0.0;
+  splitOperator(g, x, i, j, k, diag, nsum);
+  if (diag > 0) x(i, j, k) = (b(i, j, k) + nsum) / diag;
+}
+
+/// The value of cell (i, j, k) after the first half sweep from x = 0 of the colour with
+/// `shift` = colour + the global offsets: smoothCell's (b + nsum) / diag with every neighbour 0
+/// (nsum = +0) on that colour, 0 on the other.
+KOKKOS_INLINE_FUNCTION double fromZeroCell(PoissonGrid const& g, CellView const& b, int shift,
+                                           int i, int j, int k) {
+  if (((i + j + k + shift) & 1) != 0) return 0.0;
+  double const diag = operatorDiagonal(g, i, j, k);
+  return diag > 0 ? (b(i, j, k) + 0.0) / diag : 0.0;
+}
+
+/// Global fine index clamped into the domain at walls (the mirrored ghost), else unchanged.
+KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
+  if (wall) {
+    if (gidx < 0) return 0;
+    if (gidx > n - 1) return n - 1;
+  }
+  return gidx;
+}
+
+/// (R r) at coarse cell (ci, cj, ck): weights (1, 3, 3, 1) / 8 per axis over the fine cells
+/// 2C-1 .. 2C+2 (walls clamp the index).
+KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, CellView const& r,
+                                           PoissonGrid const& c, int ci, int cj, int ck) {
+  double const w[4] = {1.0, 3.0, 3.0, 1.0};
+  double const scale = f.dims == 3 ? 1.0 / 512.0 : 1.0 / 64.0;
+  int const nz = f.dims == 3 ? 4 : 1;
+  double s = 0.0;
+  for (int q = 0; q < nz; ++q) {
+    int fk = 0;
+    double wz = 1.0;
+    if (f.dims == 3) {
+      fk = clampAtWall(2 * (c.oz + ck) - 1 + q, f.Nz, f.wz) - f.oz;
+      wz = w[q];
+    }
+    double sy = 0.0;
+    for (int bb = 0; bb < 4; ++bb) {
+      int const fj = clampAtWall(2 * (c.oy + cj) - 1 + bb, f.Ny, f.wy) - f.oy;
+      double sx = 0.0;
+      for (int a = 0; a < 4; ++a) {
+        int const fi = clampAtWall(2 * (c.ox + ci) - 1 + a, f.Nx, f.wx) - f.ox;
+        sx += w[a] * r(fi, fj, fk);
+      }
+      sy += w[bb] * sx;
+    }
+    s += wz * sy;
+  }
+  return scale * s;
+}
+
+/// (P e) at fine cell (i, j, k) (owned or ghost): weights 3/4 for the parent, 1/4 for the
+/// coarse neighbour on the child's side (the parent itself beyond a wall), per axis.
+KOKKOS_INLINE_FUNCTION double prolongCell(PoissonGrid const& f, PoissonGrid const& c,
+                                          CellView const& e, int i, int j, int k) {
+  int const gi = f.ox + i, gj = f.oy + j;
+  int const pi = gi >> 1, pj = gj >> 1;
+  int const i0 = pi - c.ox, j0 = pj - c.oy;
+  int const i1 = clampAtWall(pi + ((gi & 1) ? 1 : -1), c.Nx, c.wx) - c.ox;
+  int const j1 = clampAtWall(pj + ((gj & 1) ? 1 : -1), c.Ny, c.wy) - c.oy;
+  if (f.dims == 3) {
+    int const gk = f.oz + k, pk = gk >> 1;
+    int const k0 = pk - c.oz;
+    int const k1 = clampAtWall(pk + ((gk & 1) ? 1 : -1), c.Nz, c.wz) - c.oz;
+    double const p0 = 0.75 * (0.75 * e(i0, j0, k0) + 0.25 * e(i1, j0, k0)) +
+                      0.25 * (0.75 * e(i0, j1, k0) + 0.25 * e(i1, j1, k0));
+    double const p1 = 0.75 * (0.75 * e(i0, j0, k1) + 0.25 * e(i1, j0, k1)) +
+                      0.25 * (0.75 * e(i0, j1, k1) + 0.25 * e(i1, j1, k1));
+    return 0.75 * p0 + 0.25 * p1;
+  }
+  return 0.75 * (0.75 * e(i0, j0, 0) + 0.25 * e(i1, j0, 0)) +
+         0.25 * (0.75 * e(i0, j1, 0) + 0.25 * e(i1, j1, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Kernels. Each runs on `space`; reductions are reproducible (eddy::reproducibleSum) and
 // collective over `comm`.
 

@@ -371,6 +371,96 @@ TEST(Poisson, BitwiseIdenticalToOneRank) {
   }
 }
 
+// The coarse levels in one launch (PoissonOptions::fusedCoarseCells) give bitwise the solve of
+// every level launched step by step: the same iterations, residual history and field, on any
+// rank count, for a tail that starts at a distributed level (one rank), at a replicated one
+// (gathered levels at 3 and 4 ranks) or at the finest level (a tiny grid), 2D and 3D, walls and
+// periodic axes, and other sweep counts.
+TEST(Poisson, CoarseLevelsInOneLaunchGiveTheSameBits) {
+  struct Case {
+    Problem problem;
+    long long cells;  // fusedCoarseCells
+    int sweeps;       // pre = post
+  };
+  std::vector<Case> const cases = {
+      {{{64, 48, 1}, 2, {true, false, false}}, 256, 2},
+      {{{36, 27, 1}, 2, {false, true, false}}, 4096, 2},
+      {{{16, 24, 32}, 3, {false, true, true}}, 4096, 2},
+      {{{32, 32, 32}, 3, {true, true, true}}, 512, 1},
+      {{{8, 8, 8}, 3, {true, false, true}}, 1 << 20, 3},  // every level in the launch
+  };
+  for (auto const& c : cases) {
+    auto const rhs = [](int i, int j, int k) {
+      return std::sin(0.3 * i + 0.1) * std::cos(0.2 * j) + 0.01 * k +
+             ((i * 7919 + j * 104729 + k * 1299709) % 13) / 13.0;
+    };
+    eddy::ExecSpace space;
+    CartDecomposition const d = c.problem.decomp(MPI_COMM_WORLD);
+    PoissonOptions stepwise = options(PoissonMethod::MultigridCG, 1e-9, 400);
+    stepwise.preSmooth = stepwise.postSmooth = c.sweeps;
+    stepwise.fusedCoarseCells = 0;
+    PoissonOptions fused = stepwise;
+    fused.fusedCoarseCells = c.cells;
+    PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), stepwise);
+    PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), fused);
+    Field<MemSpace> ba(space, "eddy::test::poisson::ba", d, 1),
+        pa(space, "eddy::test::poisson::pa", d, 1);
+    Field<MemSpace> bb(space, "eddy::test::poisson::bb", d, 1),
+        pb(space, "eddy::test::poisson::pb", d, 1);
+    fillOwned(ba, rhs);
+    fillOwned(bb, rhs);
+    PoissonStats const sa = a.solve(space, ba, pa);
+    PoissonStats const sb = b.solve(space, bb, pb);
+    SCOPED_TRACE(eddy::toString(c.problem.cells) + " fused up to " + std::to_string(c.cells) +
+                 " cells");
+    EXPECT_TRUE(sa.converged);
+    EXPECT_GT(sa.iterations, 1);
+    EXPECT_EQ(sa.iterations, sb.iterations);
+    ASSERT_EQ(sa.history.size(), sb.history.size());
+    EXPECT_EQ(
+        0, std::memcmp(sa.history.data(), sb.history.data(), sa.history.size() * sizeof(double)));
+    auto ha = Kokkos::create_mirror_view(pa.view());
+    Kokkos::deep_copy(ha, pa.view());
+    Index3 const g = pa.ghosts(), o = pa.globalOffset();
+    long long differ = 0;
+    forOwned(pb, [&](int i, int j, int k, double v) {  // global (i, j, k)
+      double const ref = ha(i - o[0] + g[0], j - o[1] + g[1], k - o[2] + g[2]);
+      if (std::memcmp(&v, &ref, sizeof(double)) != 0) ++differ;
+    });
+    EXPECT_TRUE(eddy::test::allRanks(differ == 0))
+        << differ << " cells differ on rank " << eddy::test::worldRank();
+  }
+}
+
+// Which levels the one launch takes: the small ones held whole on this rank.
+TEST(Poisson, CoarseLevelsInOneLaunchAreTheSmallWholeOnes) {
+  eddy::ExecSpace space;
+  Problem const s{{32, 32, 1}, 2, {false, false, false}};  // levels 32, 16, 8, 4, 2
+  CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+  eddy::fluids::Multigrid off(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0);
+  EXPECT_EQ(off.firstFusedLevel(), off.levels());
+  eddy::fluids::Multigrid small(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 64);  // 8^2 and below
+  int const size = eddy::test::worldSize();
+  // One rank: every level is whole here; 3 ranks gather from level 1 on, 4 from level 4.
+  int const expected = size == 1 ? 2 : size == 3 ? 2 : size == 4 ? 4 : -1;
+  if (expected >= 0) {
+    EXPECT_EQ(small.firstFusedLevel(), expected);
+  }
+  eddy::fluids::Multigrid all(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 1 << 20);
+  if (size == 1) {
+    EXPECT_EQ(all.firstFusedLevel(), 0);
+  }
+}
+
+TEST(Poisson, AMalformedFusedCellCountIsAConfigError) {
+  ASSERT_EQ(setenv("EDDY_MG_FUSED_CELLS", "lots", 1), 0);
+  EXPECT_THROW(eddy::fluids::fusedCellsFromEnvironment(), eddy::ConfigError);
+  ASSERT_EQ(setenv("EDDY_MG_FUSED_CELLS", "4096", 1), 0);
+  EXPECT_EQ(eddy::fluids::fusedCellsFromEnvironment(), 4096);
+  unsetenv("EDDY_MG_FUSED_CELLS");
+  EXPECT_EQ(eddy::fluids::fusedCellsFromEnvironment(), 0);
+}
+
 // (f): the cap ends the solve without an exception; the history has one entry per iteration plus
 // the start.
 TEST(Poisson, IterationCap) {
