@@ -58,8 +58,8 @@ struct FusedCycle {
   KOKKOS_INLINE_FUNCTION void fill(Member const& team, detail::PoissonGrid const& g,
                                    detail::CellView const& f) const {
     int const ex = g.nx + 2, ey = g.ny + 2, ez = g.dims == 3 ? g.nz + 2 : 1;
-    auto const range = Kokkos::TeamThreadRange(team, ex * ey * ez);
-    Kokkos::parallel_for(range, [&](int t) {
+    auto const cells = Kokkos::TeamThreadRange(team, ex * ey * ez);
+    Kokkos::parallel_for(cells, [&](int t) {
       int i = t % ex - 1, j = (t / ex) % ey - 1, k = g.dims == 3 ? t / (ex * ey) - 1 : 0;
       bool const outX = i < 0 || i >= g.nx, outY = j < 0 || j >= g.ny, outZ = k < 0 || k >= g.nz;
       if (!(outX || outY || outZ)) return;                             // owned
@@ -77,15 +77,15 @@ struct FusedCycle {
     detail::PoissonGrid const& g = L.g;
     int const shift = colour + g.ox + g.oy + g.oz;
     if (fromZero) {
-      auto const range = Kokkos::TeamThreadRange(team, g.nx * g.ny * g.nz);
-      Kokkos::parallel_for(range, [&](int t) {
+      auto const cells = Kokkos::TeamThreadRange(team, g.nx * g.ny * g.nz);
+      Kokkos::parallel_for(cells, [&](int t) {
         int const i = t % g.nx, j = (t / g.nx) % g.ny, k = t / (g.nx * g.ny);
         L.x(i, j, k) = detail::fromZeroCell(g, L.b, shift, i, j, k);
       });
     } else {
       int const hx = (g.nx + 1) / 2;
-      auto const range = Kokkos::TeamThreadRange(team, hx * g.ny * g.nz);
-      Kokkos::parallel_for(range, [&](int t) {
+      auto const cells = Kokkos::TeamThreadRange(team, hx * g.ny * g.nz);
+      Kokkos::parallel_for(cells, [&](int t) {
         int const j = (t / hx) % g.ny, k = t / (hx * g.ny);
         int const i = 2 * (t % hx) + ((shift + j + k) & 1);
         if (i < g.nx) detail::smoothCell(g, L.b, L.x, i, j, k);
@@ -119,9 +119,9 @@ struct FusedCycle {
       if (pre == 0) {  // the zero guess, ghosts included
         int const ex = g.nx + 2, ey = g.ny + 2, ez = g.dims == 3 ? g.nz + 2 : 1;
         int const dz = g.dims == 3 ? 1 : 0;
-        auto const range = Kokkos::TeamThreadRange(team, ex * ey * ez);
+        auto const cells = Kokkos::TeamThreadRange(team, ex * ey * ez);
         Kokkos::parallel_for(
-            range, [&](int t) { L.x(t % ex - 1, (t / ex) % ey - 1, t / (ex * ey) - dz) = 0.0; });
+            cells, [&](int t) { L.x(t % ex - 1, (t / ex) % ey - 1, t / (ex * ey) - dz) = 0.0; });
         team.team_barrier();
       }
       smooth(team, L, pre, true, Start::FromZero);

@@ -387,7 +387,8 @@ TEST(Poisson, CoarseLevelsInOneLaunchGiveTheSameBits) {
       {{{36, 27, 1}, 2, {false, true, false}}, 4096, 2},
       {{{16, 24, 32}, 3, {false, true, true}}, 4096, 2},
       {{{32, 32, 32}, 3, {true, true, true}}, 512, 1},
-      {{{8, 8, 8}, 3, {true, false, true}}, 1 << 20, 3},  // every level in the launch
+      {{{8, 8, 8}, 3, {true, false, true}}, 1 << 20, 3},   // every level in the launch
+      {{{24, 16, 1}, 2, {false, false, false}}, 4096, 0},  // no smoothing: zeroed corrections
   };
   for (auto const& c : cases) {
     auto const rhs = [](int i, int j, int k) {
@@ -413,7 +414,9 @@ TEST(Poisson, CoarseLevelsInOneLaunchGiveTheSameBits) {
     PoissonStats const sb = b.solve(space, bb, pb);
     SCOPED_TRACE(eddy::toString(c.problem.cells) + " fused up to " + std::to_string(c.cells) +
                  " cells");
-    EXPECT_TRUE(sa.converged);
+    if (c.sweeps > 0) {
+      EXPECT_TRUE(sa.converged);
+    }
     EXPECT_GT(sa.iterations, 1);
     EXPECT_EQ(sa.iterations, sb.iterations);
     ASSERT_EQ(sa.history.size(), sb.history.size());
