@@ -3,15 +3,19 @@
 ///
 /// Grid kernels go through forEachCell(), so that the iteration is chosen in one place (the
 /// overlap's shell slabs take slabPolicy() in BoxSplit.hpp, the same MDRange with tiles cut to
-/// the slab): boxPolicy(), an MDRange with x fastest (Kokkos' default iterates the last index
-/// fastest on hosts: strided access to a LayoutLeft field) and a tile from compat::boxTile(), which
-/// can be overridden with EDDY_BOX_TILE=tx,ty,tz (for tuning on other hardware; 0 lets Kokkos
-/// choose).
+/// the slab). On host backends a work item is a row (j, k), its cells a plain loop over i
+/// (compat::cellRows). On GPUs it is boxPolicy(), an MDRange with x fastest (Kokkos' default
+/// iterates the last index fastest on hosts: strided access to a LayoutLeft field) and a tile from
+/// compat::boxTile(), which can be overridden with EDDY_BOX_TILE=tx,ty,tz (for tuning on other
+/// hardware; 0 lets Kokkos choose).
 ///
 /// Measured on an H200 (512^3): items of 4 rows per thread (BoxRowBlocks, as the reductions
 /// use) run the plain 7-point stencil at 0.75 of copy bandwidth against 0.60 for the MDRange
 /// (bench_stencil), but forEachCell built on them left the Navier-Stokes step unchanged
 /// (V-cycle and RK stages within 1%) and the 256^3 step 4% slower, so the MDRange stays.
+/// Debian host (one core), rows against the MDRange: Taylor-Green 64^3 RK stages 0.556 s against
+/// 0.68-0.73 over 10 steps and the whole step 3-5% faster (the V-cycle's stride-2 red-black
+/// sweeps gain nothing), the diffusion step of bench_stencil 128 1.43x faster.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -150,6 +154,17 @@ struct BoxRowBlocks {
   }
 };
 
+/// f(i, j, k) over the cells of row r of a box: a plain loop over i (compat::cellRows).
+template <class F>
+struct BoxRows {
+  F f;
+  int lo0, hi0, lo1, lo2, n1;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r) const {
+    int const j = lo1 + static_cast<int>(r % n1), k = lo2 + static_cast<int>(r / n1);
+    for (int i = lo0; i < hi0; ++i) f(i, j, k);
+  }
+};
+
 /// Runs f(i, j, k) for lo <= (i, j, k) < hi on `space` (an inverted range along an axis is
 /// empty): the one way grid kernels visit cells (see the top of this file). Every cell is
 /// computed by the same code whatever box it is part of, so splitting a box into parts (e.g.
@@ -159,7 +174,15 @@ void forEachCell(std::string const& label, Exec const& space, std::array<int, 3>
                  std::array<int, 3> const& hi, F const& f) {
   for (int d = 0; d < 3; ++d)
     if (hi[d] <= lo[d]) return;  // nothing to launch
-  Kokkos::parallel_for(label, boxPolicy(space, lo, hi), f);
+  if constexpr (compat::cellRows<Exec>()) {
+    int const n1 = hi[1] - lo[1];
+    std::int64_t const rows = static_cast<std::int64_t>(n1) * (hi[2] - lo[2]);
+    Kokkos::parallel_for(label,
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(space, 0, rows),
+                         BoxRows<F>{f, lo[0], hi[0], lo[1], lo[2], n1});
+  } else {
+    Kokkos::parallel_for(label, boxPolicy(space, lo, hi), f);
+  }
 }
 
 /// f(i, j, k) as a function of the flat index of a FlatBox.

@@ -248,6 +248,20 @@ constexpr int listLanes<Kokkos::Cuda>() {
 }
 #endif
 
+/// Whether grid kernels on `Exec` (forEachCell) take a row (j, k) per work item and visit its
+/// cells in a plain loop over i: contiguous and vectorisable on host backends; CUDA takes the
+/// MDRange tiles of boxTile, whose neighbouring threads read neighbouring x.
+template <class Exec>
+constexpr bool cellRows() {
+  return true;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+constexpr bool cellRows<Kokkos::Cuda>() {
+  return false;
+}
+#endif
+
 /// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
 /// into a padded scratch area and a pack (Debian host, bench_md 16: 1690-2036 ns/atom against
 /// 2816-3269 for two passes), false for a count pass and a fill pass straight into the CSR
