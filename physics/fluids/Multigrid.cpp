@@ -21,7 +21,7 @@ using Halo = HaloExchange<ExecSpace>;
 
 long long fusedCellsFromEnvironment() {
   char const* const env = std::getenv("EDDY_MG_FUSED_CELLS");
-  if (!env || !*env) return 0;
+  if (!env || !*env) return compat::fusedCoarseCells<ExecSpace>();
   char* end = nullptr;
   errno = 0;
   long long const v = std::strtoll(env, &end, 10);

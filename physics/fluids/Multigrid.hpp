@@ -37,8 +37,8 @@
 
 namespace eddy::fluids {
 
-/// EDDY_MG_FUSED_CELLS as a cell count (0 when unset); throws eddy::ConfigError when it is not a
-/// non-negative integer.
+/// EDDY_MG_FUSED_CELLS as a cell count (compat::fusedCoarseCells when unset); throws
+/// eddy::ConfigError when it is not a non-negative integer.
 long long fusedCellsFromEnvironment();
 
 class Multigrid {

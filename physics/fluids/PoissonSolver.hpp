@@ -37,7 +37,8 @@ struct PoissonOptions {
   int postSmooth = 2;        ///< sweeps after prolongation
   /// Multigrid levels held whole on each rank with at most this many cells run, with all the
   /// coarser ones, in one launch (one team): the same arithmetic, without a launch and an
-  /// exchange per step. 0: off; -1: EDDY_MG_FUSED_CELLS from the environment (default 0).
+  /// exchange per step. 0: off; -1: EDDY_MG_FUSED_CELLS from the environment (default
+  /// compat::fusedCoarseCells).
   long long fusedCoarseCells = -1;
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
   /// runs on a second execution-space instance, then to the shell (bitwise the same result).

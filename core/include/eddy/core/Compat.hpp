@@ -262,6 +262,15 @@ constexpr bool cellRows<Kokkos::Cuda>() {
 }
 #endif
 
+/// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
+/// most this many cells run in one launch (Multigrid.hpp). 0 (off) everywhere until measured on
+/// a GPU, where launch latency makes it worth trying (4096 is the candidate); on a CPU core the
+/// one-team cycle measured slower.
+template <class Exec>
+constexpr long long fusedCoarseCells() {
+  return 0;
+}
+
 /// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
 /// into a padded scratch area and a pack (Debian host, bench_md 16: 1690-2036 ns/atom against
 /// 2816-3269 for two passes), false for a count pass and a fill pass straight into the CSR
