@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -220,18 +221,26 @@ Exec secondInstance(Exec const& space) {
 #endif
 }
 
+/// True for the CUDA execution space: the one place where the per-backend choices below (each
+/// measured, see its comment) tell CUDA from the host backends.
+template <class Exec>
+constexpr bool isCuda() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same_v<Exec, Kokkos::Cuda>;
+#else
+  return false;
+#endif
+}
+
 /// Tile of a 3D MDRange over a LayoutLeft box (see BoxPolicy.hpp): on CUDA, full warps along x;
 /// on host backends Kokkos' choice (0), which takes whole x rows.
 template <class Exec>
 std::array<int, 3> boxTile() {
-  return {0, 0, 0};
+  if constexpr (isCuda<Exec>())
+    return {32, 4, 2};
+  else
+    return {0, 0, 0};
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-inline std::array<int, 3> boxTile<Kokkos::Cuda>() {
-  return {32, 4, 2};
-}
-#endif
 
 /// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
 /// 4 lanes read consecutive entries of a row together (bench_md on an H200, 1M atoms: 2.54 G
@@ -239,28 +248,16 @@ inline std::array<int, 3> boxTile<Kokkos::Cuda>() {
 /// row) on host backends.
 template <class Exec>
 constexpr int listLanes() {
-  return 1;
+  return isCuda<Exec>() ? 4 : 1;
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-constexpr int listLanes<Kokkos::Cuda>() {
-  return 4;
-}
-#endif
 
 /// Whether grid kernels on `Exec` (forEachCell) take a row (j, k) per work item and visit its
 /// cells in a plain loop over i: contiguous and vectorisable on host backends; CUDA takes the
 /// MDRange tiles of boxTile, whose neighbouring threads read neighbouring x.
 template <class Exec>
 constexpr bool cellRows() {
-  return true;
+  return !isCuda<Exec>();
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-constexpr bool cellRows<Kokkos::Cuda>() {
-  return false;
-}
-#endif
 
 /// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
 /// most this many cells run in one launch (Multigrid.hpp). 0 (off) everywhere until measured on
@@ -279,27 +276,15 @@ constexpr long long fusedCoarseCells() {
 /// slower); two passes need no scratch area (1.3 times the list), so CUDA keeps them.
 template <class Exec>
 constexpr bool onePassListBuild() {
-  return true;
+  return !isCuda<Exec>();
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-constexpr bool onePassListBuild<Kokkos::Cuda>() {
-  return false;
-}
-#endif
 
 /// Vector lanes that copy one row of a CSR array together: 32 on CUDA (a warp reads and writes
 /// a row's consecutive entries in whole sectors), 1 on host backends.
 template <class Exec>
 constexpr int rowCopyLanes() {
-  return 1;
+  return isCuda<Exec>() ? 32 : 1;
 }
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-constexpr int rowCopyLanes<Kokkos::Cuda>() {
-  return 32;
-}
-#endif
 
 /// Hardware concurrency of an execution space instance.
 template <class Exec>
