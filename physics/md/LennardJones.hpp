@@ -11,13 +11,12 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
 #include "md/Particles.hpp"
 #include "neighbor/VerletList.hpp"
 
 #include <Kokkos_ScatterView.hpp>
-
-#include <algorithm>
 
 namespace eddy::md {
 
@@ -131,13 +130,10 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
                      Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
                      RowSet<Mem> const& set, int lanes) {
   ScopedRegion region("eddy::md::forcesFull");
-  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
-  int const count = set.count;
-  auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-    int const t = team.league_rank() * team.team_size() + team.team_rank();
-    if (t >= count) return;
+  auto const kernel = KOKKOS_LAMBDA(Member const& team, int t) {
     int const i = set.row(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
     int const begin = offsets(i);
@@ -164,12 +160,7 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
       f(i, 2) = sum.z;
     });
   };
-  // 256 / lanes rows per team where the backend allows (one on host backends).
-  int const most = Policy(space, 1, 1, lanes).team_size_max(kernel, Kokkos::ParallelForTag());
-  int const rowsPerTeam = std::max(1, std::min(lanes >= 256 ? 1 : 256 / lanes, most));
-  Kokkos::parallel_for("eddy::md::forcesFullLanes",
-                       Policy(space, (count + rowsPerTeam - 1) / rowsPerTeam, rowsPerTeam, lanes),
-                       kernel);
+  forEachRowWithLanes("eddy::md::forcesFullLanes", space, set.count, lanes, kernel);
 }
 
 /// forcesFull (lanes = 1) or forcesFullLanes.

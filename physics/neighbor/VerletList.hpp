@@ -39,10 +39,10 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Reductions.hpp"
+#include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
 
-#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -355,21 +355,15 @@ class VerletList {
     auto neighbors = m_neighbors;
     int const lanes = compat::rowCopyLanes<Exec>();
     if (lanes > 1) {
-      using Policy = Kokkos::TeamPolicy<Exec>;
-      int const owned = m_owned;
-      auto const kernel = KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-        int const i = team.league_rank() * team.team_size() + team.team_rank();
-        if (i >= owned) return;
-        int const begin = offsets(i);
-        int const* const from = padded.data() + static_cast<std::size_t>(i) * stride;
-        // Nested loops take no label (only kernels do).
-        auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
-        Kokkos::parallel_for(entries, [&](int k) { neighbors(begin + k) = from[k]; });
-      };
-      int const most = Policy(space, 1, 1, lanes).team_size_max(kernel, Kokkos::ParallelForTag());
-      int const rows = std::max(1, std::min(256 / lanes, most));
-      Kokkos::parallel_for("eddy::neighbor::verletPackLanes",
-                           Policy(space, (owned + rows - 1) / rows, rows, lanes), kernel);
+      forEachRowWithLanes(
+          "eddy::neighbor::verletPackLanes", space, m_owned, lanes,
+          KOKKOS_LAMBDA(typename Kokkos::TeamPolicy<Exec>::member_type const& team, int i) {
+            int const begin = offsets(i);
+            int const* const from = padded.data() + static_cast<std::size_t>(i) * stride;
+            // Nested loops take no label (only kernels do).
+            auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
+            Kokkos::parallel_for(entries, [&](int k) { neighbors(begin + k) = from[k]; });
+          });
       return;
     }
     Kokkos::parallel_for(

@@ -1,10 +1,10 @@
 // Benchmark: the Lennard-Jones force evaluation and the neighbour rebuild of the md model on
 // one rank (fcc liquid state of inputs/lj_bench_1m.yaml: rho* 0.8442, T* 1.44, rc 2.5, skin
 // 0.3; default 64^3 cells = 1M atoms on GPUs, 16^3 on hosts), 100 steps after the lattice
-// start. Forces from the model's full and
-// half lists, and from the full list by a thread per atom and with V vector lanes per atom
-// (TeamPolicy, each atom's neighbours split over V lanes, which read consecutive list entries
-// together); each variant's forces are checked against the model's. The ceiling is the least
+// start. Forces from the model's full and half lists, and from the full list by a thread per
+// atom and with V vector lanes per atom (TeamPolicy, each atom's neighbours split over V lanes,
+// which read consecutive list entries together); each variant's forces are checked against the
+// model's. The ceiling is the least
 // traffic of one force evaluation (list entries, positions read, forces written) at the copy
 // bandwidth of the same run. The Verlet list build alone is timed both ways (one pass into a
 // padded scratch area, or count and fill passes). Prints a Markdown table.
