@@ -8,14 +8,13 @@ namespace eddy::fluids::mac {
 
 namespace {
 
-/// Launches `f` over `part` of `boxes`: one policy type and functor for every part (the shell's
-/// slabs only take tiles shaped for them), so each entry is computed by the same code whichever
-/// part holds it.
+/// Launches `f` over `part` of `boxes`: one functor for every part (the shell's slabs only take
+/// tiles shaped for them), so each entry is computed by the same code whichever part holds it.
 template <class F>
 void launch(std::string const& label, ExecSpace const& space, BoxSplit const& boxes, Part part,
             F const& f) {
   if (part == Part::Shell) {
-    for (Box3 const& b : boxes.shell) Kokkos::parallel_for(label, slabPolicy(space, b), f);
+    for (Box3 const& b : boxes.shell) forEachSlabCell(label, space, b, f);
     return;
   }
   Box3 const& b = part == Part::Whole ? boxes.whole : boxes.inner;

@@ -83,9 +83,8 @@ Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> shellHits(BoxSplit c
   Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits(
       "eddy::test::hits", s.whole.hi[0], s.whole.hi[1], s.whole.hi[2]);
   for (Box3 const& b : s.shell)
-    Kokkos::parallel_for(
-        "eddy::test::slab", eddy::slabPolicy(space, b),
-        KOKKOS_LAMBDA(int i, int j, int k) { hits(i, j, k) += 1; });
+    eddy::forEachSlabCell(
+        "eddy::test::slab", space, b, KOKKOS_LAMBDA(int i, int j, int k) { hits(i, j, k) += 1; });
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
 }
 

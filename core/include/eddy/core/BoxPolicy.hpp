@@ -2,12 +2,12 @@
 /// @brief How grid kernels visit a 3D box [lo, hi) of cells, x fastest (fields are LayoutLeft).
 ///
 /// Grid kernels go through forEachCell(), so that the iteration is chosen in one place (the
-/// overlap's shell slabs take slabPolicy() in BoxSplit.hpp, the same MDRange with tiles cut to
-/// the slab). On host backends a work item is a row (j, k), its cells a plain loop over i
-/// (compat::cellRows). On GPUs it is boxPolicy(), an MDRange with x fastest (Kokkos' default
-/// iterates the last index fastest on hosts: strided access to a LayoutLeft field) and a tile from
-/// compat::boxTile(), which can be overridden with EDDY_BOX_TILE=tx,ty,tz (for tuning on other
-/// hardware; 0 lets Kokkos choose).
+/// overlap's shell slabs go through forEachSlabCell() in BoxSplit.hpp, which on GPUs cuts the
+/// MDRange's tiles to the slab). On host backends a work item is a row (j, k), its cells a plain
+/// loop over i (compat::cellRows). On GPUs it is boxPolicy(), an MDRange with x fastest (Kokkos'
+/// default iterates the last index fastest on hosts: strided access to a LayoutLeft field) and a
+/// tile from compat::boxTile(), which can be overridden with EDDY_BOX_TILE=tx,ty,tz (for tuning on
+/// other hardware; 0 lets Kokkos choose).
 ///
 /// Measured on an H200 (512^3): items of 4 rows per thread (BoxRowBlocks, as the reductions
 /// use) run the plain 7-point stencil at 0.75 of copy bandwidth against 0.60 for the MDRange

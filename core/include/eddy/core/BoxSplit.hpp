@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 namespace eddy {
@@ -78,6 +79,16 @@ BoxPolicy<Exec> slabPolicy(Exec const& space, Box3 const& b) {
   for (int a = 0; a < 3; ++a) top[a] = std::max(top[a], b.lo[a]);
   return BoxPolicy<Exec>(space, {b.lo[0], b.lo[1], b.lo[2]}, {top[0], top[1], top[2]},
                          {t[0], t[1], t[2]});
+}
+
+/// Runs f(i, j, k) over the slab `b` of a shell: forEachCell, but with slabPolicy's tile where
+/// the backend iterates MDRange tiles (compat::cellRows false). Same kernel, same bits.
+template <class Exec, class F>
+void forEachSlabCell(std::string const& label, Exec const& space, Box3 const& b, F const& f) {
+  if constexpr (compat::cellRows<Exec>())
+    forEachCell(label, space, b.lo, b.hi, f);
+  else if (b.size() > 0)
+    Kokkos::parallel_for(label, slabPolicy(space, b), f);
 }
 
 }  // namespace eddy
