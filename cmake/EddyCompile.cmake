@@ -29,3 +29,24 @@ function(eddy_kokkos_sources target)
     endforeach()
   endif()
 endfunction()
+
+# eddy_rounded_as_written(<target>): <target>'s sources round every operation as written: no
+# contraction of a * b + c into a fused multiply-add. A compiler may contract the same inline
+# function differently in different kernels (it decides after inlining), so without this the
+# multigrid's one-launch coarse levels and its level-by-level kernels, which share their cell
+# functions, gave different bits on CUDA; and CUDA contracts by default where a host build
+# without FMA instructions cannot. The fluid kernels are bound by memory traffic, not by the
+# floating-point rate, so this costs them nothing measurable.
+function(eddy_rounded_as_written target)
+  if(Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")  # nvcc, directly or through nvcc_wrapper
+    if(EDDY_KOKKOS_LANGUAGE STREQUAL "CUDA")
+      target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false -Xcompiler=-ffp-contract=off>)
+    else()
+      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:--fmad=false>)
+    endif()
+  endif()
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
+  endif()
+endfunction()
