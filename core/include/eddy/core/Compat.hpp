@@ -260,12 +260,13 @@ constexpr bool cellRows() {
 }
 
 /// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
-/// most this many cells run in one launch (Multigrid.hpp). 0 (off) everywhere until measured on
-/// a GPU, where launch latency makes it worth trying (4096 is the candidate); on a CPU core the
-/// one-team cycle measured slower.
+/// most this many cells run in one launch (Multigrid.hpp). On CUDA 4096 (16^3): each small level
+/// otherwise costs ~22 launches of latency (H200, 3D Taylor-Green: 256^3 step 2% faster, 512^3
+/// 0.3-1%; 32768 was slower than 4096 on one GPU). On a CPU core the one-team cycle is a serial
+/// loop that gains nothing: 0 (off).
 template <class Exec>
 constexpr long long fusedCoarseCells() {
-  return 0;
+  return isCuda<Exec>() ? 4096 : 0;
 }
 
 /// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
