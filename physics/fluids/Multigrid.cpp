@@ -295,6 +295,11 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
       Index3 const p = f.decomp.procGrid();
       for (int a = 0; a < dims; ++a)
         distributed = distributed && G[a] % (2 * p[a]) == 0 && G[a] / (2 * p[a]) >= 2;
+      // With the one-launch tail on, a level small enough for it is gathered even when it could
+      // stay distributed: one gather per V-cycle then replaces the tail levels' halo exchanges.
+      long long coarseCells = 1;
+      for (int a = 0; a < dims; ++a) coarseCells *= gc[a];
+      if (fusedCells > 0 && f.decomp.nranks() > 1 && coarseCells <= fusedCells) distributed = false;
     }
     if (distributed) {
       CartDecomposition const dc(gc, dims, f.decomp.periodic(), f.decomp.nranks(), f.decomp.rank(),

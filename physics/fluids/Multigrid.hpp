@@ -5,10 +5,12 @@
 /// Hierarchy: a fixed function of the global grid. Every axis is halved while every spatial
 /// global extent is even and the halved extent is >= 2. A level stays distributed over the ranks
 /// (same process grid, each block halved) while every rank's block halves into whole cells (its
-/// extent along each axis is even) of at least 2 cells; otherwise the residual of the last
-/// distributed level is gathered (MPI_Allgatherv) onto every rank and all coarser levels are
-/// solved redundantly on MPI_COMM_SELF with the same arithmetic. The coarse correction is then
-/// read back from the replicated level by each rank for its own block (no message).
+/// extent along each axis is even) of at least 2 cells, and, when the one-launch tail is on
+/// (fusedCells > 0), while the level has more than fusedCells cells; otherwise the residual of
+/// the last distributed level is gathered (MPI_Allgatherv) onto every rank and all coarser levels
+/// are solved redundantly on MPI_COMM_SELF with the same arithmetic. The coarse correction is then
+/// read back from the replicated level by each rank for its own block (no message). The
+/// hierarchy itself (the levels' global grids) depends on the global grid alone.
 ///
 /// V-cycle with zero initial guess on every level (the first half sweep writes every cell from
 /// b alone, so x is never zeroed): `pre` red-black Gauss-Seidel sweeps (red then black), residual,
@@ -47,7 +49,8 @@ class Multigrid {
   /// `fusedCells` > 0: the levels held whole on each rank (one rank, or replicated) with at most
   /// that many cells run, with all coarser ones, in one launch of one team (fusedCycle): the
   /// same arithmetic cell by cell, so the same bits, without a launch and a halo exchange per
-  /// half sweep. 0: every level step by step.
+  /// half sweep. On several ranks the levels with at most that many cells are gathered onto
+  /// every rank for it (see the hierarchy above). 0: every level step by step.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth,
             long long fusedCells = 0);
