@@ -1,9 +1,12 @@
 /// @file FlowReference.hpp
 /// @brief Closed-form flows used as initial states and references: the Taylor-Green vortex
 /// (exact decaying solution in 2D, the classic initial state in 3D) and plane Poiseuille flow.
+/// sin and cos are the portable ones (PortableMath.hpp), so an initial state has the same bits
+/// on every backend.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/PortableMath.hpp"
 
 namespace eddy::fluids {
 
@@ -21,9 +24,10 @@ struct FlowReference {
   /// Velocity component c at (x, y, z).
   KOKKOS_INLINE_FUNCTION double velocity(int c, double x, double y, double z) const {
     if (kind == TaylorGreen) {
-      double const zf = dims == 3 ? math::cos(kz * z) : 1.0;
-      if (c == 0) return U * decay * math::sin(kx * x) * math::cos(ky * y) * zf;
-      if (c == 1) return -U * decay * (kx / ky) * math::cos(kx * x) * math::sin(ky * y) * zf;
+      double const zf = dims == 3 ? math::portableCos(kz * z) : 1.0;
+      if (c == 0) return U * decay * math::portableSin(kx * x) * math::portableCos(ky * y) * zf;
+      if (c == 1)
+        return -U * decay * (kx / ky) * math::portableCos(kx * x) * math::portableSin(ky * y) * zf;
       return 0.0;
     }
     if (kind == Poiseuille) return c == 0 ? curvature * y * (height - y) : 0.0;
@@ -34,9 +38,10 @@ struct FlowReference {
     if (kind != TaylorGreen) return 0.0;
     double const r = kx / ky;
     if (dims == 2)
-      return 0.25 * U * U * decay * decay * (math::cos(2 * kx * x) + r * r * math::cos(2 * ky * y));
-    return U * U / 16.0 * (math::cos(2 * kx * x) + math::cos(2 * ky * y)) *
-           (math::cos(2 * kz * z) + 2.0);
+      return 0.25 * U * U * decay * decay *
+             (math::portableCos(2 * kx * x) + r * r * math::portableCos(2 * ky * y));
+    return U * U / 16.0 * (math::portableCos(2 * kx * x) + math::portableCos(2 * ky * y)) *
+           (math::portableCos(2 * kz * z) + 2.0);
   }
 };
 

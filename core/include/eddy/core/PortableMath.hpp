@@ -1,0 +1,169 @@
+/// @file PortableMath.hpp
+/// @brief sin and cos that give the same bits on every backend.
+///
+/// The library functions (glibc on a CPU, CUDA's on a GPU) may differ in the last bit, so a state
+/// computed from them, such as the Taylor-Green initial condition, differed between backends
+/// although every later operation of the fluid model rounds alike (it is compiled without
+/// multiply-add contraction: eddy_rounded_as_written in cmake/EddyCompile.cmake). portableSin and
+/// portableCos use only +, -, *, comparisons and bit reads of doubles, so they round identically
+/// wherever a * b + c is not contracted: compile their callers with eddy_rounded_as_written.
+///
+/// Range and accuracy: for |x| below 2^20 pi/2 (about 1.6e6) the result is within 1 ulp of the
+/// exact value (test_core checks it against long double). Beyond that, and for NaN and Inf, they
+/// return the library function's value, which is no longer portable.
+///
+/// Method (fdlibm's): x = n pi/2 + y, |y| <= pi/4, by Cody-Waite reduction with pi/2 split into
+/// 33-bit parts (a second and third round only when the first cancels), y kept as a head and a
+/// tail; then minimax polynomials for sin and cos on [-pi/4, pi/4], chosen and signed by n mod 4.
+/// The reduction constants and polynomial coefficients are fdlibm's:
+///   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+///   Developed at SunPro, a Sun Microsystems, Inc. business.
+///   Permission to use, copy, modify, and distribute this software is freely granted, provided
+///   that this notice is preserved.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+
+#include <cstdint>
+
+namespace eddy::math {
+
+namespace portable {
+
+/// The high 32 bits of x's IEEE representation.
+KOKKOS_INLINE_FUNCTION std::uint32_t highWord(double x) {
+  union {
+    double d;
+    std::uint64_t u;
+  } pun;
+  pun.d = x;
+  return static_cast<std::uint32_t>(pun.u >> 32);
+}
+
+/// The double whose high 32 bits are `high` and low 32 bits zero.
+KOKKOS_INLINE_FUNCTION double fromHighWord(std::uint32_t high) {
+  union {
+    double d;
+    std::uint64_t u;
+  } pun;
+  pun.u = static_cast<std::uint64_t>(high) << 32;
+  return pun.d;
+}
+
+/// The biased exponent field of x.
+KOKKOS_INLINE_FUNCTION int exponentField(double x) {
+  return static_cast<int>((highWord(x) >> 20) & 0x7ffu);
+}
+
+/// |x| <= pi/4 (high word at most this).
+constexpr std::uint32_t kQuarterPiHigh = 0x3fe921fbu;
+/// |x| below 2^20 pi/2: the reduction below is exact enough (high word at most this).
+constexpr std::uint32_t kReducibleHigh = 0x413921fbu;
+
+/// sin(x + y) for |x + y| <= pi/4, y a tail below half an ulp of x (0 when x is exact).
+KOKKOS_INLINE_FUNCTION double kernelSin(double x, double y) {
+  constexpr double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                   S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                   S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+  double const z = x * x;
+  double const v = z * x;
+  double const r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
+  if (y == 0.0) return x + v * (S1 + z * r);
+  return x - ((z * (0.5 * y - v * r) - y) - v * S1);
+}
+
+/// cos(x + y) for |x + y| <= pi/4, y a tail below half an ulp of x.
+KOKKOS_INLINE_FUNCTION double kernelCos(double x, double y) {
+  constexpr double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                   C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                   C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+  double const z = x * x;
+  double const r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
+  std::uint32_t const high = highWord(x) & 0x7fffffffu;
+  if (high < 0x3fd33333u) return 1.0 - (0.5 * z - (z * r - x * y));  // |x| < 0.3
+  // 1 - z/2 loses bits near 0.3 .. pi/4: subtract a quarter of |x| (cut to 21 bits, exact) first.
+  double const qx = high > 0x3fe90000u ? 0.28125 : fromHighWord(high - 0x00200000u);
+  double const hz = 0.5 * z - qx;
+  double const a = 1.0 - qx;
+  return a - (hz - (z * r - x * y));
+}
+
+/// x = n pi/2 + y0 + y1 for |x| below 2^20 pi/2, |y0 + y1| <= pi/4 (about); returns n.
+KOKKOS_INLINE_FUNCTION int reduce(double x, double& y0, double& y1) {
+  constexpr double invPio2 = 6.36619772367581382433e-01;
+  constexpr double pio2_1 = 1.57079632673412561417e+00;   // first 33 bits of pi/2
+  constexpr double pio2_1t = 6.07710050650619224932e-11;  // pi/2 - pio2_1
+  constexpr double pio2_2 = 6.07710050630396597660e-11;   // next 33 bits
+  constexpr double pio2_2t = 2.02226624879595063154e-21;  // pi/2 - (pio2_1 + pio2_2)
+  constexpr double pio2_3 = 2.02226624871116645580e-21;   // next 33 bits
+  constexpr double pio2_3t = 8.47842766036889956997e-32;  // pi/2 - (pio2_1 + pio2_2 + pio2_3)
+  double const t = x < 0 ? -x : x;
+  int const n = static_cast<int>(t * invPio2 + 0.5);
+  double const fn = static_cast<double>(n);
+  double r = t - fn * pio2_1;  // exact: fn * pio2_1 has at most 53 bits
+  double w = fn * pio2_1t;
+  int const e = exponentField(t);
+  y0 = r - w;
+  if (e - exponentField(y0) > 16) {  // cancellation: a second round, good to about 118 bits
+    double s = r;
+    w = fn * pio2_2;
+    r = s - w;
+    w = fn * pio2_2t - ((s - r) - w);
+    y0 = r - w;
+    if (e - exponentField(y0) > 49) {  // a third, good to about 151 bits
+      s = r;
+      w = fn * pio2_3;
+      r = s - w;
+      w = fn * pio2_3t - ((s - r) - w);
+      y0 = r - w;
+    }
+  }
+  y1 = (r - y0) - w;
+  if (x < 0) {
+    y0 = -y0;
+    y1 = -y1;
+    return -n;
+  }
+  return n;
+}
+
+}  // namespace portable
+
+/// sin(x) with the same bits on every backend for |x| < 2^20 pi/2 (see the top of this file).
+KOKKOS_INLINE_FUNCTION double portableSin(double x) {
+  std::uint32_t const high = portable::highWord(x) & 0x7fffffffu;
+  if (high < 0x3e400000u) return x;  // |x| < 2^-27: sin x rounds to x (and -0 stays -0)
+  if (high <= portable::kQuarterPiHigh) return portable::kernelSin(x, 0.0);
+  if (high > portable::kReducibleHigh) return math::sin(x);  // huge, Inf or NaN
+  double y0 = 0.0, y1 = 0.0;
+  switch (portable::reduce(x, y0, y1) & 3) {
+    case 0:
+      return portable::kernelSin(y0, y1);
+    case 1:
+      return portable::kernelCos(y0, y1);
+    case 2:
+      return -portable::kernelSin(y0, y1);
+    default:
+      return -portable::kernelCos(y0, y1);
+  }
+}
+
+/// cos(x) with the same bits on every backend for |x| < 2^20 pi/2 (see the top of this file).
+KOKKOS_INLINE_FUNCTION double portableCos(double x) {
+  std::uint32_t const high = portable::highWord(x) & 0x7fffffffu;
+  if (high <= portable::kQuarterPiHigh) return portable::kernelCos(x, 0.0);
+  if (high > portable::kReducibleHigh) return math::cos(x);  // huge, Inf or NaN
+  double y0 = 0.0, y1 = 0.0;
+  switch (portable::reduce(x, y0, y1) & 3) {
+    case 0:
+      return portable::kernelCos(y0, y1);
+    case 1:
+      return -portable::kernelSin(y0, y1);
+    case 2:
+      return -portable::kernelCos(y0, y1);
+    default:
+      return portable::kernelSin(y0, y1);
+  }
+}
+
+}  // namespace eddy::math
