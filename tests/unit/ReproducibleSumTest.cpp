@@ -509,6 +509,63 @@ TYPED_TEST(ReproducibleSum, SpecialValuesInEveryForm) {
   EXPECT_EQ(eddy::reproducibleDot(Exec(), MPI_COMM_SELF, a, b), -inf);
 }
 
+// The slot branches of BinnedSum::depositBranching (the host backends' choice,
+// compat::branchingBinnedDeposit) give the bits of the masked deposit, over wide ranges, straddling
+// values and specials.
+TYPED_TEST(ReproducibleSum, BranchingDepositGivesTheSameBits) {
+  using Exec = TypeParam;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  std::vector<std::vector<double>> sets = {spreadValues(20000, -300.0, 300.0, 5),
+                                           spreadValues(9000, -5.0, 0.0, 6),
+                                           straddlingValues(7000, 31)};
+  sets.push_back(sets[0]);
+  sets.back().push_back(kHuge);
+  sets.back().push_back(-kHuge);
+  for (auto const& x : sets) {
+    auto const v = this->toDevice(x);
+    auto const n = static_cast<std::int64_t>(x.size());
+    std::int64_t const items = (n + eddy::detail::kTermsPerItem - 1) / eddy::detail::kTermsPerItem;
+    using Term = eddy::detail::ViewTerm<decltype(v)>;
+    auto const with = [&](auto branching) {
+      return eddy::detail::reproducibleSumDriver(
+          MPI_COMM_SELF, Policy(Exec(), 0, items),
+          eddy::detail::ReproAccumulate1<Term, decltype(branching)::value>{Term{v}, n, items},
+          Policy(Exec(), 0, n), eddy::detail::ReproClassify1<Term>{Term{v}});
+    };
+    double const branching = with(std::true_type{});
+    double const masked = with(std::false_type{});
+    double const byDefault = this->sum(x);
+    EXPECT_EQ(std::memcmp(&byDefault, &masked, sizeof masked), 0) << byDefault << " vs " << masked;
+    EXPECT_EQ(std::memcmp(&branching, &masked, sizeof masked), 0) << branching << " vs " << masked;
+  }
+}
+
+// The same on the window itself, term by term, with every slot of the window hit (the rounded
+// sum above hides the low bins).
+TEST(ReproducibleSumBins, BranchingDepositGivesTheSameWindow) {
+  using eddy::detail::BinnedSum;
+  std::vector<double> x = spreadValues(20000, -300.0, 300.0, 5);
+  std::vector<double> const more = straddlingValues(7000, 31);
+  x.insert(x.end(), more.begin(), more.end());
+  BinnedSum a = BinnedSum::empty(), b = BinnedSum::empty();
+  int hits[5] = {0, 0, 0, 0, 0};  // slots 0..3, and below the window
+  for (double v : x) {
+    std::int64_t lo = 0, hi = 0;
+    int const bin = BinnedSum::split(v, lo, hi);
+    int const slot = std::max(a.top, bin + 1) - 1 - bin;
+    ++hits[std::min(slot, 4)];
+    a.add(v);
+    b.depositBranching(v);
+    if (++b.pending >= BinnedSum::kFoldPeriod) b.fold();
+    ASSERT_EQ(a.top, b.top) << v;
+    for (int k = 0; k < BinnedSum::kBins; ++k) {
+      ASSERT_EQ(a.digit[k], b.digit[k]) << "slot " << k << " after " << v;
+      ASSERT_EQ(a.carry[k], b.carry[k]) << "slot " << k << " after " << v;
+    }
+  }
+  for (int k = 0; k < 5; ++k) EXPECT_GT(hits[k], 0) << "no term in slot " << k;
+}
+
 TEST(ReproducibleSumBins, PartitionsJoinedInAnyOrderGiveTheSameBits) {
   // The reducer's join on the host: uneven chunks (empty ones, ones above a fold period, ones
   // whose window sits far below the global one), joined left to right, right to left and as a

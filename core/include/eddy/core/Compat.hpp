@@ -269,6 +269,17 @@ constexpr long long fusedCoarseCells() {
   return isCuda<Exec>() ? 4096 : 0;
 }
 
+/// How a reproducible sum on `Exec` adds a term's two pieces to its window (BinnedSum): true for
+/// a branch per window slot (two adds), false for masks over fixed slots (three adds, no
+/// divergence). The same bits either way. Debian host, one core (bench_reduction 23): branches
+/// 2.67x the plain sum against 3.28-3.31x for masks on values over 1e-9 .. 1e9, but 2.7-3.6x
+/// against 2.2x over 1e-300 .. 1e300 (mispredicted branches); the Poisson solve's sums 15%
+/// faster. CUDA keeps the masks until bench_reduction has compared both on a GPU.
+template <class Exec>
+constexpr bool branchingBinnedDeposit() {
+  return !isCuda<Exec>();
+}
+
 /// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
 /// into a padded scratch area and a pack (Debian host, bench_md 16: 1690-2036 ns/atom against
 /// 2816-3269 for two passes), false for a count pass and a fill pass straight into the CSR

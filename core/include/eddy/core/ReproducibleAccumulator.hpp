@@ -49,13 +49,13 @@ struct AccumulatorBoxes {
 };
 
 /// ReproAccumulateBox over the boxes of an AccumulatorBoxes.
-template <class F>
+template <class F, bool Branching = false>
 struct AccumulateBoxes {
   F f;
   AccumulatorBoxes set;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, BinnedSum& value) const {
     int const b = set.find(set.itemStart, item);
-    accumulateRowBlock(f, set.blocks[b], item - set.itemStart[b], value);
+    accumulateRowBlock<Branching>(f, set.blocks[b], item - set.itemStart[b], value);
   }
 };
 
@@ -99,7 +99,8 @@ class ReproducibleAccumulator {
     detail::BinnedSum local = detail::BinnedSum::empty();
     Kokkos::parallel_reduce(
         "eddy::reduce::reproducibleSum::accumulate", Policy(space, 0, set.itemStart[set.count]),
-        detail::AccumulateBoxes<Term>{term, set}, detail::BinnedSumReducer(local));
+        detail::AccumulateBoxes<Term, compat::branchingBinnedDeposit<Exec>()>{term, set},
+        detail::BinnedSumReducer(local));
     if (local.top == detail::BinnedSum::kSpecialTop) {  // NaN or Inf among these terms: which?
       int flags = 0;
       Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::classify",

@@ -52,7 +52,11 @@
 ///
 /// Cost: one read of each term and about 40 integer operations on it (shifts, masks, adds; the
 /// division by 52 is a multiplication), in registers: each work item reads kTermsPerItem terms
-/// at once and keeps its thread's window in registers while it adds them.
+/// at once and keeps its thread's window in registers while it adds them. A term's two pieces go
+/// to their window slots either through masks over all the slots (no divergence between
+/// threads) or through a branch per slot (fewer adds; slower where neighbouring terms' slots
+/// alternate unpredictably): compat::branchingBinnedDeposit chooses per backend, with the same
+/// bits either way.
 ///
 /// Special values: any NaN, or both +Inf and -Inf, gives NaN; otherwise +Inf or -Inf if present.
 /// A sum of no terms, or of zeros only, is +0.0. NaN and Inf (exponent field all ones) land in
@@ -112,16 +116,23 @@ struct BinnedSum {
   }
 
   /// Adds N terms, folding afterwards if due (N divides kFoldPeriod, so pending meets it).
-  template <int N>
+  /// Branching: depositBranching instead of deposit (the same bits).
+  template <bool Branching = false, int N>
   KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
     static_assert(kFoldPeriod % N == 0, "eddy::BinnedSum: N must divide kFoldPeriod");
-    for (int c = 0; c < N; ++c) deposit(x[c]);
+    for (int c = 0; c < N; ++c) {
+      if (Branching)
+        depositBranching(x[c]);
+      else
+        deposit(x[c]);
+    }
     pending += N;
     if (pending >= kFoldPeriod) fold();
   }
 
-  /// add() without counting the term toward the next fold.
-  KOKKOS_INLINE_FUNCTION void deposit(double x) {
+  /// Splits x into its pieces: returns the bin of the low piece `lo`; `hi` belongs to the bin
+  /// above. Both carry the sign of x.
+  KOKKOS_INLINE_FUNCTION static int split(double x, std::int64_t& lo, std::int64_t& hi) {
     union {
       double d;
       std::uint64_t u;
@@ -139,8 +150,15 @@ struct BinnedSum {
     std::int64_t const sign = static_cast<std::int64_t>(bits) >> 63;  // 0 or -1
     auto const low = static_cast<std::int64_t>((mant << shift) & std::uint64_t(kDigitMask));
     auto const high = static_cast<std::int64_t>(mant >> (kBinBits - shift));
-    std::int64_t const lo = (low ^ sign) - sign;  // the pieces carry the sign of x
-    std::int64_t const hi = (high ^ sign) - sign;
+    lo = (low ^ sign) - sign;  // the pieces carry the sign of x
+    hi = (high ^ sign) - sign;
+    return bin;
+  }
+
+  /// add() without counting the term toward the next fold.
+  KOKKOS_INLINE_FUNCTION void deposit(double x) {
+    std::int64_t lo = 0, hi = 0;
+    int const bin = split(x, lo, hi);
     if (bin + 1 > top) raise(bin + 1);
     // hi goes to slot `slot`, lo to the one below. Masks on fixed slots rather than an indexed
     // store or data-dependent branches, so that the window stays in registers on a GPU. Terms
@@ -156,6 +174,28 @@ struct BinnedSum {
       std::int64_t const third = slot - 3;  // all ones for slot 2, zero for slot 3
       digit[2] += hi & third;
       digit[3] += hi ^ ((hi ^ lo) & third);
+    }
+  }
+
+  /// deposit() with a branch per slot instead of masks: two adds per term instead of three adds
+  /// and the masks, at the price of divergence where neighbouring terms fall in different slots.
+  /// Bitwise the same; bench_reduction times both.
+  KOKKOS_INLINE_FUNCTION void depositBranching(double x) {
+    std::int64_t lo = 0, hi = 0;
+    int const bin = split(x, lo, hi);
+    if (bin + 1 > top) raise(bin + 1);
+    int const slot = top - 1 - bin;  // fixed indices in every branch: registers stay registers
+    if (slot == 0) {
+      digit[0] += hi;
+      digit[1] += lo;
+    } else if (slot == 1) {
+      digit[1] += hi;
+      digit[2] += lo;
+    } else if (slot == 2) {
+      digit[2] += hi;
+      digit[3] += lo;
+    } else if (slot == 3) {
+      digit[3] += hi;
     }
   }
 
@@ -304,8 +344,8 @@ struct ProductTerm {
 };
 
 /// Item w adds the terms w, w + items, w + 2 items, ... below n: neighbouring items (threads)
-/// read neighbouring terms.
-template <class Term>
+/// read neighbouring terms. Branching: BinnedSum::depositBranching (for bench_reduction).
+template <class Term, bool Branching = false>
 struct ReproAccumulate1 {
   Term term;
   std::int64_t n;
@@ -317,31 +357,31 @@ struct ReproAccumulate1 {
       x[c] = i < n ? static_cast<double>(term(i)) : 0.0;  // a zero adds nothing
     }
     BinnedSum s = value;
-    s.addAll(x);
+    s.addAll<Branching>(x);
     value = s;
   }
 };
 
 /// Adds the terms f(i, j, k) of row-block item w (BoxRowBlocks) to a thread's window: reads
 /// them first, then adds them to a copy held in registers.
-template <class F>
+template <bool Branching, class F>
 KOKKOS_INLINE_FUNCTION void accumulateRowBlock(F const& f,
                                                BoxRowBlocks<kTermsPerItem> const& blocks,
                                                std::int64_t w, BinnedSum& value) {
   double x[kTermsPerItem] = {};  // a zero adds nothing
   blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
   BinnedSum s = value;
-  s.addAll(x);
+  s.addAll<Branching>(x);
   value = s;
 }
 
 /// Box terms f(i, j, k) by row blocks.
-template <class F>
+template <class F, bool Branching = false>
 struct ReproAccumulateBox {
   F f;
   BoxRowBlocks<kTermsPerItem> blocks;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, BinnedSum& value) const {
-    accumulateRowBlock(f, blocks, w, value);
+    accumulateRowBlock<Branching>(f, blocks, w, value);
   }
 };
 
@@ -384,9 +424,10 @@ double reproducibleSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term co
   EDDY_REQUIRE(n >= 0, "eddy::reproducibleSum: term count ", n, " is negative; expected n >= 0");
   ScopedRegion region("eddy::reduce::reproducibleSum");
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  constexpr bool kBranching = compat::branchingBinnedDeposit<Exec>();
   std::int64_t const items = (n + detail::kTermsPerItem - 1) / detail::kTermsPerItem;
   return detail::reproducibleSumDriver(comm, Policy(space, 0, items),
-                                       detail::ReproAccumulate1<Term>{term, n, items},
+                                       detail::ReproAccumulate1<Term, kBranching>{term, n, items},
                                        Policy(space, 0, n), detail::ReproClassify1<Term>{term});
 }
 template <class Term>
@@ -401,10 +442,11 @@ double reproducibleSum(Exec const& space, MPI_Comm comm, std::array<int, 3> cons
                        std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::reproducibleSum");
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  constexpr bool kBranching = compat::branchingBinnedDeposit<Exec>();
   auto const blocks = BoxRowBlocks<detail::kTermsPerItem>::of(lo, hi);
   return detail::reproducibleSumDriver(
-      comm, Policy(space, 0, blocks.items), detail::ReproAccumulateBox<Term>{term, blocks},
-      Policy(space, 0, blocks.box.size),
+      comm, Policy(space, 0, blocks.items),
+      detail::ReproAccumulateBox<Term, kBranching>{term, blocks}, Policy(space, 0, blocks.box.size),
       detail::ReproClassify1<OnFlatBox<Term>>{onFlatBox(blocks.box, term)});
 }
 template <class Term>
