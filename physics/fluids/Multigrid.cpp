@@ -33,6 +33,20 @@ long long fusedCellsFromEnvironment() {
 }
 
 namespace {
+/// Half sweep n (0 .. 2 sweeps - 1) of a smoothing: its colour, whether it starts from x = 0,
+/// and whether x's ghosts are exchanged before it. The one sequence of the level-by-level cycle
+/// (Multigrid::smooth) and of the one-launch tail.
+struct HalfSweep {
+  int colour;
+  bool fromZero, exchangeFirst;
+};
+KOKKOS_INLINE_FUNCTION HalfSweep halfSweepAt(int n, bool redFirst, Multigrid::SmoothStart start) {
+  using Start = Multigrid::SmoothStart;
+  bool const fromZero = n == 0 && start == Start::FromZero;
+  return {redFirst ? n % 2 : 1 - n % 2, fromZero,
+          !fromZero && !(n == 0 && start == Start::GhostsCurrent)};
+}
+
 /// Most levels of the one-launch tail (the functor carries them by value).
 constexpr int kMaxFusedLevels = 8;
 
@@ -86,9 +100,7 @@ struct FusedCycle {
       int const hx = (g.nx + 1) / 2;
       auto const cells = Kokkos::TeamThreadRange(team, hx * g.ny * g.nz);
       Kokkos::parallel_for(cells, [&](int t) {
-        int const j = (t / hx) % g.ny, k = t / (hx * g.ny);
-        int const i = 2 * (t % hx) + ((shift + j + k) & 1);
-        if (i < g.nx) detail::smoothCell(g, L.b, L.x, i, j, k);
+        detail::smoothColourItem(g, L.b, L.x, shift, t % hx, (t / hx) % g.ny, t / (hx * g.ny));
       });
     }
     team.team_barrier();
@@ -97,17 +109,11 @@ struct FusedCycle {
   /// Multigrid::smooth.
   KOKKOS_INLINE_FUNCTION void smooth(Member const& team, FusedLevel const& L, int sweeps,
                                      bool redFirst, Multigrid::SmoothStart start) const {
-    for (int s = 0; s < sweeps; ++s)
-      for (int c = 0; c < 2; ++c) {
-        int const colour = redFirst ? c : 1 - c;
-        bool const first = s == 0 && c == 0;
-        if (first && start == Multigrid::SmoothStart::FromZero) {
-          halfSweep(team, L, colour, true);
-          continue;
-        }
-        if (!(first && start == Multigrid::SmoothStart::GhostsCurrent)) fill(team, L.g, L.x);
-        halfSweep(team, L, colour, false);
-      }
+    for (int n = 0; n < 2 * sweeps; ++n) {
+      HalfSweep const h = halfSweepAt(n, redFirst, start);
+      if (h.exchangeFirst) fill(team, L.g, L.x);
+      halfSweep(team, L, h.colour, h.fromZero);
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
@@ -371,17 +377,14 @@ void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, 
 
 void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b, FieldType& x,
                        int sweeps, bool redFirst, SmoothStart start) {
-  for (int s = 0; s < sweeps; ++s)
-    for (int c = 0; c < 2; ++c) {
-      int const colour = redFirst ? c : 1 - c;
-      bool const first = s == 0 && c == 0;
-      if (first && start == SmoothStart::FromZero) {
-        detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour);
-        continue;
-      }
-      if (!(first && start == SmoothStart::GhostsCurrent)) exchange(space, *level.halo, x);
-      detail::smoothColour(space, level.grid, b.access(), x.access(), colour);
-    }
+  for (int n = 0; n < 2 * sweeps; ++n) {
+    HalfSweep const h = halfSweepAt(n, redFirst, start);
+    if (h.exchangeFirst) exchange(space, *level.halo, x);
+    if (h.fromZero)
+      detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), h.colour);
+    else
+      detail::smoothColour(space, level.grid, b.access(), x.access(), h.colour);
+  }
 }
 
 void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
@@ -426,9 +429,9 @@ void Multigrid::fusedCycle(ExecSpace const& space, int l, FieldType const& b, Fi
     f.lv[k] = FusedLevel{level.grid, level.x->access(), level.b->access(), level.res->access()};
   }
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  int const most = Policy(space, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
-  Kokkos::parallel_for("eddy::fluids::poisson::fusedCycle", Policy(space, 1, std::min(most, 1024)),
-                       f);
+  if (m_fusedTeam == 0)  // the functor type is fixed: ask once
+    m_fusedTeam = std::min(Policy(space, 1, 1).team_size_max(f, Kokkos::ParallelForTag()), 1024);
+  Kokkos::parallel_for("eddy::fluids::poisson::fusedCycle", Policy(space, 1, m_fusedTeam), f);
 }
 
 void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldType& x,

@@ -100,6 +100,7 @@ class Multigrid {
   int m_post = 2;
   int m_coarseSweeps = 4;
   int m_fusedFrom = 0;  ///< set by the constructor
+  int m_fusedTeam = 0;  ///< team size of the one launch (0 until the first)
   /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
   /// levels excluded): "eddy::fluids::poisson::level<l>".
   std::vector<std::string> m_levelRegions;

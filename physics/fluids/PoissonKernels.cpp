@@ -140,15 +140,10 @@ void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src
 
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                   CellView const& x, int colour) {
-  int const nx = g.nx;
   int const shift = colour + g.ox + g.oy + g.oz;
   forEachCell(
-      "eddy::fluids::poisson::smoothColour", space, {0, 0, 0}, {(nx + 1) / 2, g.ny, g.nz},
-      KOKKOS_LAMBDA(int t, int j, int k) {
-        // Global parity of (i, j, k) equals `colour` for i = 2t + s.
-        int const i = 2 * t + ((shift + j + k) & 1);
-        if (i < nx) smoothCell(g, b, x, i, j, k);
-      });
+      "eddy::fluids::poisson::smoothColour", space, {0, 0, 0}, {(g.nx + 1) / 2, g.ny, g.nz},
+      KOKKOS_LAMBDA(int t, int j, int k) { smoothColourItem(g, b, x, shift, t, j, k); });
 }
 
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,

@@ -105,6 +105,14 @@ KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, 
   if (diag > 0) x(i, j, k) = (b(i, j, k) + nsum) / diag;
 }
 
+/// Item (t, j, k) of a half sweep over one colour (`shift` = colour + the global offsets): the
+/// cell i = 2t or 2t + 1 of that colour's parity gets smoothCell (items reach past nx by one).
+KOKKOS_INLINE_FUNCTION void smoothColourItem(PoissonGrid const& g, CellView const& b,
+                                             CellView const& x, int shift, int t, int j, int k) {
+  int const i = 2 * t + ((shift + j + k) & 1);
+  if (i < g.nx) smoothCell(g, b, x, i, j, k);
+}
+
 /// The value of cell (i, j, k) after the first half sweep from x = 0 of the colour with
 /// `shift` = colour + the global offsets: smoothCell's (b + nsum) / diag with every neighbour 0
 /// (nsum = +0) on that colour, 0 on the other.
