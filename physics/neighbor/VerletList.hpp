@@ -348,30 +348,19 @@ class VerletList {
   }
 
   /// Copies each row from the scratch area (`stride` entries per row) to its place in the CSR
-  /// array: compat::rowCopyLanes vector lanes per row, or a thread per row.
+  /// array, with compat::rowCopyLanes vector lanes per row (1 on host backends: a plain loop).
   void packRows(Exec const& space, int stride) {
     auto const offsets = m_offsets;
     auto const padded = m_padded;
     auto neighbors = m_neighbors;
-    int const lanes = compat::rowCopyLanes<Exec>();
-    if (lanes > 1) {
-      forEachRowWithLanes(
-          "eddy::neighbor::verletPackLanes", space, m_owned, lanes,
-          KOKKOS_LAMBDA(typename Kokkos::TeamPolicy<Exec>::member_type const& team, int i) {
-            int const begin = offsets(i);
-            int const* const from = padded.data() + static_cast<std::size_t>(i) * stride;
-            // Nested loops take no label (only kernels do).
-            auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
-            Kokkos::parallel_for(entries, [&](int k) { neighbors(begin + k) = from[k]; });
-          });
-      return;
-    }
-    Kokkos::parallel_for(
-        "eddy::neighbor::verletPack", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
-        KOKKOS_LAMBDA(const int i) {
-          int const begin = offsets(i), n = offsets(i + 1) - begin;
-          int const* from = padded.data() + static_cast<std::size_t>(i) * stride;
-          for (int k = 0; k < n; ++k) neighbors(begin + k) = from[k];
+    forEachRowWithLanes(
+        "eddy::neighbor::verletPack", space, m_owned, compat::rowCopyLanes<Exec>(),
+        KOKKOS_LAMBDA(typename Kokkos::TeamPolicy<Exec>::member_type const& team, int i) {
+          int const begin = offsets(i);
+          int const* const from = padded.data() + static_cast<std::size_t>(i) * stride;
+          // Nested loops take no label (only kernels do).
+          auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
+          Kokkos::parallel_for(entries, [&](int k) { neighbors(begin + k) = from[k]; });
         });
   }
 
