@@ -127,43 +127,43 @@ KOKKOS_INLINE_FUNCTION int reduce(double x, double& y0, double& y1) {
   return n;
 }
 
+/// sin(q pi/2 + y0 + y1) for q in 0 .. 3 and |y0 + y1| <= pi/4 (about).
+KOKKOS_INLINE_FUNCTION double quadrant(int q, double y0, double y1) {
+  switch (q) {
+    case 0:
+      return kernelSin(y0, y1);
+    case 1:
+      return kernelCos(y0, y1);
+    case 2:
+      return -kernelSin(y0, y1);
+    default:
+      return -kernelCos(y0, y1);
+  }
+}
+
+/// sin(x + q pi/2) for q = 0 (sin) or 1 (cos), |x| below 2^20 pi/2.
+KOKKOS_INLINE_FUNCTION double shiftedSin(double x, int q) {
+  if ((highWord(x) & 0x7fffffffu) <= kQuarterPiHigh) return quadrant(q, x, 0.0);
+  double y0 = 0.0, y1 = 0.0;
+  int const n = reduce(x, y0, y1);
+  return quadrant((n + q) & 3, y0, y1);
+}
+
 }  // namespace portable
 
 /// sin(x) with the same bits on every backend for |x| < 2^20 pi/2 (see the top of this file).
 KOKKOS_INLINE_FUNCTION double portableSin(double x) {
   std::uint32_t const high = portable::highWord(x) & 0x7fffffffu;
   if (high < 0x3e400000u) return x;  // |x| < 2^-27: sin x rounds to x (and -0 stays -0)
-  if (high <= portable::kQuarterPiHigh) return portable::kernelSin(x, 0.0);
   if (high > portable::kReducibleHigh) return math::sin(x);  // huge, Inf or NaN
-  double y0 = 0.0, y1 = 0.0;
-  switch (portable::reduce(x, y0, y1) & 3) {
-    case 0:
-      return portable::kernelSin(y0, y1);
-    case 1:
-      return portable::kernelCos(y0, y1);
-    case 2:
-      return -portable::kernelSin(y0, y1);
-    default:
-      return -portable::kernelCos(y0, y1);
-  }
+  return portable::shiftedSin(x, 0);
 }
 
 /// cos(x) with the same bits on every backend for |x| < 2^20 pi/2 (see the top of this file).
 KOKKOS_INLINE_FUNCTION double portableCos(double x) {
-  std::uint32_t const high = portable::highWord(x) & 0x7fffffffu;
-  if (high <= portable::kQuarterPiHigh) return portable::kernelCos(x, 0.0);
-  if (high > portable::kReducibleHigh) return math::cos(x);  // huge, Inf or NaN
-  double y0 = 0.0, y1 = 0.0;
-  switch (portable::reduce(x, y0, y1) & 3) {
-    case 0:
-      return portable::kernelCos(y0, y1);
-    case 1:
-      return -portable::kernelSin(y0, y1);
-    case 2:
-      return -portable::kernelCos(y0, y1);
-    default:
-      return portable::kernelSin(y0, y1);
-  }
+  if ((portable::highWord(x) & 0x7fffffffu) > portable::kReducibleHigh)
+    return math::cos(x);  // huge, Inf or NaN
+  return portable::shiftedSin(x, 1);
 }
 
 }  // namespace eddy::math
