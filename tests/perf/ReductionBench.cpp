@@ -97,21 +97,6 @@ double operatorDotTwoPass(eddy::ExecSpace const& space, int n, Box const& p, Box
   return eddy::reproducibleSum(space, MPI_COMM_WORLD, t);
 }
 
-/// eddy::reproducibleSum of a View adding the pieces with slot branches (Branching) or masks:
-/// the two ways of BinnedSum, the same bits (the backend's choice: compat::branchingBinnedDeposit).
-template <bool Branching>
-double reproducibleSumWith(eddy::ExecSpace const& space,
-                           Kokkos::View<double*, eddy::MemSpace> const& v) {
-  using Policy = Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>>;
-  using Term = eddy::detail::ViewTerm<Kokkos::View<double*, eddy::MemSpace>>;
-  auto const n = static_cast<std::int64_t>(v.extent(0));
-  std::int64_t const items = (n + eddy::detail::kTermsPerItem - 1) / eddy::detail::kTermsPerItem;
-  return eddy::detail::reproducibleSumDriver(
-      MPI_COMM_WORLD, Policy(space, 0, items),
-      eddy::detail::ReproAccumulate1<Term, Branching>{Term{v}, n, items}, Policy(space, 0, n),
-      eddy::detail::ReproClassify1<Term>{Term{v}});
-}
-
 void boxSection(eddy::ExecSpace const& space, int n, double copy, bool print) {
   Box a(Kokkos::view_alloc(space, "eddy::perf::boxA"), n + 2, n + 2, n + 2);
   Box b(Kokkos::view_alloc(space, "eddy::perf::boxB"), n + 2, n + 2, n + 2);
@@ -171,7 +156,9 @@ int main(int argc, char** argv) {
     // The other way of adding a term's pieces than this backend's (the same bits).
     constexpr bool kBranching = eddy::compat::branchingBinnedDeposit<eddy::ExecSpace>();
     auto const other = [&] {
-      return reproducibleSumWith<!kBranching>(space, v);
+      return eddy::detail::reproducibleSumWith<!kBranching>(space, MPI_COMM_WORLD,
+                                                            static_cast<std::int64_t>(v.extent(0)),
+                                                            eddy::detail::ViewTerm<decltype(v)>{v});
     };
     double const tb = eddy::perf::medianSeconds(space, 3, 20, [&] { sink += other(); });
     bool sameBits = eddy::reproducibleSum(space, MPI_COMM_WORLD, v) == other();

@@ -514,7 +514,6 @@ TYPED_TEST(ReproducibleSum, SpecialValuesInEveryForm) {
 // values and specials.
 TYPED_TEST(ReproducibleSum, BranchingDepositGivesTheSameBits) {
   using Exec = TypeParam;
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   std::vector<std::vector<double>> sets = {spreadValues(20000, -300.0, 300.0, 5),
                                            spreadValues(9000, -5.0, 0.0, 6),
                                            straddlingValues(7000, 31)};
@@ -524,13 +523,10 @@ TYPED_TEST(ReproducibleSum, BranchingDepositGivesTheSameBits) {
   for (auto const& x : sets) {
     auto const v = this->toDevice(x);
     auto const n = static_cast<std::int64_t>(x.size());
-    std::int64_t const items = (n + eddy::detail::kTermsPerItem - 1) / eddy::detail::kTermsPerItem;
     using Term = eddy::detail::ViewTerm<decltype(v)>;
     auto const with = [&](auto branching) {
-      return eddy::detail::reproducibleSumDriver(
-          MPI_COMM_SELF, Policy(Exec(), 0, items),
-          eddy::detail::ReproAccumulate1<Term, decltype(branching)::value>{Term{v}, n, items},
-          Policy(Exec(), 0, n), eddy::detail::ReproClassify1<Term>{Term{v}});
+      return eddy::detail::reproducibleSumWith<decltype(branching)::value>(Exec(), MPI_COMM_SELF, n,
+                                                                           Term{v});
     };
     double const branching = with(std::true_type{});
     double const masked = with(std::false_type{});

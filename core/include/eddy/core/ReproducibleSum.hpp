@@ -410,6 +410,18 @@ double reproducibleSumDriver(MPI_Comm comm, Policy const& policy, Accumulate con
   return reproducibleSpecial(comm, flags);
 }
 
+/// The reproducible sum of term(i), i in [0, n), adding each term's pieces with slot branches
+/// (Branching) or masks: eddy::reproducibleSum with compat::branchingBinnedDeposit, and both ways
+/// for the benchmark and the tests.
+template <bool Branching, class Exec, class Term>
+double reproducibleSumWith(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  std::int64_t const items = (n + kTermsPerItem - 1) / kTermsPerItem;
+  return reproducibleSumDriver(comm, Policy(space, 0, items),
+                               ReproAccumulate1<Term, Branching>{term, n, items},
+                               Policy(space, 0, n), ReproClassify1<Term>{term});
+}
+
 template <class Exec>
 using EnableIfExec = std::enable_if_t<Kokkos::is_execution_space<Exec>::value, int>;
 template <class View>
@@ -423,12 +435,7 @@ template <class Exec, class Term, detail::EnableIfExec<Exec> = 0>
 double reproducibleSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
   EDDY_REQUIRE(n >= 0, "eddy::reproducibleSum: term count ", n, " is negative; expected n >= 0");
   ScopedRegion region("eddy::reduce::reproducibleSum");
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  constexpr bool kBranching = compat::branchingBinnedDeposit<Exec>();
-  std::int64_t const items = (n + detail::kTermsPerItem - 1) / detail::kTermsPerItem;
-  return detail::reproducibleSumDriver(comm, Policy(space, 0, items),
-                                       detail::ReproAccumulate1<Term, kBranching>{term, n, items},
-                                       Policy(space, 0, n), detail::ReproClassify1<Term>{term});
+  return detail::reproducibleSumWith<compat::branchingBinnedDeposit<Exec>()>(space, comm, n, term);
 }
 template <class Term>
 double reproducibleSum(MPI_Comm comm, std::int64_t n, Term const& term) {
