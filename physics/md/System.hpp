@@ -214,31 +214,39 @@ class System {
     if (m_params.overlap) splitRows(space);
   }
 
-  /// Splits the owned rows into those whose list holds no ghost (computed while the ghosts are
-  /// refreshed) and the others, each set in increasing row order.
+  /// Splits the owned rows into those whose list can hold no ghost (computed while the ghosts
+  /// are refreshed) and the others, each set in increasing row order. Every ghost lies outside
+  /// this rank's box [lo, hi) along some axis (ParticleGhosts sends rows to the neighbour boxes,
+  /// shifted by a box length across a periodic edge), so an owned row farther than the list
+  /// radius from every face has none. The test reads a row's position (24 bytes) where walking
+  /// its list would read every neighbour index (about 80 of them at the liquid's density, a
+  /// thread per row in strided loads). Measured on two H200s, LJ 16M atoms, full list: 3.7 ms
+  /// less per rebuild (of about 25), strong scaling 1.69x -> 1.88x. The margin of 1e-9
+  /// relative covers the rounding of the distance the list build compares.
   void splitRows(Exec const& space) {
     int const n = owned();
     detail::ensureExtent(m_interiorRows, static_cast<std::size_t>(n), "eddy::md::interiorRows");
     detail::ensureExtent(m_boundaryRows, static_cast<std::size_t>(n), "eddy::md::boundaryRows");
-    auto const list = m_list.view();
-    auto const offsets = list.offsets;
-    auto const neighbors = list.neighbors;
+    auto const x = m_particles.positions();
+    double const margin = m_list.radius() * (1.0 + 1e-9);
+    double const lo0 = m_domain.lo[0], lo1 = m_domain.lo[1], lo2 = m_domain.lo[2];
+    double const hi0 = m_domain.hi[0], hi1 = m_domain.hi[1], hi2 = m_domain.hi[2];
     auto inner = m_interiorRows;
     auto outer = m_boundaryRows;
     int interior = 0;
     Kokkos::parallel_scan(
         "eddy::md::splitRows", Kokkos::RangePolicy<Exec>(space, 0, n),
         KOKKOS_LAMBDA(const int i, int& prefix, const bool final) {
-          bool ghost = false;
-          int const end = offsets(i + 1);
-          for (int k = offsets(i); k < end && !ghost; ++k) ghost = neighbors(k) >= n;
+          bool const deep = x(i, 0) - lo0 > margin && hi0 - x(i, 0) > margin &&
+                            x(i, 1) - lo1 > margin && hi1 - x(i, 1) > margin &&
+                            x(i, 2) - lo2 > margin && hi2 - x(i, 2) > margin;
           if (final) {
-            if (ghost)
-              outer(i - prefix) = i;
-            else
+            if (deep)
               inner(prefix) = i;
+            else
+              outer(i - prefix) = i;
           }
-          if (!ghost) ++prefix;
+          if (deep) ++prefix;
         },
         interior);
     m_interior = RowSet<memory_space>{m_interiorRows, interior};
@@ -416,6 +424,10 @@ class System {
   Parameters const& parameters() const { return m_params; }
   LennardJones const& potential() const { return m_lj; }
   int owned() const { return m_particles.owned(); }
+  /// With overlap: the owned rows whose forces are computed beside the ghost refresh, and the
+  /// others (as of the last list build).
+  RowSet<memory_space> const& interiorRows() const { return m_interior; }
+  RowSet<memory_space> const& boundaryRows() const { return m_boundary; }
   /// Vector lanes per row of the full-list forces: compat::listLanes, or 1 (a thread per row,
   /// every backend summing each row in list order) in reproducible mode.
   int lanes() const { return m_params.reproducible ? 1 : compat::listLanes<Exec>(); }

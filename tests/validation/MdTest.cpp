@@ -154,6 +154,57 @@ TYPED_TEST(Md, OverlapGivesTheSameTrajectoryHalfList) {
   checkOverlap<TypeParam>(ListKind::Half);
 }
 
+/// parallel.overlap splits the owned rows by position: every row is in exactly one set, and no
+/// row of the set computed beside the ghost refresh has a ghost in its list (it would read a
+/// position being overwritten). Checked after the first build and after 100 steps of rebuilds,
+/// for both list kinds; both sets must be non-empty for the test to mean anything.
+template <class Exec>
+void checkOverlapRows(ListKind kind) {
+  Exec space;
+  Parameters p = liquid(10, kind);
+  p.overlap = true;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1)
+      for (int k = 0; k < 100; ++k) s.step(space);
+    int const n = s.owned();
+    auto const list = s.list().view();
+    auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.offsets);
+    auto const neighbors = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.neighbors);
+    auto const inner = s.interiorRows(), outer = s.boundaryRows();
+    auto const innerRows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), inner.rows);
+    auto const outerRows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), outer.rows);
+    ASSERT_EQ(inner.count + outer.count, n);
+    EXPECT_GT(inner.count, 0);
+    EXPECT_GT(outer.count, 0);
+    std::vector<int> seen(n, 0);
+    int ghostRows = 0;
+    for (int t = 0; t < inner.count; ++t) {
+      int const i = innerRows(t);
+      ASSERT_TRUE(i >= 0 && i < n) << "interior row " << i;
+      ++seen[i];
+      bool ghost = false;
+      for (int k = offsets(i); k < offsets(i + 1); ++k) ghost = ghost || neighbors(k) >= n;
+      ghostRows += ghost;
+    }
+    for (int t = 0; t < outer.count; ++t) {
+      int const i = outerRows(t);
+      ASSERT_TRUE(i >= 0 && i < n) << "boundary row " << i;
+      ++seen[i];
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n) << "rows in exactly one set";
+    EXPECT_EQ(ghostRows, 0) << "of " << inner.count << " interior rows list a ghost (round "
+                            << round << ", " << s.rebuilds() << " builds)";
+  }
+  EXPECT_GT(s.rebuilds(), 2);
+}
+TYPED_TEST(Md, OverlapInteriorRowsListNoGhostFullList) {
+  checkOverlapRows<TypeParam>(ListKind::Full);
+}
+TYPED_TEST(Md, OverlapInteriorRowsListNoGhostHalfList) {
+  checkOverlapRows<TypeParam>(ListKind::Half);
+}
+
 /// The full-list forces by `lanes` vector lanes per row against those by a thread per row, 200
 /// steps into an NVE run (off the lattice): every component within 1e-13 of the largest force,
 /// for each lane count the backend allows.
