@@ -509,7 +509,7 @@ TYPED_TEST(ReproducibleSum, SpecialValuesInEveryForm) {
   EXPECT_EQ(eddy::reproducibleDot(Exec(), MPI_COMM_SELF, a, b), -inf);
 }
 
-// The slot branches of BinnedSum::depositBranching (the host backends' choice,
+// The slot branches of BinnedSum::depositBranching (every backend's choice,
 // compat::branchingBinnedDeposit) give the bits of the masked deposit, over wide ranges, straddling
 // values and specials.
 TYPED_TEST(ReproducibleSum, BranchingDepositGivesTheSameBits) {

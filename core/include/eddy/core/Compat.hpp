@@ -271,13 +271,16 @@ constexpr long long fusedCoarseCells() {
 
 /// How a reproducible sum on `Exec` adds a term's two pieces to its window (BinnedSum): true for
 /// a branch per window slot (two adds), false for masks over fixed slots (three adds, no
-/// divergence). The same bits either way. Debian host, one core (bench_reduction 23): branches
-/// 2.67x the plain sum against 3.28-3.31x for masks on values over 1e-9 .. 1e9, but 2.7-3.6x
-/// against 2.2x over 1e-300 .. 1e300 (mispredicted branches); the Poisson solve's sums 15%
-/// faster. CUDA keeps the masks until bench_reduction has compared both on a GPU.
+/// divergence). The same bits either way; both stay compiled for the test and the benchmark.
+/// Debian host, one core (bench_reduction 23): branches 2.67x the plain sum against 3.28-3.31x
+/// for masks on values over 1e-9 .. 1e9, but 2.7-3.6x against 2.2x over 1e-300 .. 1e300
+/// (mispredicted branches); the Poisson solve's sums 15% faster. H200 (bench_reduction 28):
+/// branches 1.531x against 1.645x on values over 1e-9 .. 1e9, 1.689x against 1.651x over
+/// 1e-300 .. 1e300. Branches everywhere: a simulation's sums (energies, residuals) span a few
+/// decades, not six hundred.
 template <class Exec>
 constexpr bool branchingBinnedDeposit() {
-  return !isCuda<Exec>();
+  return true;
 }
 
 /// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
