@@ -114,7 +114,8 @@ class System {
         m_decomp(CartDecomposition::fromComm(comm, params.cells, 3, {true, true, true},
                                              params.procGrid)),
         m_lj(params.cutoff, params.shift),
-        m_list(m_params.list, params.cutoff, params.skin) {
+        m_list(m_params.list, params.cutoff, params.skin),
+        m_binEdge(neighbor::listBinFraction() * m_list.radius()) {
     if (params.reproducible && params.list != m_params.list)
       log::info(
           "md: reproducible mode sums forces over the full neighbour list; neighbor: half "
@@ -203,9 +204,9 @@ class System {
     }
     if (m_params.reproducible)
       m_bins.buildCanonical(space, m_particles.positions(), m_particles.ids(), m_particles.size(),
-                            lo, hi, 0.5 * w, m_domain.length);
+                            lo, hi, m_binEdge, m_domain.length);
     else
-      m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, 0.5 * w);
+      m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, m_binEdge);
     m_list.build(space, m_particles.positions(), m_particles.ids(), owned(), m_bins);
     if (m_params.list == neighbor::ListKind::Half && m_scatterData != m_particles.forces().data()) {
       m_scatter = ForceScatter<Exec, memory_space>(m_particles.forces());
@@ -553,6 +554,7 @@ class System {
   std::unique_ptr<ParticleGhosts<Exec>> m_ghosts;
   neighbor::BinList<Exec> m_bins;
   neighbor::VerletList<Exec> m_list;
+  double m_binEdge;  ///< of the list's bins: neighbor::listBinFraction() x the list radius
   ForceScatter<Exec, memory_space> m_scatter;
   double* m_scatterData = nullptr;
   // With overlap: the ghost refresh's instance and the split of the owned rows (8 bytes per

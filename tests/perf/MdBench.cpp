@@ -110,9 +110,10 @@ int main(int argc, char** argv) {
       std::printf(
           "# Lennard-Jones forces, %d atoms (%dx%dx%d fcc cells) on %s; %.1f full-list "
           "entries per atom; copy bandwidth %.1f GB/s; least traffic %.1f MB per "
-          "evaluation (%.3g s at copy bandwidth)\n",
+          "evaluation (%.3g s at copy bandwidth); list bins %.3g x the list radius "
+          "(EDDY_LIST_BIN_FRACTION)\n",
           owned, n, n, n, eddy::ExecSpace::name(), entries / owned, copy * 1e-9, bytes * 1e-6,
-          bytes / copy);
+          bytes / copy, eddy::neighbor::listBinFraction());
       std::printf("| what | achieved | ceiling | ratio |\n|---|---|---|---|\n");
       eddy::perf::row(
           eddy::str("forces, full list (model: ",

@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace {
@@ -203,6 +207,81 @@ TYPED_TEST(Md, OverlapInteriorRowsListNoGhostFullList) {
 }
 TYPED_TEST(Md, OverlapInteriorRowsListNoGhostHalfList) {
   checkOverlapRows<TypeParam>(ListKind::Half);
+}
+
+/// Each owned row's neighbours by global id (rows keyed by theirs), from `s`'s list.
+template <class Exec>
+std::map<std::int64_t, std::vector<std::int64_t>> neighbourSets(System<Exec> const& s) {
+  auto const list = s.list().view();
+  auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.offsets);
+  auto const neighbors = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.neighbors);
+  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.particles().ids());
+  std::map<std::int64_t, std::vector<std::int64_t>> sets;
+  for (int i = 0; i < s.owned(); ++i) {
+    auto& row = sets[ids(i)];
+    for (int k = offsets(i); k < offsets(i + 1); ++k) row.push_back(ids(neighbors(k)));
+    std::sort(row.begin(), row.end());
+  }
+  return sets;
+}
+
+/// Sets an environment variable for a scope.
+struct ScopedEnv {
+  char const* name;
+  ScopedEnv(char const* n, char const* value) : name(n) { setenv(n, value, 1); }
+  ~ScopedEnv() { unsetenv(name); }
+};
+
+/// EDDY_LIST_BIN_FRACTION changes the bins the list is built from, not the list: every row's
+/// neighbours by global id at bin edges of 1/4, 1/3 and 1 list radius equal those at the
+/// default 1/2, for atoms at random positions (two seeds; no lattice symmetry to hide a missed
+/// chord), for both list kinds and for the canonical bins of reproducible mode.
+template <class Exec>
+void checkBinFraction(ListKind kind, bool reproducible) {
+  Exec space;
+  Parameters p = liquid(7, kind);
+  p.reproducible = reproducible;
+  p.fcc = false;
+  for (std::uint64_t seed : {11u, 12u}) {
+    p.seed = seed;
+    System<Exec> reference(space, MPI_COMM_WORLD, p);
+    auto const sets = neighbourSets(reference);
+    EXPECT_GT(reference.list().pairCount(), 20 * reference.owned());
+    for (char const* fraction : {"0.25", "0.3333", "1"}) {
+      ScopedEnv env("EDDY_LIST_BIN_FRACTION", fraction);
+      System<Exec> s(space, MPI_COMM_WORLD, p);
+      EXPECT_TRUE(neighbourSets(s) == sets)
+          << "bin edge " << fraction << " x radius, seed " << seed;
+    }
+  }
+}
+TYPED_TEST(Md, ListBinFractionKeepsTheNeighbourSetsFullList) {
+  checkBinFraction<TypeParam>(ListKind::Full, false);
+}
+TYPED_TEST(Md, ListBinFractionKeepsTheNeighbourSetsHalfList) {
+  checkBinFraction<TypeParam>(ListKind::Half, false);
+}
+TYPED_TEST(Md, ListBinFractionKeepsTheNeighbourSetsReproducible) {
+  checkBinFraction<TypeParam>(ListKind::Full, true);
+}
+
+TEST(MdConfig, AListBinFractionOutOfRangeIsAConfigError) {
+  for (char const* bad : {"0.2", "1.5", "half", "0.5x", ""}) {
+    ScopedEnv env("EDDY_LIST_BIN_FRACTION", bad);
+    if (!*bad) {
+      EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.5) << "empty means unset";
+      continue;
+    }
+    try {
+      (void)eddy::neighbor::listBinFraction();
+      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
+    } catch (eddy::ConfigError const& e) {
+      EXPECT_NE(std::string(e.what()).find("EDDY_LIST_BIN_FRACTION"), std::string::npos)
+          << e.what();
+    }
+  }
+  ScopedEnv env("EDDY_LIST_BIN_FRACTION", "0.3");
+  EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.3);
 }
 
 /// The full-list forces by `lanes` vector lanes per row against those by a thread per row, 200
