@@ -142,43 +142,48 @@ void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
 TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::OnePass);
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::TwoPass);
+  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::Lanes);
 }
 
-/// One pass and two passes give the same CSR arrays, entry for entry, for both list kinds, over
-/// several builds of moving atoms (the one-pass capacity follows the rows).
+/// One pass and the lane-voting build give the CSR arrays of two passes, entry for entry, for
+/// both list kinds, over several builds of moving atoms (the one-pass capacity follows the
+/// rows). On CUDA the lanes vote in step (compat::laneVotes); on hosts there is one lane.
 template <class Exec>
 void checkBuildsAgree(ListKind kind) {
   using eddy::neighbor::ListBuild;
   Exec space;
   int const n = 3000;
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{6.0, 6.0, 6.0};
-  eddy::neighbor::VerletList<Exec> one(kind, 1.0, 0.3, ListBuild::OnePass);
   eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, ListBuild::TwoPass);
-  EXPECT_EQ(one.buildKind(), ListBuild::OnePass);
   EXPECT_EQ(two.buildKind(), ListBuild::TwoPass);
-  for (unsigned seed : {1u, 2u, 3u}) {
-    // Denser each time: rows outgrow the capacity of the build before.
-    Cloud<typename Exec::memory_space> const c(n * static_cast<int>(seed), 6.0, seed);
-    eddy::neighbor::BinList<Exec> bins;
-    bins.build(space, c.x, n * static_cast<int>(seed), lo, hi, 0.65);
-    one.build(space, c.x, c.ids, n * static_cast<int>(seed), bins);
-    two.build(space, c.x, c.ids, n * static_cast<int>(seed), bins);
-    auto host = [](auto const& v, int count) {
-      auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-      return std::vector<int>(h.data(), h.data() + count);
-    };
-    ASSERT_EQ(one.pairCount(), two.pairCount()) << "seed " << seed;
-    EXPECT_GT(one.pairCount(), 10 * n) << "too few pairs to be a test";
-    EXPECT_TRUE(host(one.view().offsets, one.owned() + 1) ==
-                host(two.view().offsets, two.owned() + 1))
-        << "offsets differ, seed " << seed;
-    EXPECT_TRUE(host(one.view().neighbors, one.pairCount()) ==
-                host(two.view().neighbors, two.pairCount()))
-        << "neighbours differ, seed " << seed;
+  for (ListBuild how : {ListBuild::OnePass, ListBuild::Lanes}) {
+    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, how);
+    EXPECT_EQ(other.buildKind(), how);
+    char const* const name = how == ListBuild::OnePass ? "one pass" : "lanes";
+    for (unsigned seed : {1u, 2u, 3u}) {
+      // Denser each time: rows outgrow the capacity of the build before.
+      Cloud<typename Exec::memory_space> const c(n * static_cast<int>(seed), 6.0, seed);
+      eddy::neighbor::BinList<Exec> bins;
+      bins.build(space, c.x, n * static_cast<int>(seed), lo, hi, 0.65);
+      other.build(space, c.x, c.ids, n * static_cast<int>(seed), bins);
+      two.build(space, c.x, c.ids, n * static_cast<int>(seed), bins);
+      auto host = [](auto const& v, int count) {
+        auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+        return std::vector<int>(h.data(), h.data() + count);
+      };
+      ASSERT_EQ(other.pairCount(), two.pairCount()) << name << ", seed " << seed;
+      EXPECT_GT(other.pairCount(), 10 * n) << "too few pairs to be a test";
+      EXPECT_TRUE(host(other.view().offsets, other.owned() + 1) ==
+                  host(two.view().offsets, two.owned() + 1))
+          << name << ": offsets differ, seed " << seed;
+      EXPECT_TRUE(host(other.view().neighbors, other.pairCount()) ==
+                  host(two.view().neighbors, two.pairCount()))
+          << name << ": neighbours differ, seed " << seed;
+    }
   }
 }
 
-TYPED_TEST(Neighbor, OnePassAndTwoPassBuildsGiveTheSameLists) {
+TYPED_TEST(Neighbor, EveryBuildGivesTheListsOfTwoPasses) {
   checkBuildsAgree<TypeParam>(ListKind::Full);
   checkBuildsAgree<TypeParam>(ListKind::Half);
 }
@@ -197,7 +202,29 @@ TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
   ASSERT_EQ(setenv("EDDY_LIST_BUILD", "one-pass", 1), 0);
   EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(),
             eddy::neighbor::ListBuild::OnePass);
+  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "lanes", 1), 0);
+  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), eddy::neighbor::ListBuild::Lanes);
   unsetenv("EDDY_LIST_BUILD");
+}
+
+TEST(NeighborBuild, ListLanesFromTheEnvironment) {
+  using Exec = eddy::ExecSpace;
+  int const fallback = eddy::compat::listBuildLanes<Exec>();
+  EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<Exec>(), fallback);
+  for (char const* bad : {"3", "0", "64", "eight", "8x"}) {
+    ASSERT_EQ(setenv("EDDY_LIST_LANES", bad, 1), 0);
+    try {
+      (void)eddy::neighbor::defaultListBuildLanes<Exec>();
+      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
+    } catch (eddy::ConfigError const& e) {
+      EXPECT_NE(std::string(e.what()).find("EDDY_LIST_LANES"), std::string::npos) << e.what();
+    }
+  }
+  ASSERT_EQ(setenv("EDDY_LIST_LANES", "16", 1), 0);
+  // Host backends run the lanes one after another: they keep one.
+  EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<Exec>(), fallback > 1 ? 16 : 1);
+  EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<eddy::HostExecSpace>(), 1);
+  unsetenv("EDDY_LIST_LANES");
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {

@@ -88,20 +88,23 @@ int main(int argc, char** argv) {
     double const tRebuildFull =
         eddy::perf::medianSeconds(space, 1, 5, [&] { fullList.rebuild(space); });
     fullList.computeForces(space);
-    // The list build alone, from the full-list system's bins, both ways (VerletList.hpp).
+    // The list build alone, from the full-list system's bins, every way (VerletList.hpp).
     struct ListTime {
       eddy::neighbor::ListKind kind;
       eddy::neighbor::ListBuild how;
+      int lanes;
       double seconds;
     };
     std::vector<ListTime> listTimes;
     for (auto kind : {eddy::neighbor::ListKind::Full, eddy::neighbor::ListKind::Half})
-      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass}) {
+      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass,
+                       eddy::neighbor::ListBuild::Lanes}) {
         eddy::neighbor::VerletList<eddy::ExecSpace> list(kind, p.cutoff, p.skin, how);
         auto const& q = fullList.particles();
-        listTimes.push_back({kind, how, eddy::perf::medianSeconds(space, 1, 5, [&] {
-                               list.build(space, q.positions(), q.ids(), owned, fullList.bins());
-                             })});
+        listTimes.push_back(
+            {kind, how, list.buildLanes(), eddy::perf::medianSeconds(space, 1, 5, [&] {
+               list.build(space, q.positions(), q.ids(), owned, fullList.bins());
+             })});
       }
     eddy::md::Forces<eddy::MemSpace> f(Kokkos::view_alloc(space, "eddy::perf::forces"),
                                        fullList.particles().forces().extent(0));
@@ -135,8 +138,11 @@ int main(int argc, char** argv) {
             eddy::str(
                 "list build alone, ", l.kind == eddy::neighbor::ListKind::Full ? "full" : "half",
                 " list, ",
-                l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded, pack)"
-                                                            : "two passes (count, fill)",
+                l.how == eddy::neighbor::ListBuild::OnePass ? std::string("one pass (padded, pack)")
+                : l.how == eddy::neighbor::ListBuild::TwoPass
+                    ? std::string("two passes (count, fill)")
+                    : eddy::str("two passes, ", l.lanes,
+                                " vector lanes per row voting (EDDY_LIST_LANES)"),
                 l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
     }

@@ -294,6 +294,38 @@ constexpr bool onePassListBuild() {
   return !isCuda<Exec>();
 }
 
+/// Vector lanes that scan one row's candidates together in the lane-voting Verlet build
+/// (neighbor::ListBuild::Lanes): 8 on CUDA; 1 on host backends, whose ThreadVectorRange runs the
+/// lanes one after another, while the voting needs them in step.
+template <class Exec>
+constexpr int listBuildLanes() {
+  return isCuda<Exec>() ? 8 : 1;
+}
+
+/// The votes of the vector lanes of the calling team thread: bit l is set when lane l passes
+/// `pred`. On CUDA a warp ballot over the thread's lanes (the policy's vector length, a power of
+/// two up to 32, Kokkos' threadIdx.x); every lane must call it together. On host backends (one
+/// lane) `pred` itself.
+KOKKOS_INLINE_FUNCTION unsigned laneVotes(bool pred) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  unsigned const width = blockDim.x;
+  unsigned const shift = (threadIdx.y * width) & 31u;
+  unsigned const group = width >= 32u ? 0xffffffffu : ((1u << width) - 1u) << shift;
+  return __ballot_sync(group, pred) >> shift;
+#else
+  return pred ? 1u : 0u;
+#endif
+}
+
+/// The number of set bits of v.
+KOKKOS_INLINE_FUNCTION int popCount(unsigned v) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  return __popc(v);
+#else
+  return __builtin_popcount(v);
+#endif
+}
+
 /// Vector lanes that copy one row of a CSR array together: 32 on CUDA (a warp reads and writes
 /// a row's consecutive entries in whole sectors), 1 on host backends.
 template <class Exec>
