@@ -220,7 +220,11 @@ class VerletList {
             int const k = base + lane;
             int const j = k < end ? permutation(k) : -1;
             bool const accepted = k < end && accepts(p, i, k, j);
-            unsigned const votes = compat::laneVotes(accepted);
+            if (width == 1) {  // a thread per row (operator()): no vote to count
+              if (accepted) write(n++, j);
+              continue;
+            }
+            unsigned const votes = compat::laneVotes(accepted, width);
             if (accepted) write(n + compat::popCount(votes & below), j);
             n += compat::popCount(votes);
           }

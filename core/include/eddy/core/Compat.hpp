@@ -302,13 +302,15 @@ constexpr int listBuildLanes() {
   return isCuda<Exec>() ? 8 : 1;
 }
 
-/// The votes of the vector lanes of the calling team thread: bit l is set when lane l passes
-/// `pred`. On CUDA a warp ballot over the thread's lanes (the policy's vector length, a power of
-/// two up to 32, Kokkos' threadIdx.x); every lane must call it together. On host backends (one
-/// lane) `pred` itself.
-KOKKOS_INLINE_FUNCTION unsigned laneVotes(bool pred) {
+/// The votes of the `lanes` vector lanes of the calling team thread: bit l is set when lane l
+/// passes `pred`. One lane: `pred` itself, with no warp instruction (so a thread-per-row kernel
+/// may call it). Several, on CUDA: a warp ballot over the thread's lanes, which must be the
+/// TeamPolicy's vector length (a power of two up to 32: Kokkos' threadIdx.x), every lane calling
+/// it together. Host backends have one lane.
+KOKKOS_INLINE_FUNCTION unsigned laneVotes(bool pred, int lanes) {
+  if (lanes == 1) return pred ? 1u : 0u;
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  unsigned const width = blockDim.x;
+  unsigned const width = static_cast<unsigned>(lanes);
   unsigned const shift = (threadIdx.y * width) & 31u;
   unsigned const group = width >= 32u ? 0xffffffffu : ((1u << width) - 1u) << shift;
   return __ballot_sync(group, pred) >> shift;
