@@ -206,6 +206,14 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
                 "; setup ", formatDuration(log::elapsed() - setupStart)));
   log::info(str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
                 deck.getString("parallel.overlap"), ", ", rt.size(), " rank(s))"));
+  auto const& list = system.list();
+  log::info(str(
+      "md: list build ", neighbor::listBuildName(list.buildKind()),
+      list.buildKind() == neighbor::ListBuild::Lanes
+          ? str(" (", list.buildLanes(), list.buildLanes() == 1 ? " lane" : " lanes", " per row)")
+          : std::string(),
+      ", bins ", neighbor::listBinFraction(),
+      " x (cutoff + skin) (EDDY_LIST_BUILD, EDDY_LIST_LANES, EDDY_LIST_BIN_FRACTION)"));
 
   CheckpointOutput checkpoints(rt, deck, "md");
   auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "md");

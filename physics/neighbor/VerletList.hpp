@@ -61,6 +61,11 @@ enum class ListKind { Full, Half };
 /// How a VerletList builds its rows (see the top of this file).
 enum class ListBuild { TwoPass, OnePass, Lanes };
 
+/// The name of a build, as EDDY_LIST_BUILD spells it.
+inline char const* listBuildName(ListBuild how) {
+  return how == ListBuild::OnePass ? "one-pass" : how == ListBuild::TwoPass ? "two-pass" : "lanes";
+}
+
 /// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else
 /// compat::onePassListBuild. Throws eddy::ConfigError on another value of EDDY_LIST_BUILD.
 template <class Exec>
