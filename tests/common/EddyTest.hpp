@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
+
 namespace eddy::test {
 
 template <class List>
@@ -42,5 +44,15 @@ inline bool allRanks(bool ok) {
   MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return all == 1;
 }
+
+/// Sets an environment variable for a scope (unset again at its end, also when an assertion
+/// leaves the test early).
+struct ScopedEnv {
+  char const* name;
+  ScopedEnv(char const* n, char const* value) : name(n) { setenv(n, value, 1); }
+  ~ScopedEnv() { unsetenv(name); }
+  ScopedEnv(ScopedEnv const&) = delete;
+  ScopedEnv& operator=(ScopedEnv const&) = delete;
+};
 
 }  // namespace eddy::test

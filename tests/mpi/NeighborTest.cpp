@@ -212,7 +212,7 @@ TEST(NeighborBuild, ListLanesFromTheEnvironment) {
   int const fallback = eddy::compat::listBuildLanes<Exec>();
   EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<Exec>(), fallback);
   for (char const* bad : {"3", "0", "64", "eight", "8x"}) {
-    ASSERT_EQ(setenv("EDDY_LIST_LANES", bad, 1), 0);
+    eddy::test::ScopedEnv env("EDDY_LIST_LANES", bad);
     try {
       (void)eddy::neighbor::defaultListBuildLanes<Exec>();
       ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
@@ -220,11 +220,10 @@ TEST(NeighborBuild, ListLanesFromTheEnvironment) {
       EXPECT_NE(std::string(e.what()).find("EDDY_LIST_LANES"), std::string::npos) << e.what();
     }
   }
-  ASSERT_EQ(setenv("EDDY_LIST_LANES", "16", 1), 0);
+  eddy::test::ScopedEnv env("EDDY_LIST_LANES", "16");
   // Host backends run the lanes one after another: they keep one.
   EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<Exec>(), fallback > 1 ? 16 : 1);
   EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<eddy::HostExecSpace>(), 1);
-  unsetenv("EDDY_LIST_LANES");
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {

@@ -2,14 +2,13 @@
 // exactly up to round-off, the total momentum; the initial state has the requested temperature
 // and no drift; the Berendsen and Langevin thermostats reach their target.
 #include "EddyTest.hpp"
+#include "MdTestUtil.hpp"
 
 #include "md/System.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -209,29 +208,6 @@ TYPED_TEST(Md, OverlapInteriorRowsListNoGhostHalfList) {
   checkOverlapRows<TypeParam>(ListKind::Half);
 }
 
-/// Each owned row's neighbours by global id (rows keyed by theirs), from `s`'s list.
-template <class Exec>
-std::map<std::int64_t, std::vector<std::int64_t>> neighbourSets(System<Exec> const& s) {
-  auto const list = s.list().view();
-  auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.offsets);
-  auto const neighbors = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.neighbors);
-  auto const ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.particles().ids());
-  std::map<std::int64_t, std::vector<std::int64_t>> sets;
-  for (int i = 0; i < s.owned(); ++i) {
-    auto& row = sets[ids(i)];
-    for (int k = offsets(i); k < offsets(i + 1); ++k) row.push_back(ids(neighbors(k)));
-    std::sort(row.begin(), row.end());
-  }
-  return sets;
-}
-
-/// Sets an environment variable for a scope.
-struct ScopedEnv {
-  char const* name;
-  ScopedEnv(char const* n, char const* value) : name(n) { setenv(n, value, 1); }
-  ~ScopedEnv() { unsetenv(name); }
-};
-
 /// EDDY_LIST_BIN_FRACTION changes the bins the list is built from, not the list: every row's
 /// neighbours by global id at bin edges of 1/4, 1/3 and 1 list radius equal those at the
 /// default 1/2, for atoms at random positions (two seeds; no lattice symmetry to hide a missed
@@ -245,12 +221,12 @@ void checkBinFraction(ListKind kind, bool reproducible) {
   for (std::uint64_t seed : {11u, 12u}) {
     p.seed = seed;
     System<Exec> reference(space, MPI_COMM_WORLD, p);
-    auto const sets = neighbourSets(reference);
+    auto const pairs = eddy::test::gatherListPairs(reference);
     EXPECT_GT(reference.list().pairCount(), 20 * reference.owned());
     for (char const* fraction : {"0.25", "0.3333", "1"}) {
-      ScopedEnv env("EDDY_LIST_BIN_FRACTION", fraction);
+      eddy::test::ScopedEnv env("EDDY_LIST_BIN_FRACTION", fraction);
       System<Exec> s(space, MPI_COMM_WORLD, p);
-      EXPECT_TRUE(neighbourSets(s) == sets)
+      EXPECT_TRUE(eddy::test::gatherListPairs(s) == pairs)
           << "bin edge " << fraction << " x radius, seed " << seed;
     }
   }
@@ -267,7 +243,7 @@ TYPED_TEST(Md, ListBinFractionKeepsTheNeighbourSetsReproducible) {
 
 TEST(MdConfig, AListBinFractionOutOfRangeIsAConfigError) {
   for (char const* bad : {"0.2", "1.5", "half", "0.5x", ""}) {
-    ScopedEnv env("EDDY_LIST_BIN_FRACTION", bad);
+    eddy::test::ScopedEnv env("EDDY_LIST_BIN_FRACTION", bad);
     if (!*bad) {
       EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.5) << "empty means unset";
       continue;
@@ -280,7 +256,7 @@ TEST(MdConfig, AListBinFractionOutOfRangeIsAConfigError) {
           << e.what();
     }
   }
-  ScopedEnv env("EDDY_LIST_BIN_FRACTION", "0.3");
+  eddy::test::ScopedEnv env("EDDY_LIST_BIN_FRACTION", "0.3");
   EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.3);
 }
 
