@@ -274,11 +274,11 @@ TEST(CounterRandom, PortableLogMatchesTheLibraryLog) {
     if (!(x > 0.0)) continue;
     double const exact = std::log(x);
     worst = std::max(
-        worst, std::fabs(eddy::md::portableLog(x) - exact) / std::max(std::fabs(exact), 1e-300));
+        worst, std::fabs(eddy::math::portableLog(x) - exact) / std::max(std::fabs(exact), 1e-300));
   }
   EXPECT_LT(worst, 1e-15);
-  EXPECT_EQ(eddy::md::portableLog(1.0), 0.0);
-  EXPECT_NEAR(eddy::md::portableLog(0.5), -std::log(2.0), 1e-16);
+  EXPECT_EQ(eddy::math::portableLog(1.0), 0.0);
+  EXPECT_NEAR(eddy::math::portableLog(0.5), -std::log(2.0), 1e-16);
 }
 
 }  // namespace

@@ -1,16 +1,17 @@
 /// @file PortableMath.hpp
-/// @brief sin and cos that give the same bits on every backend.
+/// @brief sin, cos and log that give the same bits on every backend, and the bit reads they use.
 ///
 /// The library functions (glibc on a CPU, CUDA's on a GPU) may differ in the last bit, so a state
 /// computed from them, such as the Taylor-Green initial condition, differed between backends
 /// although every later operation of the fluid model rounds alike (it is compiled without
-/// multiply-add contraction: eddy_rounded_as_written in cmake/EddyCompile.cmake). portableSin and
-/// portableCos use only +, -, *, comparisons and bit reads of doubles, so they round identically
-/// wherever a * b + c is not contracted: compile their callers with eddy_rounded_as_written.
+/// multiply-add contraction: eddy_rounded_as_written in cmake/EddyCompile.cmake). portableSin,
+/// portableCos and portableLog (the Langevin thermostat's normals, md/CounterRandom.hpp) use only
+/// +, -, *, /, comparisons and bit reads of doubles, so they round identically wherever
+/// a * b + c is not contracted: compile their callers with eddy_rounded_as_written.
 ///
 /// Range and accuracy: for |x| below 2^20 pi/2 (about 1.6e6) the result is within 1 ulp of the
-/// exact value (test_core checks it against long double). Beyond that, and for NaN and Inf, they
-/// return the library function's value, which is no longer portable.
+/// exact value (test_portable_math checks it against long double). Beyond that, and for NaN and
+/// Inf, they return the library function's value, which is no longer portable.
 ///
 /// Method (fdlibm's): x = n pi/2 + y, |y| <= pi/4, by Cody-Waite reduction with pi/2 split into
 /// 33-bit parts (a second and third round only when the first cancels), y kept as a head and a
@@ -28,26 +29,36 @@
 
 namespace eddy::math {
 
-namespace portable {
-
-/// The high 32 bits of x's IEEE representation.
-KOKKOS_INLINE_FUNCTION std::uint32_t highWord(double x) {
+/// The IEEE 754 bits of x.
+KOKKOS_INLINE_FUNCTION std::uint64_t bitsOf(double x) {
   union {
     double d;
     std::uint64_t u;
   } pun;
   pun.d = x;
-  return static_cast<std::uint32_t>(pun.u >> 32);
+  return pun.u;
 }
 
-/// The double whose high 32 bits are `high` and low 32 bits zero.
-KOKKOS_INLINE_FUNCTION double fromHighWord(std::uint32_t high) {
+/// The double of the IEEE 754 bits `u`.
+KOKKOS_INLINE_FUNCTION double fromBits(std::uint64_t u) {
   union {
     double d;
     std::uint64_t u;
   } pun;
-  pun.u = static_cast<std::uint64_t>(high) << 32;
+  pun.u = u;
   return pun.d;
+}
+
+namespace portable {
+
+/// The high 32 bits of x's IEEE representation.
+KOKKOS_INLINE_FUNCTION std::uint32_t highWord(double x) {
+  return static_cast<std::uint32_t>(bitsOf(x) >> 32);
+}
+
+/// The double whose high 32 bits are `high` and low 32 bits zero.
+KOKKOS_INLINE_FUNCTION double fromHighWord(std::uint32_t high) {
+  return fromBits(static_cast<std::uint64_t>(high) << 32);
 }
 
 /// The biased exponent field of x.
@@ -164,6 +175,39 @@ KOKKOS_INLINE_FUNCTION double portableCos(double x) {
   if ((portable::highWord(x) & 0x7fffffffu) > portable::kReducibleHigh)
     return math::cos(x);  // huge, Inf or NaN
   return portable::shiftedSin(x, 1);
+}
+
+/// Natural logarithm of a positive normal double with basic arithmetic only: the exponent and
+/// the mantissa m in [sqrt(1/2), sqrt(2)) are split exactly through the bits, then
+/// log m = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.1716, by its series to t^23 (the
+/// remainder is below 1e-17). Relative error a few 1e-16.
+KOKKOS_INLINE_FUNCTION double portableLog(double x) {
+  std::uint64_t const bits = bitsOf(x);
+  int e = static_cast<int>((bits >> 52) & 0x7ffu) - 1023;
+  // The mantissa with the exponent of 1: m in [1, 2).
+  double m = fromBits((bits & ((std::uint64_t(1) << 52) - 1)) | (std::uint64_t(1023) << 52));
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    ++e;
+  }
+  double const t = (m - 1.0) / (m + 1.0);
+  double const t2 = t * t;
+  double s = 1.0 / 23.0;
+  s = s * t2 + 1.0 / 21.0;
+  s = s * t2 + 1.0 / 19.0;
+  s = s * t2 + 1.0 / 17.0;
+  s = s * t2 + 1.0 / 15.0;
+  s = s * t2 + 1.0 / 13.0;
+  s = s * t2 + 1.0 / 11.0;
+  s = s * t2 + 1.0 / 9.0;
+  s = s * t2 + 1.0 / 7.0;
+  s = s * t2 + 1.0 / 5.0;
+  s = s * t2 + 1.0 / 3.0;
+  s = s * t2 + 1.0;
+  // ln 2 split so that e * ln2Hi is exact for |e| < 2^11.
+  double const ln2Hi = 6.93147180369123816490e-01, ln2Lo = 1.90821492927058770002e-10;
+  double const de = static_cast<double>(e);
+  return de * ln2Hi + (de * ln2Lo + 2.0 * t * s);
 }
 
 }  // namespace eddy::math

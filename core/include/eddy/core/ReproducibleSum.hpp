@@ -68,6 +68,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <mpi.h>
@@ -121,7 +122,7 @@ struct BinnedSum {
   KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
     static_assert(kFoldPeriod % N == 0, "eddy::BinnedSum: N must divide kFoldPeriod");
     for (int c = 0; c < N; ++c) {
-      if (Branching)
+      if constexpr (Branching)
         depositBranching(x[c]);
       else
         deposit(x[c]);
@@ -133,12 +134,7 @@ struct BinnedSum {
   /// Splits x into its pieces: returns the bin of the low piece `lo`; `hi` belongs to the bin
   /// above. Both carry the sign of x.
   KOKKOS_INLINE_FUNCTION static int split(double x, std::int64_t& lo, std::int64_t& hi) {
-    union {
-      double d;
-      std::uint64_t u;
-    } pun;
-    pun.d = x;
-    std::uint64_t const bits = pun.u;
+    std::uint64_t const bits = math::bitsOf(x);
     int const field = static_cast<int>((bits >> 52) & 0x7ffu);
     // |x| = mant * 2^(pos - 1108); subnormals (field 0) have no implicit bit. NaN and Inf go
     // through the same steps and end up in bins 40 and 41.
