@@ -212,7 +212,7 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
       list.buildKind() == neighbor::ListBuild::Lanes
           ? str(" (", list.buildLanes(), list.buildLanes() == 1 ? " lane" : " lanes", " per row)")
           : std::string(),
-      ", bins ", neighbor::listBinFraction(),
+      ", bins ", system.binFraction(),
       " x (cutoff + skin) (EDDY_LIST_BUILD, EDDY_LIST_LANES, EDDY_LIST_BIN_FRACTION)"));
 
   CheckpointOutput checkpoints(rt, deck, "md");

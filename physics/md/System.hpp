@@ -115,7 +115,7 @@ class System {
                                              params.procGrid)),
         m_lj(params.cutoff, params.shift),
         m_list(m_params.list, params.cutoff, params.skin),
-        m_binEdge(neighbor::listBinFraction() * m_list.radius()) {
+        m_binFraction(neighbor::listBinFraction()) {
     if (params.reproducible && params.list != m_params.list)
       log::info(
           "md: reproducible mode sums forces over the full neighbour list; neighbor: half "
@@ -196,6 +196,7 @@ class System {
   /// Ghosts, bins and the Verlet list of the owned rows as they are (no migration, no sort).
   void buildNeighbors(Exec const& space) {
     double const w = m_list.radius();
+    double const binEdge = m_binFraction * w;
     m_ghosts->build(space, m_particles, owned());
     std::array<double, 3> lo{}, hi{};
     for (int d = 0; d < 3; ++d) {
@@ -204,9 +205,9 @@ class System {
     }
     if (m_params.reproducible)
       m_bins.buildCanonical(space, m_particles.positions(), m_particles.ids(), m_particles.size(),
-                            lo, hi, m_binEdge, m_domain.length);
+                            lo, hi, binEdge, m_domain.length);
     else
-      m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, m_binEdge);
+      m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, binEdge);
     m_list.build(space, m_particles.positions(), m_particles.ids(), owned(), m_bins);
     if (m_params.list == neighbor::ListKind::Half && m_scatterData != m_particles.forces().data()) {
       m_scatter = ForceScatter<Exec, memory_space>(m_particles.forces());
@@ -417,6 +418,8 @@ class System {
   Particles<memory_space>& particles() { return m_particles; }
   Particles<memory_space> const& particles() const { return m_particles; }
   neighbor::VerletList<Exec> const& list() const { return m_list; }
+  /// Edge of the bins the list is built from, over the list radius (EDDY_LIST_BIN_FRACTION).
+  double binFraction() const { return m_binFraction; }
   /// The bins of the last build (owned and ghost rows).
   neighbor::BinList<Exec> const& bins() const { return m_bins; }
   ParticleGhosts<Exec> const& ghosts() const { return *m_ghosts; }
@@ -554,7 +557,7 @@ class System {
   std::unique_ptr<ParticleGhosts<Exec>> m_ghosts;
   neighbor::BinList<Exec> m_bins;
   neighbor::VerletList<Exec> m_list;
-  double m_binEdge;  ///< of the list's bins: neighbor::listBinFraction() x the list radius
+  double m_binFraction;  ///< edge of the list's bins over the list radius (listBinFraction)
   ForceScatter<Exec, memory_space> m_scatter;
   double* m_scatterData = nullptr;
   // With overlap: the ghost refresh's instance and the split of the owned rows (8 bytes per

@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
           "evaluation (%.3g s at copy bandwidth); list bins %.3g x the list radius "
           "(EDDY_LIST_BIN_FRACTION)\n",
           owned, n, n, n, eddy::ExecSpace::name(), entries / owned, copy * 1e-9, bytes * 1e-6,
-          bytes / copy, eddy::neighbor::listBinFraction());
+          bytes / copy, fullList.binFraction());
       std::printf("| what | achieved | ceiling | ratio |\n|---|---|---|---|\n");
       eddy::perf::row(
           eddy::str("forces, full list (model: ",
