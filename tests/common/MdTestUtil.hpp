@@ -84,6 +84,18 @@ std::vector<std::pair<std::int64_t, std::int64_t>> gatherListPairs(md::System<Ex
   return pairs;
 }
 
+/// A half list's pairs (id_i, id_j) in both orders, sorted: equal to the full list's pairs
+/// when the half list holds each unordered pair once. Which atom of a pair holds it follows
+/// the owned rows' order, and the bin sort leaves that order within a bin unspecified where
+/// bins fill by atomics (GPUs), so half lists compare in this form.
+inline std::vector<std::pair<std::int64_t, std::int64_t>> bothOrders(
+    std::vector<std::pair<std::int64_t, std::int64_t>> pairs) {
+  std::size_t const n = pairs.size();
+  for (std::size_t k = 0; k < n; ++k) pairs.emplace_back(pairs[k].second, pairs[k].first);
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
 /// Minimum-image separation x_i - x_j in a box of edges `length`.
 inline std::array<double, 3> minImage(HostParticle const& a, HostParticle const& b,
                                       std::array<double, 3> const& length) {

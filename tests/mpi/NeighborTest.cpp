@@ -40,9 +40,7 @@ void expectPairsMatch(System<Exec> const& s, char const* what) {
   Pairs got = eddy::test::gatherListPairs(s);
   if (s.list().kind() == ListKind::Half) {
     // Every unordered pair once: no duplicates, and both orders together give the full set.
-    Pairs both = got;
-    for (auto const& q : got) both.emplace_back(q.second, q.first);
-    std::sort(both.begin(), both.end());
+    Pairs const both = eddy::test::bothOrders(got);
     EXPECT_EQ(std::adjacent_find(both.begin(), both.end()), both.end())
         << what << ": a pair occurs twice in the half list";
     EXPECT_EQ(got.size() * 2, expected.size()) << what;
@@ -59,11 +57,7 @@ void expectListCoversCutoff(System<Exec> const& s, char const* what) {
   auto const all = eddy::test::gatherParticles(s);
   Pairs const inside = eddy::test::bruteForcePairs(all, s.domain().length, s.list().cutoff());
   Pairs got = eddy::test::gatherListPairs(s);
-  if (s.list().kind() == ListKind::Half) {
-    std::size_t const n = got.size();
-    for (std::size_t k = 0; k < n; ++k) got.emplace_back(got[k].second, got[k].first);
-    std::sort(got.begin(), got.end());
-  }
+  if (s.list().kind() == ListKind::Half) got = eddy::test::bothOrders(got);
   EXPECT_TRUE(std::includes(got.begin(), got.end(), inside.begin(), inside.end()))
       << what << ": a pair within the cutoff is missing from the list";
 }
