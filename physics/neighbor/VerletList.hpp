@@ -1,8 +1,9 @@
 /// @file VerletList.hpp
 /// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList.
 ///
-/// Build, in one of three ways (ListBuild; the backend's choice is compat::onePassListBuild, and
-/// EDDY_LIST_BUILD=one-pass, two-pass or lanes overrides it, to measure them on other hardware).
+/// Build, in one of three ways (ListBuild; the backend's choice is compat::onePassListBuild and
+/// compat::stagedListFill, and EDDY_LIST_BUILD=one-pass, two-pass or staged overrides it, to
+/// measure them on other hardware).
 /// All give the same CSR arrays, entry for entry.
 /// - Two passes: a count pass over the candidates, a scan of the counts into the offsets, and a
 ///   fill pass that runs the candidate scan again and writes each row straight into place.
@@ -12,12 +13,13 @@
 ///   compat::rowCopyLanes). The capacity follows the largest row of the previous build (+25%); a
 ///   row that does not fit makes the pass run again with a capacity that fits, so nothing is
 ///   ever cut off. The candidate scan runs once instead of twice, for a copy of the list.
-/// - Lanes: the two passes, with compat::listBuildLanes vector lanes per row (8 on CUDA, 1 on
-///   hosts; EDDY_LIST_LANES overrides it on CUDA) that test consecutive candidates of a chord
-///   together; a vote among the lanes (compat::laneVotes) gives each accepted neighbour its place
-///   in the row, so the row's order is that of the other builds. Coalesced reads of the candidates
-///   and less divergence between rows than a thread per row, for lanes idle at the end of each
-///   chord.
+/// - Staged: the two passes, with a fill that writes through team scratch memory. A team of
+///   compat::listFillRows consecutive rows owns one contiguous run of the CSR array; its
+///   threads (a row each) write their entries into a stage of `stage` entries per row (up to
+///   the scratch a team may have), then the team copies the stage to the array in consecutive
+///   entries. A thread per row writing straight into place stores to a different sector for
+///   every thread of a warp; the copy stores whole sectors. Entries beyond the stage go
+///   straight into place.
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -39,7 +41,8 @@
 ///
 /// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
 /// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
-/// capacity per owned particle, about 1.3 times the neighbour array).
+/// capacity per owned particle, about 1.3 times the neighbour array). The staged fill's stage
+/// is on-chip (team scratch).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -49,6 +52,7 @@
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -59,44 +63,45 @@ namespace eddy::neighbor {
 enum class ListKind { Full, Half };
 
 /// How a VerletList builds its rows (see the top of this file).
-enum class ListBuild { TwoPass, OnePass, Lanes };
+enum class ListBuild { TwoPass, OnePass, Staged };
 
 /// The name of a build, as EDDY_LIST_BUILD spells it.
 inline char const* listBuildName(ListBuild how) {
-  return how == ListBuild::OnePass ? "one-pass" : how == ListBuild::TwoPass ? "two-pass" : "lanes";
+  return how == ListBuild::OnePass ? "one-pass" : how == ListBuild::TwoPass ? "two-pass" : "staged";
 }
 
-/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else
-/// compat::onePassListBuild. Throws eddy::ConfigError on another value of EDDY_LIST_BUILD.
+/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass, two-pass or staged) when
+/// set, else the backend's (compat::onePassListBuild, compat::stagedListFill). Throws
+/// eddy::ConfigError on another value of EDDY_LIST_BUILD.
 template <class Exec>
 ListBuild defaultListBuild() {
+  ListBuild const fallback = compat::onePassListBuild<Exec>() ? ListBuild::OnePass
+                             : compat::stagedListFill<Exec>() ? ListBuild::Staged
+                                                              : ListBuild::TwoPass;
   char const* const env = std::getenv("EDDY_LIST_BUILD");
-  if (!env || !*env)
-    return compat::onePassListBuild<Exec>() ? ListBuild::OnePass : ListBuild::TwoPass;
+  if (!env || !*env) return fallback;
   std::string const v = env;
-  if (v == "one-pass") return ListBuild::OnePass;
-  if (v == "two-pass") return ListBuild::TwoPass;
-  if (v == "lanes") return ListBuild::Lanes;
+  for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass, ListBuild::Staged})
+    if (v == listBuildName(how)) return how;
   throw ConfigError(str("EDDY_LIST_BUILD is '", v,
-                        "'; expected one-pass, two-pass or lanes (or unset: the default of ",
-                        compat::onePassListBuild<Exec>() ? "one-pass" : "two-pass",
-                        " on this backend)"));
+                        "'; expected one-pass, two-pass or staged (or unset: the default of ",
+                        listBuildName(fallback), " on this backend)"));
 }
 
-/// Vector lanes per row of the lane-voting build (ListBuild::Lanes) on `Exec`: EDDY_LIST_LANES
-/// (1, 2, 4, 8, 16 or 32) when set, else compat::listBuildLanes; always 1 on host backends,
-/// which run the lanes one after another. Throws eddy::ConfigError on another value.
+/// Stage entries per row of the staged fill (ListBuild::Staged) on `Exec`: EDDY_LIST_STAGE (1
+/// to 1024) when set, else compat::listFillStage. Throws eddy::ConfigError on another value.
 template <class Exec>
-int defaultListBuildLanes() {
-  int const fallback = compat::listBuildLanes<Exec>();
-  char const* const env = std::getenv("EDDY_LIST_LANES");
+int defaultListFillStage() {
+  int const fallback = compat::listFillStage<Exec>();
+  char const* const env = std::getenv("EDDY_LIST_STAGE");
   if (!env || !*env) return fallback;
   char* end = nullptr;
   long const v = std::strtol(env, &end, 10);
-  if (end == env || *end != '\0' || v < 1 || v > 32 || (v & (v - 1)) != 0)
-    throw ConfigError(str("EDDY_LIST_LANES is '", env,
-                          "'; expected 1, 2, 4, 8, 16 or 32 (or unset: ", fallback, ")"));
-  return fallback > 1 ? static_cast<int>(v) : 1;
+  if (end == env || *end != '\0' || v < 1 || v > 1024)
+    throw ConfigError(str("EDDY_LIST_STAGE is '", env,
+                          "'; expected stage entries per row, 1 to 1024 (or unset: ", fallback,
+                          ")"));
+  return static_cast<int>(v);
 }
 
 /// Device-copyable view of a CSR list: the neighbours of row i are
@@ -117,7 +122,7 @@ class VerletList {
   VerletList(ListKind kind, double cutoff, double skin, ListBuild how = defaultListBuild<Exec>())
       : m_kind(kind),
         m_build(how),
-        m_lanes(how == ListBuild::Lanes ? defaultListBuildLanes<Exec>() : 1),
+        m_stage(how == ListBuild::Staged ? defaultListFillStage<Exec>() : 0),
         m_cutoff(cutoff),
         m_skin(skin) {
     EDDY_REQUIRE(cutoff > 0, "VerletList: cutoff ", cutoff, "; expected > 0");
@@ -136,8 +141,8 @@ class VerletList {
                          "eddy::neighbor::verletOffsets");
     if (m_build == ListBuild::OnePass)
       buildOnePass(space, x, ids, bins);
-    else if (m_build == ListBuild::Lanes)
-      buildWithLanes(space, x, ids, bins);
+    else if (m_build == ListBuild::Staged)
+      buildStaged(space, x, ids, bins);
     else
       buildTwoPass(space, x, ids, bins);
     // Reference positions for the displacement test.
@@ -173,8 +178,8 @@ class VerletList {
   NeighborView<memory_space> view() const { return {m_offsets, m_neighbors}; }
   ListKind kind() const { return m_kind; }
   ListBuild buildKind() const { return m_build; }
-  /// Vector lanes per row of the lane-voting build (1 for the others).
-  int buildLanes() const { return m_lanes; }
+  /// Stage entries per row of the staged fill (0 for the other builds).
+  int fillStage() const { return m_stage; }
   double cutoff() const { return m_cutoff; }
   double skin() const { return m_skin; }
   double radius() const { return m_cutoff + m_skin; }
@@ -200,86 +205,37 @@ class VerletList {
     double radiusSq;
 
     KOKKOS_INLINE_FUNCTION void operator()(const int i, Visit& visit) const {
-      scanWithLanes(i, 0, 1, [&](int, int j) { visit(j); });
-    }
-
-    /// The candidate scan by the `width` vector lanes of one team thread in step (every lane
-    /// calls it; `lane` in 0 .. width - 1; one lane for operator()): the lanes test `width`
-    /// consecutive candidates of a chord at a time and vote (compat::laneVotes), and write(p, j)
-    /// receives each accepted neighbour j with its place p in the row, in the order of the
-    /// chords and of the permutation within each. Returns the row's neighbour count (in every
-    /// lane).
-    template <class Write>
-    KOKKOS_INLINE_FUNCTION int scanWithLanes(const int i, const int lane, const int width,
-                                             Write const& write) const {
-      unsigned const below = (1u << lane) - 1u;  // the votes of the lanes before this one
-      int n = 0;
-      Reach const p = reach(i);
-      for (int cz = p.zlo; cz <= p.zhi; ++cz) {
-        double const dz = rowGap(2, cz, p.zi);
-        if (dz * dz >= radiusSq) continue;
-        for (int cy = p.ylo; cy <= p.yhi; ++cy) {
-          int begin = 0, end = 0;
-          if (!chord(p, cy, cz, dz, begin, end)) continue;
-          for (int base = begin; base < end; base += width) {
-            int const k = base + lane;
-            int const j = k < end ? permutation(k) : -1;
-            bool const accepted = k < end && accepts(p, i, k, j);
-            if (width == 1) {  // a thread per row (operator()): no vote to count
-              if (accepted) write(n++, j);
-              continue;
-            }
-            unsigned const votes = compat::laneVotes(accepted, width);
-            if (accepted) write(n + compat::popCount(votes & below), j);
-            n += compat::popCount(votes);
-          }
-        }
-      }
-      return n;
-    }
-
-    /// Row i's position and id, and the bin rows (y, z) its sphere can reach.
-    struct Reach {
-      double xi, yi, zi;
-      std::int64_t idi;
-      int ylo, yhi, zlo, zhi;
-    };
-    KOKKOS_INLINE_FUNCTION Reach reach(const int i) const {
-      Reach p;
-      p.xi = x(i, 0);
-      p.yi = x(i, 1);
-      p.zi = x(i, 2);
-      p.idi = ids(i);
-      int const by = grid.axisBin(1, p.yi), bz = grid.axisBin(2, p.zi);
+      double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+      std::int64_t const idi = ids(i);
+      int const by = grid.axisBin(1, yi), bz = grid.axisBin(2, zi);
       double const r = math::sqrt(radiusSq);
       int const ry = static_cast<int>(r * grid.inverseSize[1]) + 1;
       int const rz = static_cast<int>(r * grid.inverseSize[2]) + 1;
-      p.ylo = by - ry > 0 ? by - ry : 0;
-      p.yhi = by + ry < grid.n[1] ? by + ry : grid.n[1] - 1;
-      p.zlo = bz - rz > 0 ? bz - rz : 0;
-      p.zhi = bz + rz < grid.n[2] ? bz + rz : grid.n[2] - 1;
-      return p;
-    }
-    /// The run [begin, end) of the bin permutation holding the bins of row (cy, cz) that the
-    /// sphere's chord crosses (contiguous in the permutation); false when the row lies beyond
-    /// the radius. `dz`: the gap from the sphere's centre to bin row cz along z.
-    KOKKOS_INLINE_FUNCTION bool chord(Reach const& p, int cy, int cz, double dz, int& begin,
-                                      int& end) const {
-      double const dy = rowGap(1, cy, p.yi);
-      double const dyz = dy * dy + dz * dz;
-      if (dyz >= radiusSq) return false;
-      double const h = math::sqrt(radiusSq - dyz);
-      begin = binOffsets(grid.index(grid.axisBin(0, p.xi - h), cy, cz));
-      end = binOffsets(grid.index(grid.axisBin(0, p.xi + h), cy, cz) + 1);
-      return true;
-    }
-    /// Whether candidate j (at k in bin order) is a neighbour of row i for this list's kind
-    /// and radius.
-    KOKKOS_INLINE_FUNCTION bool accepts(Reach const& p, int i, int k, int j) const {
-      if (j == i) return false;
-      if (half && (j < owned ? j < i : ids(j) <= p.idi)) return false;
-      double const ex = xs(k, 0) - p.xi, ey = xs(k, 1) - p.yi, ez = xs(k, 2) - p.zi;
-      return ex * ex + ey * ey + ez * ez < radiusSq;
+      int const ylo = by - ry > 0 ? by - ry : 0,
+                yhi = by + ry < grid.n[1] ? by + ry : grid.n[1] - 1;
+      int const zlo = bz - rz > 0 ? bz - rz : 0,
+                zhi = bz + rz < grid.n[2] ? bz + rz : grid.n[2] - 1;
+      for (int cz = zlo; cz <= zhi; ++cz) {
+        double const dz = rowGap(2, cz, zi);
+        if (dz * dz >= radiusSq) continue;
+        for (int cy = ylo; cy <= yhi; ++cy) {
+          double const dy = rowGap(1, cy, yi);
+          double const dyz = dy * dy + dz * dz;
+          if (dyz >= radiusSq) continue;
+          // Only the bins of this row that the sphere's chord crosses; they are contiguous
+          // in the permutation.
+          double const h = math::sqrt(radiusSq - dyz);
+          int const begin = binOffsets(grid.index(grid.axisBin(0, xi - h), cy, cz));
+          int const end = binOffsets(grid.index(grid.axisBin(0, xi + h), cy, cz) + 1);
+          for (int k = begin; k < end; ++k) {
+            int const j = permutation(k);
+            if (j == i) continue;
+            if (half && (j < owned ? j < i : ids(j) <= idi)) continue;
+            double const ex = xs(k, 0) - xi, ey = xs(k, 1) - yi, ez = xs(k, 2) - zi;
+            if (ex * ex + ey * ey + ez * ez < radiusSq) visit(j);
+          }
+        }
+      }
     }
     /// Distance along axis a from p to bin row c (edge bins reach to infinity: they also hold
     /// the particles beyond the binned box).
@@ -334,35 +290,12 @@ class VerletList {
     fillRows(space, x, ids, bins);
   }
 
-  /// Count pass, scan, fill pass, each row's candidates scanned by compat::listBuildLanes
-  /// vector lanes in step (Scan::scanWithLanes).
-  void buildWithLanes(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                      BinList<Exec> const& bins) {
-    using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
-    auto const scan = scanner<Counter>(x, ids, bins);
-    int const width = m_lanes;
-    auto offsets = m_offsets;
-    forEachRowWithLanes(
-        "eddy::neighbor::verletCountLanes", space, m_owned, width,
-        KOKKOS_LAMBDA(Member const& team, int i) {
-          // One index per lane: the lanes run the scan together. (Nested loops take no label.)
-          auto const lanes = Kokkos::ThreadVectorRange(team, width);
-          Kokkos::parallel_for(lanes, [&](int lane) {
-            int const n = scan.scanWithLanes(i, lane, width, [](int, int) {});
-            if (lane == 0) offsets(i) = n;
-          });
-        });
+  /// Count pass, scan, staged fill pass.
+  void buildStaged(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                   BinList<Exec> const& bins) {
+    countRows(space, x, ids, bins);
     reserveNeighbors(scanCounts(space));
-    auto neighbors = m_neighbors;
-    forEachRowWithLanes(
-        "eddy::neighbor::verletFillLanes", space, m_owned, width,
-        KOKKOS_LAMBDA(Member const& team, int i) {
-          int* const row = neighbors.data() + offsets(i);
-          auto const lanes = Kokkos::ThreadVectorRange(team, width);
-          Kokkos::parallel_for(lanes, [&](int lane) {
-            scan.scanWithLanes(i, lane, width, [&](int p, int j) { row[p] = j; });
-          });
-        });
+    fillRowsStaged(space, x, ids, bins);
   }
 
   /// The padded pass (again with a larger capacity when some row did not fit), scan, pack.
@@ -425,6 +358,60 @@ class VerletList {
         });
   }
 
+  /// Writes the neighbours it is given to place p on of a team's run of the CSR array: into the
+  /// stage while p < cap, else straight into the array (`run` is the run's start).
+  struct StagedWriter {
+    int* stage;
+    int* run;
+    int cap;
+    int p;
+    KOKKOS_INLINE_FUNCTION void operator()(int j) {
+      if (p < cap)
+        stage[p] = j;
+      else
+        run[p] = j;
+      ++p;
+    }
+  };
+
+  /// The fill pass of fillRows through a stage in team scratch memory (the top of this file):
+  /// m_stage entries per row of a team of compat::listFillRows rows, fewer where the backend's
+  /// scratch per team is smaller.
+  void fillRowsStaged(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                      BinList<Exec> const& bins) {
+    using Policy = Kokkos::TeamPolicy<Exec>;
+    using Stage = Kokkos::View<int*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    auto const scan = scanner<StagedWriter>(x, ids, bins);
+    auto const offsets = m_offsets;
+    auto neighbors = m_neighbors;
+    int const owned = m_owned;
+    int const rows = compat::listFillRows<Exec>();
+    int const fits = static_cast<int>(Policy::scratch_size_max(0) / sizeof(int));
+    int const cap = std::min(rows * m_stage, fits);
+    Policy policy(space, (owned + rows - 1) / rows, rows);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Stage::shmem_size(cap)));
+    Kokkos::parallel_for(
+        "eddy::neighbor::verletFillStaged", policy,
+        KOKKOS_LAMBDA(typename Policy::member_type const& team) {
+          Stage stage(team.team_scratch(0), cap);
+          int const first = team.league_rank() * rows;
+          int const last = first + rows < owned ? first + rows : owned;
+          int const base = offsets(first);
+          int* const run = neighbors.data() + base;
+          // Nested loops take no label (only kernels do).
+          auto const teamRows = Kokkos::TeamThreadRange(team, first, last);
+          Kokkos::parallel_for(teamRows, [&](int i) {
+            StagedWriter w{stage.data(), run, cap, offsets(i) - base};
+            scan(i, w);
+          });
+          team.team_barrier();
+          int const staged = offsets(last) - base < cap ? offsets(last) - base : cap;
+          auto const entries = Kokkos::TeamThreadRange(team, staged);
+          Kokkos::parallel_for(entries, [&](int k) { run[k] = stage(k); });
+        });
+  }
+
   /// The padded pass: row i's neighbours go to padded(i * capacity ...), its count (all of
   /// them, also those beyond the capacity) to offsets(i). Returns the largest count.
   int fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
@@ -484,7 +471,7 @@ class VerletList {
  private:
   ListKind m_kind;
   ListBuild m_build;
-  int m_lanes;  ///< vector lanes per row of the lane-voting build
+  int m_stage;  ///< stage entries per row of the staged fill (0: another build)
   double m_cutoff, m_skin;
   int m_owned = 0;
   int m_pairs = 0;

@@ -136,12 +136,13 @@ void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
 TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::OnePass);
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::TwoPass);
-  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::Lanes);
+  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::Staged);
 }
 
-/// One pass and the lane-voting build give the CSR arrays of two passes, entry for entry, for
-/// both list kinds, over several builds of moving atoms (the one-pass capacity follows the
-/// rows). On CUDA the lanes vote in step (compat::laneVotes); on hosts there is one lane.
+/// One pass and the staged fill give the CSR arrays of two passes, entry for entry, for both
+/// list kinds, over several builds of moving atoms (the one-pass capacity follows the rows).
+/// The staged fill runs with its default stage and with 4 entries per row, where most entries
+/// go past the stage straight into place (on CUDA a team holds 128 rows; on hosts one).
 template <class Exec>
 void checkBuildsAgree(ListKind kind) {
   using eddy::neighbor::ListBuild;
@@ -150,10 +151,21 @@ void checkBuildsAgree(ListKind kind) {
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{6.0, 6.0, 6.0};
   eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, ListBuild::TwoPass);
   EXPECT_EQ(two.buildKind(), ListBuild::TwoPass);
-  for (ListBuild how : {ListBuild::OnePass, ListBuild::Lanes}) {
-    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, how);
-    EXPECT_EQ(other.buildKind(), how);
-    char const* const name = how == ListBuild::OnePass ? "one pass" : "lanes";
+  struct Way {
+    ListBuild how;
+    char const* stage;  // EDDY_LIST_STAGE, or "" for the default
+    char const* name;
+  };
+  for (Way const way :
+       {Way{ListBuild::OnePass, "", "one pass"}, Way{ListBuild::Staged, "", "staged fill"},
+        Way{ListBuild::Staged, "4", "staged fill, 4 entries per row"}}) {
+    eddy::test::ScopedEnv env("EDDY_LIST_STAGE", way.stage);
+    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, way.how);
+    EXPECT_EQ(other.buildKind(), way.how);
+    if (*way.stage) {
+      EXPECT_EQ(other.fillStage(), 4);
+    }
+    char const* const name = way.name;
     for (unsigned seed : {1u, 2u, 3u}) {
       // Denser each time: rows outgrow the capacity of the build before.
       Cloud<typename Exec::memory_space> const c(n * static_cast<int>(seed), 6.0, seed);
@@ -196,28 +208,31 @@ TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
   ASSERT_EQ(setenv("EDDY_LIST_BUILD", "one-pass", 1), 0);
   EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(),
             eddy::neighbor::ListBuild::OnePass);
-  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "lanes", 1), 0);
-  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), eddy::neighbor::ListBuild::Lanes);
+  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "staged", 1), 0);
+  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), eddy::neighbor::ListBuild::Staged);
   unsetenv("EDDY_LIST_BUILD");
 }
 
-TEST(NeighborBuild, ListLanesFromTheEnvironment) {
+TEST(NeighborBuild, ListFillStageFromTheEnvironment) {
   using Exec = eddy::ExecSpace;
-  int const fallback = eddy::compat::listBuildLanes<Exec>();
-  EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<Exec>(), fallback);
-  for (char const* bad : {"3", "0", "64", "eight", "8x"}) {
-    eddy::test::ScopedEnv env("EDDY_LIST_LANES", bad);
+  EXPECT_EQ(eddy::neighbor::defaultListFillStage<Exec>(), eddy::compat::listFillStage<Exec>());
+  for (char const* bad : {"0", "1025", "-4", "eight", "8x"}) {
+    eddy::test::ScopedEnv env("EDDY_LIST_STAGE", bad);
     try {
-      (void)eddy::neighbor::defaultListBuildLanes<Exec>();
+      (void)eddy::neighbor::defaultListFillStage<Exec>();
       ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
     } catch (eddy::ConfigError const& e) {
-      EXPECT_NE(std::string(e.what()).find("EDDY_LIST_LANES"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("EDDY_LIST_STAGE"), std::string::npos) << e.what();
     }
   }
-  eddy::test::ScopedEnv env("EDDY_LIST_LANES", "16");
-  // Host backends run the lanes one after another: they keep one.
-  EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<Exec>(), fallback > 1 ? 16 : 1);
-  EXPECT_EQ(eddy::neighbor::defaultListBuildLanes<eddy::HostExecSpace>(), 1);
+  eddy::test::ScopedEnv env("EDDY_LIST_STAGE", "16");
+  EXPECT_EQ(eddy::neighbor::defaultListFillStage<Exec>(), 16);
+  eddy::neighbor::VerletList<Exec> staged(ListKind::Full, 1.0, 0.3,
+                                          eddy::neighbor::ListBuild::Staged);
+  EXPECT_EQ(staged.fillStage(), 16);
+  eddy::neighbor::VerletList<Exec> two(ListKind::Full, 1.0, 0.3,
+                                       eddy::neighbor::ListBuild::TwoPass);
+  EXPECT_EQ(two.fillStage(), 0);
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {
