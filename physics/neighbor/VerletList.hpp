@@ -195,10 +195,10 @@ class VerletList {
   /// Visits the candidate neighbours j of row i accepted by the list kind and within the radius.
   template <class Visit>
   struct Scan {
-    Positions<memory_space> x;   ///< positions by row
-    Positions<memory_space> xs;  ///< positions in bin order
+    Positions<memory_space> x;  ///< positions by row
+    BinRows<memory_space> xs;   ///< position and row index in bin order (BinList::sortedRows)
     IdView ids;
-    IntView binOffsets, permutation;
+    IntView binOffsets;
     BinGrid grid;
     int owned;
     bool half;
@@ -228,10 +228,14 @@ class VerletList {
           int const begin = binOffsets(grid.index(grid.axisBin(0, xi - h), cy, cz));
           int const end = binOffsets(grid.index(grid.axisBin(0, xi + h), cy, cz) + 1);
           for (int k = begin; k < end; ++k) {
-            int const j = permutation(k);
+            // The candidate's row of 32 bytes: position and row index (two loads on CUDA).
+            double px, py, pz, row;
+            compat::loadPair(&xs(k, 0), px, py);
+            compat::loadPair(&xs(k, 2), pz, row);
+            int const j = static_cast<int>(row);
             if (j == i) continue;
             if (half && (j < owned ? j < i : ids(j) <= idi)) continue;
-            double const ex = xs(k, 0) - xi, ey = xs(k, 1) - yi, ez = xs(k, 2) - zi;
+            double const ex = px - xi, ey = py - yi, ez = pz - zi;
             if (ex * ex + ey * ey + ez * ez < radiusSq) visit(j);
           }
         }
@@ -272,10 +276,9 @@ class VerletList {
   Scan<Sink> scanner(Positions<memory_space> const& x, IdView const& ids,
                      BinList<Exec> const& bins) const {
     return Scan<Sink>{x,
-                      bins.sortedPositions(),
+                      bins.sortedRows(),
                       ids,
                       bins.offsets(),
-                      bins.permutation(),
                       bins.grid(),
                       m_owned,
                       m_kind == ListKind::Half,

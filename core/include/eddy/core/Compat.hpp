@@ -322,6 +322,20 @@ constexpr int listFillStage() {
   return isCuda<Exec>() ? 24 : 128;
 }
 
+/// Loads p[0] into a and p[1] into b; p must be 16-byte aligned. On CUDA one 16-byte load (a
+/// gather of rows of four doubles then takes two load instructions instead of four); two plain
+/// loads elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void loadPair(double const* p, double& a, double& b) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  double2 const v = *reinterpret_cast<double2 const*>(p);
+  a = v.x;
+  b = v.y;
+#else
+  a = p[0];
+  b = p[1];
+#endif
+}
+
 /// Vector lanes that copy one row of a CSR array together: 32 on CUDA (a warp reads and writes
 /// a row's consecutive entries in whole sectors), 1 on host backends.
 template <class Exec>
