@@ -121,21 +121,46 @@ struct reduction_identity<eddy::md::Force3> {
 
 namespace eddy::md {
 
+/// Reads position j of an (n, 3) view component by component (the model's positions).
+template <class X>
+struct ComponentGather {
+  X x;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
+    a = x(j, 0);
+    b = x(j, 1);
+    c = x(j, 2);
+  }
+};
+
+/// Reads position j from rows of four doubles (x, y, z, unused) in LayoutRight: one 32-byte
+/// sector per position, two 16-byte loads on CUDA (compat::loadPair).
+template <class Rows>
+struct RowGather {
+  Rows x;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
+    double unused;
+    compat::loadPair(&x(j, 0), a, b);
+    compat::loadPair(&x(j, 2), c, unused);
+  }
+};
+
 /// Forces on the rows of `set` from a full list with `lanes` vector lanes per row: the lanes
 /// read consecutive list entries together and their partial sums are joined by a tree whose
 /// shape depends only on `lanes`, so a given lane count gives the same bits run after run
-/// (but not the bits of the thread-per-row kernel above).
-template <class Exec, class Mem>
-void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                     RowSet<Mem> const& set, int lanes) {
+/// (but not the bits of the thread-per-row kernel above). `x`: reads a position, x(j, a, b, c)
+/// (ComponentGather, RowGather).
+template <class Exec, class Mem, class Gather>
+void forcesFullLanesFrom(Exec const& space, LennardJones const& lj, Gather const& x,
+                         Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                         RowSet<Mem> const& set, int lanes) {
   ScopedRegion region("eddy::md::forcesFull");
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int t) {
     int const i = set.row(t);
-    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    double xi, yi, zi;
+    x(i, xi, yi, zi);
     int const begin = offsets(i);
     Force3 sum;
     // Nested loops take no label (only kernels do).
@@ -144,7 +169,9 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
         entries,
         [&](int k, Force3& acc) {
           int const j = neighbors(begin + k);
-          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double xj, yj, zj;
+          x(j, xj, yj, zj);
+          double const dx = xi - xj, dy = yi - yj, dz = zi - zj;
           double const rsq = dx * dx + dy * dy + dz * dz;
           if (rsq < lj.cutoffSq) {
             double const s = lj.forceOverR(rsq);
@@ -161,6 +188,14 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
     });
   };
   forEachRowWithLanes("eddy::md::forcesFullLanes", space, set.count, lanes, kernel);
+}
+
+/// forcesFullLanesFrom with the positions of `x` read component by component.
+template <class Exec, class Mem>
+void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                     RowSet<Mem> const& set, int lanes) {
+  forcesFullLanesFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set, lanes);
 }
 
 /// forcesFull (lanes = 1) or forcesFullLanes.
