@@ -59,12 +59,36 @@ struct RowSet {
   KOKKOS_INLINE_FUNCTION int row(int t) const { return rows.extent(0) > 0 ? rows(t) : t; }
 };
 
-/// Forces on the rows of `set` from a full list. Each row's force is its own sum over its list
-/// entries, so any split of the rows into sets gives the same bits.
-template <class Exec, class Mem>
-void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                RowSet<Mem> const& set) {
+/// Reads position j of an (n, 3) view component by component (the model's positions).
+template <class X>
+struct ComponentGather {
+  X x;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
+    a = x(j, 0);
+    b = x(j, 1);
+    c = x(j, 2);
+  }
+};
+
+/// Reads position j from rows of four doubles (x, y, z, unused) in LayoutRight: one 32-byte
+/// sector per position, two 16-byte loads on CUDA (compat::loadPair).
+template <class Rows>
+struct RowGather {
+  Rows x;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
+    double unused;
+    compat::loadPair(&x(j, 0), a, b);
+    compat::loadPair(&x(j, 2), c, unused);
+  }
+};
+
+/// Forces on the rows of `set` from a full list, a thread per row. Each row's force is its own
+/// sum over its list entries, so any split of the rows into sets gives the same bits. `x` reads
+/// a position: x(j, a, b, c) (ComponentGather, RowGather).
+template <class Exec, class Mem, class Gather>
+void forcesFullFrom(Exec const& space, LennardJones const& lj, Gather const& x,
+                    Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                    RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesFull");
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
@@ -72,12 +96,15 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
       "eddy::md::forcesFull", Kokkos::RangePolicy<Exec>(space, 0, set.count),
       KOKKOS_LAMBDA(const int t) {
         int const i = set.row(t);
-        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        double xi, yi, zi;
+        x(i, xi, yi, zi);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = offsets(i + 1);
         for (int k = offsets(i); k < end; ++k) {
           int const j = neighbors(k);
-          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double xj, yj, zj;
+          x(j, xj, yj, zj);
+          double const dx = xi - xj, dy = yi - yj, dz = zi - zj;
           double const rsq = dx * dx + dy * dy + dz * dz;
           if (rsq < lj.cutoffSq) {
             double const s = lj.forceOverR(rsq);
@@ -90,6 +117,14 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
         f(i, 1) = fy;
         f(i, 2) = fz;
       });
+}
+
+/// forcesFullFrom with the positions of `x` read component by component.
+template <class Exec, class Mem>
+void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                RowSet<Mem> const& set) {
+  forcesFullFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set);
 }
 
 /// A force vector, summed over the vector lanes of a row.
@@ -120,29 +155,6 @@ struct reduction_identity<eddy::md::Force3> {
 }  // namespace Kokkos
 
 namespace eddy::md {
-
-/// Reads position j of an (n, 3) view component by component (the model's positions).
-template <class X>
-struct ComponentGather {
-  X x;
-  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
-    a = x(j, 0);
-    b = x(j, 1);
-    c = x(j, 2);
-  }
-};
-
-/// Reads position j from rows of four doubles (x, y, z, unused) in LayoutRight: one 32-byte
-/// sector per position, two 16-byte loads on CUDA (compat::loadPair).
-template <class Rows>
-struct RowGather {
-  Rows x;
-  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
-    double unused;
-    compat::loadPair(&x(j, 0), a, b);
-    compat::loadPair(&x(j, 2), c, unused);
-  }
-};
 
 /// Forces on the rows of `set` from a full list with `lanes` vector lanes per row: the lanes
 /// read consecutive list entries together and their partial sums are joined by a tree whose
@@ -198,15 +210,23 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
   forcesFullLanesFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set, lanes);
 }
 
+/// forcesFullFrom (lanes = 1) or forcesFullLanesFrom.
+template <class Exec, class Mem, class Gather>
+void forcesFullFrom(Exec const& space, LennardJones const& lj, Gather const& x,
+                    Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                    RowSet<Mem> const& set, int lanes) {
+  if (lanes > 1)
+    forcesFullLanesFrom(space, lj, x, f, list, set, lanes);
+  else
+    forcesFullFrom(space, lj, x, f, list, set);
+}
+
 /// forcesFull (lanes = 1) or forcesFullLanes.
 template <class Exec, class Mem>
 void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
                 Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
                 RowSet<Mem> const& set, int lanes) {
-  if (lanes > 1)
-    forcesFullLanes(space, lj, x, f, list, set, lanes);
-  else
-    forcesFull(space, lj, x, f, list, set);
+  forcesFullFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set, lanes);
 }
 
 /// Scatter-add view over a forces array on `Exec`.

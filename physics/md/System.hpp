@@ -25,8 +25,9 @@
 /// global maximum, and a position crosses the periodic boundary (in migration, and as a ghost
 /// image) as the one addition x +- L whichever rank sends it.
 ///
-/// Memory per atom (owned, roughly also per ghost): particles 84 B, bins 8 B, list 24 B + 4 B
-/// per neighbour entry, exchange buffers ~8 B x row width per ghost.
+/// Memory per atom (owned, roughly also per ghost): particles 84 B, bins 40 B, list 24 B + 4 B
+/// per neighbour entry, exchange buffers ~8 B x row width per ghost; with position rows
+/// (PositionReads::Rows) 32 B more.
 #pragma once
 
 #include "eddy/core/Decomposition.hpp"
@@ -43,7 +44,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -51,6 +54,28 @@
 namespace eddy::md {
 
 enum class Thermostat { None, Berendsen, Langevin };
+
+/// How the full-list forces read positions (Parameters::positionReads). Components: from the
+/// (n, 3) view of the particles (one array per component on GPUs: three sectors per neighbour
+/// gathered). Rows: from a copy in rows of 32 bytes (x, y, z, unused), refreshed before each
+/// evaluation: one sector and, on CUDA, two 16-byte loads per neighbour. The same forces, bit
+/// for bit. Default: positionReadsOf<Exec>().
+enum class PositionReads { Default, Components, Rows };
+
+/// The reads of the full-list forces on `Exec` when a deck does not choose: EDDY_MD_POSITION_ROWS
+/// (0: components, 1: rows) when set, else rows where compat::positionRows says so. Throws
+/// eddy::ConfigError on another value.
+template <class Exec>
+PositionReads positionReadsOf() {
+  char const* const env = std::getenv("EDDY_MD_POSITION_ROWS");
+  if (!env || !*env)
+    return compat::positionRows<Exec>() ? PositionReads::Rows : PositionReads::Components;
+  std::string const v = env;
+  if (v == "0") return PositionReads::Components;
+  if (v == "1") return PositionReads::Rows;
+  throw ConfigError(str("EDDY_MD_POSITION_ROWS is '", v, "'; expected 0 or 1 (or unset: ",
+                        compat::positionRows<Exec>() ? 1 : 0, ")"));
+}
 
 /// Parameters of deck section `md` (reduced LJ units).
 struct Parameters {
@@ -76,6 +101,8 @@ struct Parameters {
   /// rows with no ghost neighbour are computed (parallel.overlap). Full list: bitwise the same
   /// forces from the same list; half list: the scatter-adds come in another order (last bits).
   bool overlap = false;
+  /// How the full-list forces read positions (tuning; the same bits either way).
+  PositionReads positionReads = PositionReads::Default;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -266,14 +293,16 @@ class System {
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_interior, lanes());
+      if (readsRows()) copyPositionRows(space, 0, owned());
+      forcesFullOf(space, m_interior);
     } else {
       beginHalfForces(space, f, m_scatter, m_particles.size());
       addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
     }
     m_haloSpace.fence();  // the ghost rows are read on `space`
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_boundary, lanes());
+      if (readsRows()) copyPositionRows(space, owned(), m_particles.size());
+      forcesFullOf(space, m_boundary);
     } else {
       addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
       endHalfForces(space, m_scatter, f);
@@ -287,14 +316,46 @@ class System {
   void computeForces(Exec const& space) {
     auto const list = m_list.view();
     if (m_params.list == neighbor::ListKind::Full) {
-      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list,
-                 RowSet<memory_space>::all(owned()), lanes());
+      if (readsRows()) copyPositionRows(space, 0, m_particles.size());
+      forcesFullOf(space, RowSet<memory_space>::all(owned()));
     } else {
       forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
                  owned(), m_particles.size());
       m_ghosts->reverseSum(space, m_particles.forces());
     }
     addThermostatForces(space);
+  }
+
+  /// Whether the full-list forces read the position rows (Parameters::positionReads).
+  bool readsRows() const { return m_params.positionReads == PositionReads::Rows; }
+
+  /// Full-list forces on the rows of `set`, reading positions as Parameters::positionReads says
+  /// (the rows must be current for every row the set's lists reach).
+  void forcesFullOf(Exec const& space, RowSet<memory_space> const& set) {
+    auto const list = m_list.view();
+    if (readsRows())
+      forcesFullFrom(space, m_lj, RowGather<neighbor::BinRows<memory_space>>{m_positionRows},
+                     m_particles.forces(), list, set, lanes());
+    else
+      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list, set, lanes());
+  }
+
+  /// Copies the positions of rows [begin, end) into the position rows.
+  void copyPositionRows(Exec const& space, int begin, int end) {
+    auto const x = m_particles.positions();
+    if (m_positionRows.extent(0) < x.extent(0))
+      m_positionRows = neighbor::BinRows<memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("eddy::md::positionRows")),
+          x.extent(0));
+    auto rows = m_positionRows;
+    Kokkos::parallel_for(
+        "eddy::md::positionRows", Kokkos::RangePolicy<Exec>(space, begin, end),
+        KOKKOS_LAMBDA(const int i) {
+          rows(i, 0) = x(i, 0);
+          rows(i, 1) = x(i, 1);
+          rows(i, 2) = x(i, 2);
+          rows(i, 3) = 0.0;
+        });
   }
 
   /// The Langevin friction and noise of step `steps()`, when that thermostat is on.
@@ -565,10 +626,13 @@ class System {
   Exec m_haloSpace;
   Kokkos::View<int*, memory_space> m_interiorRows, m_boundaryRows;
   RowSet<memory_space> m_interior, m_boundary;
+  /// With PositionReads::Rows: the positions of the owned and ghost rows in rows of 32 bytes.
+  neighbor::BinRows<memory_space> m_positionRows;
 
   /// The parameters in force: reproducible mode takes the full list.
   static Parameters resolved(Parameters p) {
     if (p.reproducible) p.list = neighbor::ListKind::Full;
+    if (p.positionReads == PositionReads::Default) p.positionReads = positionReadsOf<Exec>();
     return p;
   }
 };

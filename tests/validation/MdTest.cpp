@@ -15,6 +15,7 @@
 namespace {
 
 using eddy::md::Parameters;
+using eddy::md::PositionReads;
 using eddy::md::System;
 using eddy::md::Thermostat;
 using eddy::neighbor::ListKind;
@@ -206,6 +207,81 @@ TYPED_TEST(Md, OverlapInteriorRowsListNoGhostFullList) {
 }
 TYPED_TEST(Md, OverlapInteriorRowsListNoGhostHalfList) {
   checkOverlapRows<TypeParam>(ListKind::Half);
+}
+
+/// Full-list forces from position rows (PositionReads::Rows) are those from the (n, 3) view:
+/// the same arithmetic on the same values. Reproducible mode (canonical bins, so two Systems
+/// list every row in the same order): positions and forces bit for bit after 60 steps with
+/// rebuilds, with and without overlap (whose two row sets copy their rows separately). Default
+/// mode (vector lanes per row on CUDA, bins filled by atomics): the first forces of random
+/// positions to 1e-13.
+template <class Exec>
+void checkPositionRows(bool reproducible, bool overlap) {
+  Exec space;
+  Parameters p = liquid(7, ListKind::Full);
+  p.reproducible = reproducible;
+  p.overlap = overlap;
+  p.fcc = reproducible;  // the first forces of a lattice cancel: random positions then
+  p.positionReads = PositionReads::Components;
+  System<Exec> view(space, MPI_COMM_WORLD, p);
+  p.positionReads = PositionReads::Rows;
+  System<Exec> rows(space, MPI_COMM_WORLD, p);
+  EXPECT_EQ(rows.parameters().positionReads, PositionReads::Rows);
+  int const steps = reproducible ? 60 : 0;
+  for (int k = 0; k < steps; ++k) {
+    view.step(space);
+    rows.step(space);
+  }
+  if (reproducible) {
+    EXPECT_GT(rows.rebuilds(), 2);
+  }
+  auto const a = eddy::test::gatherParticles(view);
+  auto const b = eddy::test::gatherParticles(rows);
+  ASSERT_EQ(a.size(), b.size());
+  double worst = 0.0, scale = 0.0;
+  int differ = 0;
+  for (std::size_t n = 0; n < a.size(); ++n)
+    for (int d = 0; d < 3; ++d) {
+      differ += a[n].x[d] != b[n].x[d] || a[n].f[d] != b[n].f[d];
+      worst = std::max(worst, std::fabs(a[n].f[d] - b[n].f[d]));
+      scale = std::max(scale, std::fabs(a[n].f[d]));
+    }
+  if (reproducible) {
+    EXPECT_EQ(differ, 0) << "components of " << a.size() << " atoms differ (overlap " << overlap
+                         << ")";
+  } else {
+    EXPECT_LE(worst, 1e-13 * scale) << "largest force difference (overlap " << overlap << ")";
+  }
+  EXPECT_GT(scale, 1.0) << "forces too small to be a test";
+}
+TYPED_TEST(Md, PositionRowsGiveTheForcesOfComponents) {
+  checkPositionRows<TypeParam>(true, false);
+  checkPositionRows<TypeParam>(true, true);
+  checkPositionRows<TypeParam>(false, false);
+}
+
+TEST(MdConfig, PositionReadsFromTheEnvironment) {
+  using eddy::md::positionReadsOf;
+  EXPECT_EQ(positionReadsOf<eddy::ExecSpace>(), eddy::compat::positionRows<eddy::ExecSpace>()
+                                                    ? PositionReads::Rows
+                                                    : PositionReads::Components);
+  {
+    eddy::test::ScopedEnv env("EDDY_MD_POSITION_ROWS", "1");
+    EXPECT_EQ(positionReadsOf<eddy::ExecSpace>(), PositionReads::Rows);
+  }
+  {
+    eddy::test::ScopedEnv env("EDDY_MD_POSITION_ROWS", "0");
+    EXPECT_EQ(positionReadsOf<eddy::ExecSpace>(), PositionReads::Components);
+  }
+  for (char const* bad : {"2", "yes", "1x"}) {
+    eddy::test::ScopedEnv env("EDDY_MD_POSITION_ROWS", bad);
+    try {
+      (void)positionReadsOf<eddy::ExecSpace>();
+      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
+    } catch (eddy::ConfigError const& e) {
+      EXPECT_NE(std::string(e.what()).find("EDDY_MD_POSITION_ROWS"), std::string::npos) << e.what();
+    }
+  }
 }
 
 /// EDDY_LIST_BIN_FRACTION changes the bins the list is built from, not the list: every row's
