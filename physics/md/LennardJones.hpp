@@ -237,18 +237,19 @@ using ForceScatter =
 
 /// Half-list forces in three parts, so that the rows can be visited in several sets (e.g. those
 /// with no ghost neighbour while the ghosts are refreshed): begin zeroes rows [0, rows) (owned
-/// and ghosts) and the scatter, each addHalfForces adds the pairs of a set of rows to both of
-/// their rows, end folds the scatter into `f`. `scatter` must have been made from `f`.
+/// and ghosts) and the scatter, each addHalfForces (addHalfForcesFrom: positions read by a
+/// gather) adds the pairs of a set of rows to both of their rows, end folds the scatter into
+/// `f`. `scatter` must have been made from `f`.
 template <class Exec, class Mem>
 void beginHalfForces(Exec const& space, Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
                      int rows) {
   Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
   scatter.reset(space);
 }
-template <class Exec, class Mem>
-void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
-                   RowSet<Mem> const& set) {
+template <class Exec, class Mem, class Gather>
+void addHalfForcesFrom(Exec const& space, LennardJones const& lj, Gather const& x,
+                       ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
+                       RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesHalf");
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
@@ -258,12 +259,15 @@ void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> con
       KOKKOS_LAMBDA(const int t) {
         int const i = set.row(t);
         auto access = sv.access();
-        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        double xi, yi, zi;
+        x(i, xi, yi, zi);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = offsets(i + 1);
         for (int k = offsets(i); k < end; ++k) {
           int const j = neighbors(k);
-          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double xj, yj, zj;
+          x(j, xj, yj, zj);
+          double const dx = xi - xj, dy = yi - yj, dz = zi - zj;
           double const rsq = dx * dx + dy * dy + dz * dz;
           if (rsq < lj.cutoffSq) {
             double const s = lj.forceOverR(rsq);
@@ -280,20 +284,16 @@ void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> con
         access(i, 2) += fz;
       });
 }
+/// addHalfForcesFrom with the positions of `x` read component by component.
+template <class Exec, class Mem>
+void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
+                   RowSet<Mem> const& set) {
+  addHalfForcesFrom(space, lj, ComponentGather<Positions<Mem>>{x}, scatter, list, set);
+}
 template <class Exec, class Mem>
 void endHalfForces(Exec const& space, ForceScatter<Exec, Mem>& scatter, Forces<Mem> const& f) {
   scatter.contribute_into(space, f);
-}
-
-/// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
-/// pair adds to both of its rows. `scatter` must have been made from `f`.
-template <class Exec, class Mem>
-void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
-                neighbor::NeighborView<Mem> const& list, int owned, int rows) {
-  beginHalfForces(space, f, scatter, rows);
-  addHalfForces(space, lj, x, scatter, list, RowSet<Mem>::all(owned));
-  endHalfForces(space, scatter, f);
 }
 
 /// Term of a (reproducible or plain) sum over owned rows: the pair energy (or, with `energy` false,

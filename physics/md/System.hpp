@@ -55,14 +55,14 @@ namespace eddy::md {
 
 enum class Thermostat { None, Berendsen, Langevin };
 
-/// How the full-list forces read positions (Parameters::positionReads). Components: from the
-/// (n, 3) view of the particles (one array per component on GPUs: three sectors per neighbour
-/// gathered). Rows: from a copy in rows of 32 bytes (x, y, z, unused), refreshed before each
-/// evaluation: one sector and, on CUDA, two 16-byte loads per neighbour. The same forces, bit
-/// for bit. Default: positionReadsOf<Exec>().
+/// How the force kernels (full and half list) read positions (Parameters::positionReads).
+/// Components: from the (n, 3) view of the particles (one array per component on GPUs: three
+/// sectors per neighbour gathered). Rows: from a copy in rows of 32 bytes (x, y, z, unused),
+/// refreshed before each evaluation: one sector and, on CUDA, two 16-byte loads per neighbour.
+/// The same arithmetic on the same values. Default: positionReadsOf<Exec>().
 enum class PositionReads { Default, Components, Rows };
 
-/// The reads of the full-list forces on `Exec` when a deck does not choose: EDDY_MD_POSITION_ROWS
+/// The reads of the force kernels on `Exec` when a deck does not choose: EDDY_MD_POSITION_ROWS
 /// (0: components, 1: rows) when set, else rows where compat::positionRows says so. Throws
 /// eddy::ConfigError on another value.
 template <class Exec>
@@ -101,7 +101,7 @@ struct Parameters {
   /// rows with no ghost neighbour are computed (parallel.overlap). Full list: bitwise the same
   /// forces from the same list; half list: the scatter-adds come in another order (last bits).
   bool overlap = false;
-  /// How the full-list forces read positions (tuning; the same bits either way).
+  /// How the force kernels read positions (tuning; the same arithmetic either way).
   PositionReads positionReads = PositionReads::Default;
 };
 
@@ -286,25 +286,24 @@ class System {
   /// beside the forces of the interior rows; the other rows follow once the ghosts are in.
   void computeForcesOverlapped(Exec const& space) {
     ScopedRegion region("eddy::md::forcesOverlapped");
-    auto const list = m_list.view();
     auto const& x = m_particles.positions();
     auto const& f = m_particles.forces();
     space.fence();  // the drift wrote the positions on `space`; the halo instance packs them
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
+    if (readsRows()) copyPositionRows(space, 0, owned());
     if (full) {
-      if (readsRows()) copyPositionRows(space, 0, owned());
       forcesFullOf(space, m_interior);
     } else {
       beginHalfForces(space, f, m_scatter, m_particles.size());
-      addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
+      addHalfForcesOf(space, m_interior);
     }
     m_haloSpace.fence();  // the ghost rows are read on `space`
+    if (readsRows()) copyPositionRows(space, owned(), m_particles.size());
     if (full) {
-      if (readsRows()) copyPositionRows(space, owned(), m_particles.size());
       forcesFullOf(space, m_boundary);
     } else {
-      addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
+      addHalfForcesOf(space, m_boundary);
       endHalfForces(space, m_scatter, f);
       m_ghosts->reverseSum(space, f);
     }
@@ -314,19 +313,20 @@ class System {
   /// Forces on the owned particles at the current positions (ghosts must be current); the
   /// Langevin noise is that of step `steps()`.
   void computeForces(Exec const& space) {
-    auto const list = m_list.view();
+    if (readsRows()) copyPositionRows(space, 0, m_particles.size());
     if (m_params.list == neighbor::ListKind::Full) {
-      if (readsRows()) copyPositionRows(space, 0, m_particles.size());
       forcesFullOf(space, RowSet<memory_space>::all(owned()));
     } else {
-      forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
-                 owned(), m_particles.size());
-      m_ghosts->reverseSum(space, m_particles.forces());
+      auto const& f = m_particles.forces();
+      beginHalfForces(space, f, m_scatter, m_particles.size());
+      addHalfForcesOf(space, RowSet<memory_space>::all(owned()));
+      endHalfForces(space, m_scatter, f);
+      m_ghosts->reverseSum(space, f);
     }
     addThermostatForces(space);
   }
 
-  /// Whether the full-list forces read the position rows (Parameters::positionReads).
+  /// Whether the forces read the position rows (Parameters::positionReads).
   bool readsRows() const { return m_params.positionReads == PositionReads::Rows; }
 
   /// Full-list forces on the rows of `set`, reading positions as Parameters::positionReads says
@@ -338,6 +338,17 @@ class System {
                      m_particles.forces(), list, set, lanes());
     else
       forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list, set, lanes());
+  }
+
+  /// Half-list pairs of the rows of `set` into the scatter, reading positions as
+  /// Parameters::positionReads says.
+  void addHalfForcesOf(Exec const& space, RowSet<memory_space> const& set) {
+    auto const list = m_list.view();
+    if (readsRows())
+      addHalfForcesFrom(space, m_lj, RowGather<neighbor::BinRows<memory_space>>{m_positionRows},
+                        m_scatter, list, set);
+    else
+      addHalfForces(space, m_lj, m_particles.positions(), m_scatter, list, set);
   }
 
   /// Copies the positions of rows [begin, end) into the position rows.

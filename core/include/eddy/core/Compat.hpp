@@ -322,7 +322,7 @@ constexpr int listFillStage() {
   return isCuda<Exec>() ? 24 : 128;
 }
 
-/// Whether the Lennard-Jones full-list forces on `Exec` read positions from a copy in rows of 32
+/// Whether the Lennard-Jones force kernels on `Exec` read positions from a copy in rows of 32
 /// bytes (md::PositionReads::Rows) instead of the (n, 3) view. Off everywhere until timed on a
 /// GPU (bench_md has the comparison; EDDY_MD_POSITION_ROWS=1 turns it on): on CUDA the view
 /// holds a component per array, three sectors per gathered neighbour against one.
