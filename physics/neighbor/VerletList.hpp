@@ -8,11 +8,12 @@
 /// - Two passes: a count pass over the candidates, a scan of the counts into the offsets, and a
 ///   fill pass that runs the candidate scan again and writes each row straight into place.
 /// - One pass: the candidate scan writes each row's neighbours into a padded scratch area of
-///   `capacity` entries per row and counts them all; a scan of the counts gives the offsets and a
-///   copy packs the rows into the CSR arrays (vector lanes per row where the backend has them:
-///   compat::rowCopyLanes). The capacity follows the largest row of the previous build (+25%); a
-///   row that does not fit makes the pass run again with a capacity that fits, so nothing is
-///   ever cut off. The candidate scan runs once instead of twice, for a copy of the list.
+///   `capacity` entries per row (and a sink entry) and counts them all; a scan of the counts gives
+///   the offsets and a copy packs the rows into the CSR arrays (vector lanes per row where the
+///   backend has them: compat::rowCopyLanes). The capacity follows the largest row of the previous
+///   build (+25%); a row that does not fit makes the pass run again with a capacity that fits, so
+///   nothing is ever cut off. The candidate scan runs once instead of twice, for a copy of the
+///   list.
 /// - Staged: the two passes, with a fill that writes through team scratch memory. A team of
 ///   compat::listFillRows consecutive rows owns one contiguous run of the CSR array; its
 ///   threads (a row each) write their entries into a stage of `stage` entries per row (up to
@@ -41,7 +42,7 @@
 ///
 /// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
 /// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
-/// capacity per owned particle, about 1.3 times the neighbour array). The staged fill's stage
+/// (capacity + 1) per owned particle, about 1.3 times the neighbour array). The staged fill's stage
 /// is on-chip (team scratch).
 #pragma once
 
@@ -192,7 +193,8 @@ class VerletList {
   Positions<memory_space> const& buildPositions() const { return m_x0; }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
-  /// Visits the candidate neighbours j of row i accepted by the list kind and within the radius.
+  /// Offers the candidate neighbours j of row i accepted by the list kind to `Visit`, with
+  /// whether each lies within the radius: visit(j, inside).
   template <class Visit>
   struct Scan {
     Positions<memory_space> x;  ///< positions by row
@@ -205,10 +207,17 @@ class VerletList {
     double radiusSq;
 
     KOKKOS_INLINE_FUNCTION void operator()(const int i, Visit& visit) const {
+      // Locals, not members: the visitor stores ints through a pointer, which the compiler must
+      // otherwise assume may overwrite an int member or the visitor's own count, and reload
+      // them for every candidate (host: 36% of an LJ run in this loop, reloading).
+      Visit v = visit;
+      int const rows = owned;
+      bool const halfList = half;
+      double const r2 = radiusSq;
       double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
       std::int64_t const idi = ids(i);
       int const by = grid.axisBin(1, yi), bz = grid.axisBin(2, zi);
-      double const r = math::sqrt(radiusSq);
+      double const r = math::sqrt(r2);
       int const ry = static_cast<int>(r * grid.inverseSize[1]) + 1;
       int const rz = static_cast<int>(r * grid.inverseSize[2]) + 1;
       int const ylo = by - ry > 0 ? by - ry : 0,
@@ -217,14 +226,14 @@ class VerletList {
                 zhi = bz + rz < grid.n[2] ? bz + rz : grid.n[2] - 1;
       for (int cz = zlo; cz <= zhi; ++cz) {
         double const dz = rowGap(2, cz, zi);
-        if (dz * dz >= radiusSq) continue;
+        if (dz * dz >= r2) continue;
         for (int cy = ylo; cy <= yhi; ++cy) {
           double const dy = rowGap(1, cy, yi);
           double const dyz = dy * dy + dz * dz;
-          if (dyz >= radiusSq) continue;
+          if (dyz >= r2) continue;
           // Only the bins of this row that the sphere's chord crosses; they are contiguous
           // in the permutation.
-          double const h = math::sqrt(radiusSq - dyz);
+          double const h = math::sqrt(r2 - dyz);
           int const begin = binOffsets(grid.index(grid.axisBin(0, xi - h), cy, cz));
           int const end = binOffsets(grid.index(grid.axisBin(0, xi + h), cy, cz) + 1);
           for (int k = begin; k < end; ++k) {
@@ -234,12 +243,15 @@ class VerletList {
             compat::loadPair(&xs(k, 2), pz, row);
             int const j = static_cast<int>(row);
             if (j == i) continue;
-            if (half && (j < owned ? j < i : ids(j) <= idi)) continue;
+            if (halfList && (j < rows ? j < i : ids(j) <= idi)) continue;
             double const ex = px - xi, ey = py - yi, ez = pz - zi;
-            if (ex * ex + ey * ey + ez * ez < radiusSq) visit(j);
+            // The sink takes every candidate with its verdict: counting and padded writes need
+            // no branch on the distance (40-60% of candidates pass, so a branch mispredicts).
+            v(j, ex * ex + ey * ey + ez * ez < r2);
           }
         }
       }
+      visit = v;
     }
     /// Distance along axis a from p to bin row c (edge bins reach to infinity: they also hold
     /// the particles beyond the binned box).
@@ -253,21 +265,25 @@ class VerletList {
   /// Counts the neighbours it is given.
   struct Counter {
     int n = 0;
-    KOKKOS_INLINE_FUNCTION void operator()(int) { ++n; }
+    KOKKOS_INLINE_FUNCTION void operator()(int, bool inside) { n += inside; }
   };
   /// Writes the neighbours it is given from `out` on.
   struct Writer {
     int* out;
-    KOKKOS_INLINE_FUNCTION void operator()(int j) { *out++ = j; }
+    KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
+      if (inside) *out++ = j;
+    }
   };
-  /// Writes the first `cap` neighbours it is given to `out` and counts them all.
+  /// Writes the first `cap` neighbours it is given to `out` and counts them all. Every candidate
+  /// is stored at the next place (the place after the last is a sink, out[cap]), and only
+  /// neighbours advance it: no branch on the verdict.
   struct PaddedWriter {
     int* out;
     int cap;
     int n = 0;
-    KOKKOS_INLINE_FUNCTION void operator()(int j) {
-      if (n < cap) out[n] = j;
-      ++n;
+    KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
+      out[n < cap ? n : cap] = j;
+      n += inside;
     }
   };
 
@@ -307,7 +323,8 @@ class VerletList {
     int const owned = m_owned;
     int stride = 0;  // entries per row of the scratch area in the pass that fitted
     for (;;) {
-      std::int64_t const room = static_cast<std::int64_t>(owned) * m_capacity;
+      // capacity + 1 entries per row: the last is PaddedWriter's sink.
+      std::int64_t const room = static_cast<std::int64_t>(owned) * (m_capacity + 1);
       if (room > INT_MAX)
         throw Error(str("VerletList: ", owned, " rows of up to ", m_capacity,
                         " neighbours on one rank; expected at most ", INT_MAX,
@@ -315,9 +332,10 @@ class VerletList {
       detail::ensureExtent(m_padded, static_cast<std::size_t>(room),
                            "eddy::neighbor::verletScratch");
       int const longest = fillPadded(space, x, ids, bins);
-      stride = m_capacity;
+      bool const fitted = longest <= m_capacity;
+      stride = m_capacity + 1;
       m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
-      if (longest <= stride) break;
+      if (fitted) break;
     }
     reserveNeighbors(scanCounts(space));
     packRows(space, stride);
@@ -368,7 +386,8 @@ class VerletList {
     int* run;
     int cap;
     int p;
-    KOKKOS_INLINE_FUNCTION void operator()(int j) {
+    KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
+      if (!inside) return;
       if (p < cap)
         stage[p] = j;
       else
@@ -415,8 +434,8 @@ class VerletList {
         });
   }
 
-  /// The padded pass: row i's neighbours go to padded(i * capacity ...), its count (all of
-  /// them, also those beyond the capacity) to offsets(i). Returns the largest count.
+  /// The padded pass: row i's neighbours go to padded(i * (capacity + 1) ...), its count (all
+  /// of them, also those beyond the capacity) to offsets(i). Returns the largest count.
   int fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                  BinList<Exec> const& bins) {
     auto const scan = scanner<PaddedWriter>(x, ids, bins);
@@ -427,7 +446,7 @@ class VerletList {
     Kokkos::parallel_reduce(
         "eddy::neighbor::verletFillPadded", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i, int& most) {
-          PaddedWriter w{padded.data() + static_cast<std::size_t>(i) * cap, cap};
+          PaddedWriter w{padded.data() + static_cast<std::size_t>(i) * (cap + 1), cap};
           scan(i, w);
           offsets(i) = w.n;
           if (w.n > most) most = w.n;
@@ -480,7 +499,7 @@ class VerletList {
   int m_pairs = 0;
   long long m_builds = 0;
   IntView m_offsets, m_neighbors;
-  IntView m_padded;     ///< scratch of the build: `m_capacity` entries per row
+  IntView m_padded;     ///< scratch of the build: `m_capacity` + 1 entries per row
   int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
   Positions<memory_space> m_x0;
 };
