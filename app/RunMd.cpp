@@ -45,8 +45,9 @@ md::Parameters readParameters(io::Deck const& deck, int ranks) {
   p.skin = deck.getDouble("md.skin");
   p.shift = deck.getBool("md.shift");
   p.dt = deck.getDouble("md.dt");
-  p.list =
-      deck.getString("md.neighbor") == "full" ? neighbor::ListKind::Full : neighbor::ListKind::Half;
+  std::string const list = deck.getString("md.neighbor");
+  bool const full = list == "full" || (list == "auto" && compat::fullNeighborList<ExecSpace>());
+  p.list = full ? neighbor::ListKind::Full : neighbor::ListKind::Half;
   p.sortByBin = deck.getBool("md.sort");
   std::string const t = deck.getString("md.thermostat");
   p.thermostat = t == "berendsen"  ? md::Thermostat::Berendsen
@@ -195,6 +196,7 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
                 " x ", box[2], ", rank grid ", toString(system.decomposition().procGrid()), ", rc ",
                 p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
                 system.parameters().list == neighbor::ListKind::Half ? "half" : "full", " list",
+                deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
                 p.reproducible ? " (reproducible)" : "",
                 system.parameters().list == neighbor::ListKind::Full && system.lanes() > 1
                     ? str(" (", system.lanes(), " vector lanes per atom)")

@@ -138,10 +138,11 @@ Key md() {
                .defaultValue(0.3))
       .add(Key::boolean("shift", "Shift the potential so that U(rc) = 0.").defaultValue(false))
       .add(Key::real("dt", "Time step.").greaterThan(0).defaultValue(0.005))
-      .add(Key::choice("neighbor", {"half", "full"},
+      .add(Key::choice("neighbor", {"auto", "half", "full"},
                        "Neighbour list: half (each pair once, scatter-add forces, ghost forces "
-                       "summed back to their owners) or full (no atomics, twice the pairs).")
-               .defaultValue("half"))
+                       "summed back to their owners), full (no atomics, twice the pairs), or "
+                       "auto: the faster on the backend (full on GPUs, half on CPUs).")
+               .defaultValue("auto"))
       .add(Key::boolean("sort", "Reorder the atoms by bin at every rebuild (memory locality).")
                .defaultValue(true))
       .add(Key::choice("thermostat", {"none", "berendsen", "langevin"},

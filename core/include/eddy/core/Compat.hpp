@@ -322,6 +322,15 @@ constexpr int listFillStage() {
   return isCuda<Exec>() ? 24 : 128;
 }
 
+/// Whether `md.neighbor: auto` takes the full list on `Exec` (else the half list). CUDA: the
+/// half list's scatter-adds are atomics (H200, lj_bench_1m.yaml, 100 steps: full 1.06e9
+/// atom-steps/s, half 7.3-7.4e8). Host backends: half, which computes each pair once (Debian
+/// host, one core, lj_liquid.yaml 300 steps: half 1.59-1.94e6, full 1.27-1.31e6).
+template <class Exec>
+constexpr bool fullNeighborList() {
+  return isCuda<Exec>();
+}
+
 /// Whether the Lennard-Jones force kernels on `Exec` read positions from a copy in rows of 32
 /// bytes (md::PositionReads::Rows) instead of the (n, 3) view. Off everywhere until timed on a
 /// GPU (bench_md has the comparison; EDDY_MD_POSITION_ROWS=1 turns it on): on CUDA the view
