@@ -3,15 +3,14 @@
 #include "fluids/PoissonKernels.hpp"
 
 #include "eddy/core/BoxPolicy.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/HaloExchange.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
-#include <cstdlib>
 #include <string>
 
 namespace eddy::fluids {
@@ -20,16 +19,10 @@ using FieldType = Field<MemSpace>;
 using Halo = HaloExchange<ExecSpace>;
 
 long long fusedCellsFromEnvironment() {
-  char const* const env = std::getenv("EDDY_MG_FUSED_CELLS");
-  if (!env || !*env) return compat::fusedCoarseCells<ExecSpace>();
-  char* end = nullptr;
-  errno = 0;
-  long long const v = std::strtoll(env, &end, 10);
-  if (errno != 0 || *end != '\0' || v < 0)
-    throw ConfigError(str("EDDY_MG_FUSED_CELLS is '", env,
-                          "'; expected a cell count >= 0 (0: every multigrid level launched "
-                          "step by step)"));
-  return v;
+  return integerFromEnvironment("EDDY_MG_FUSED_CELLS", compat::fusedCoarseCells<ExecSpace>(), 0,
+                                LLONG_MAX,
+                                "a cell count >= 0 (0: every multigrid level launched step by "
+                                "step)");
 }
 
 namespace {

@@ -31,6 +31,7 @@
 #pragma once
 
 #include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/ParticleGhosts.hpp"
 #include "eddy/core/ParticleMigration.hpp"
@@ -44,7 +45,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -67,14 +67,10 @@ enum class PositionReads { Default, Components, Rows };
 /// eddy::ConfigError on another value.
 template <class Exec>
 PositionReads positionReadsOf() {
-  char const* const env = std::getenv("EDDY_MD_POSITION_ROWS");
-  if (!env || !*env)
-    return compat::positionRows<Exec>() ? PositionReads::Rows : PositionReads::Components;
-  std::string const v = env;
-  if (v == "0") return PositionReads::Components;
-  if (v == "1") return PositionReads::Rows;
-  throw ConfigError(str("EDDY_MD_POSITION_ROWS is '", v, "'; expected 0 or 1 (or unset: ",
-                        compat::positionRows<Exec>() ? 1 : 0, ")"));
+  return integerFromEnvironment("EDDY_MD_POSITION_ROWS", compat::positionRows<Exec>() ? 1 : 0, 0, 1,
+                                "0 (the (n, 3) view) or 1 (rows of 32 bytes)")
+             ? PositionReads::Rows
+             : PositionReads::Components;
 }
 
 /// Parameters of deck section `md` (reduced LJ units).

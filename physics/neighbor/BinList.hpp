@@ -20,13 +20,13 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/ParticleComm.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 namespace eddy::neighbor {
@@ -44,15 +44,8 @@ using BinRows = Kokkos::View<double* [4], Kokkos::LayoutRight, Mem>;
 /// volume at 0.5, 1.9 at 1/3 and 1.7 at 1/4 (more, shorter chords to visit instead), 4.9 at 1.
 /// Every fraction gives the same neighbour sets. Throws eddy::ConfigError on another value.
 inline double listBinFraction() {
-  char const* const env = std::getenv("EDDY_LIST_BIN_FRACTION");
-  if (!env || !*env) return 0.5;
-  char* end = nullptr;
-  double const f = std::strtod(env, &end);
-  if (end == env || *end != '\0' || !(f >= 0.25 && f <= 1.0))
-    throw ConfigError(str("EDDY_LIST_BIN_FRACTION is '", env,
-                          "'; expected a number from 0.25 to 1 (the bin edge over the list "
-                          "radius; unset: 0.5)"));
-  return f;
+  return numberFromEnvironment("EDDY_LIST_BIN_FRACTION", 0.5, 0.25, 1.0,
+                               "a number from 0.25 to 1 (the bin edge over the list radius)");
 }
 
 /// Geometry of a bin grid; device-copyable, plain scalars only. Bin c of axis a spans

@@ -47,6 +47,7 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/RowTeams.hpp"
@@ -93,16 +94,8 @@ ListBuild defaultListBuild() {
 /// to 1024) when set, else compat::listFillStage. Throws eddy::ConfigError on another value.
 template <class Exec>
 int defaultListFillStage() {
-  int const fallback = compat::listFillStage<Exec>();
-  char const* const env = std::getenv("EDDY_LIST_STAGE");
-  if (!env || !*env) return fallback;
-  char* end = nullptr;
-  long const v = std::strtol(env, &end, 10);
-  if (end == env || *end != '\0' || v < 1 || v > 1024)
-    throw ConfigError(str("EDDY_LIST_STAGE is '", env,
-                          "'; expected stage entries per row, 1 to 1024 (or unset: ", fallback,
-                          ")"));
-  return static_cast<int>(v);
+  return static_cast<int>(integerFromEnvironment("EDDY_LIST_STAGE", compat::listFillStage<Exec>(),
+                                                 1, 1024, "stage entries per row, 1 to 1024"));
 }
 
 /// Device-copyable view of a CSR list: the neighbours of row i are

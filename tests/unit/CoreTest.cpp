@@ -2,6 +2,7 @@
 #include "EddyTest.hpp"
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/Timer.hpp"
@@ -99,3 +100,37 @@ TEST(Str, ConcatenatesMixedTypes) {
 }
 
 }  // namespace
+
+TEST(Environment, TuningVariablesTakeTheirRangeOrFail) {
+  char const* const name = "EDDY_TEST_TUNING";
+  unsetenv(name);
+  EXPECT_EQ(eddy::integerFromEnvironment(name, 7, 1, 10, "a count"), 7) << "unset: the fallback";
+  EXPECT_EQ(eddy::numberFromEnvironment(name, 0.5, 0.0, 1.0, "a fraction"), 0.5);
+  {
+    eddy::test::ScopedEnv env(name, "");
+    EXPECT_EQ(eddy::integerFromEnvironment(name, 7, 1, 10, "a count"), 7) << "empty means unset";
+  }
+  {
+    eddy::test::ScopedEnv env(name, "10");
+    EXPECT_EQ(eddy::integerFromEnvironment(name, 7, 1, 10, "a count"), 10);
+    EXPECT_EQ(eddy::numberFromEnvironment(name, 0.5, 0.0, 10.0, "a number"), 10.0);
+  }
+  for (char const* bad : {"0", "11", "4x", "four", "-3", "99999999999999999999"}) {
+    eddy::test::ScopedEnv env(name, bad);
+    try {
+      (void)eddy::integerFromEnvironment(name, 7, 1, 10, "a count from 1 to 10");
+      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
+    } catch (eddy::ConfigError const& e) {
+      std::string const what = e.what();
+      EXPECT_NE(what.find(name), std::string::npos) << what;
+      EXPECT_NE(what.find(bad), std::string::npos) << what;
+      EXPECT_NE(what.find("a count from 1 to 10"), std::string::npos) << what;
+    }
+  }
+  for (char const* bad : {"1.5", "-0.1", "0.5x", "nan", "half"}) {
+    eddy::test::ScopedEnv env(name, bad);
+    EXPECT_THROW((void)eddy::numberFromEnvironment(name, 0.5, 0.0, 1.0, "a fraction"),
+                 eddy::ConfigError)
+        << bad;
+  }
+}
