@@ -82,6 +82,20 @@ struct RowGather {
   }
 };
 
+/// Copies the positions of rows [begin, end) of `x` into `rows` (x, y, z, 0), for RowGather.
+template <class Exec, class Mem>
+void copyPositionRows(Exec const& space, Positions<Mem> const& x, ParticleRows<Mem> const& rows,
+                      int begin, int end) {
+  Kokkos::parallel_for(
+      "eddy::md::positionRows", Kokkos::RangePolicy<Exec>(space, begin, end),
+      KOKKOS_LAMBDA(const int i) {
+        rows(i, 0) = x(i, 0);
+        rows(i, 1) = x(i, 1);
+        rows(i, 2) = x(i, 2);
+        rows(i, 3) = 0.0;
+      });
+}
+
 /// Forces on the rows of `set` from a full list, a thread per row. Each row's force is its own
 /// sum over its list entries, so any split of the rows into sets gives the same bits. `x` reads
 /// a position: x(j, a, b, c) (ComponentGather, RowGather).

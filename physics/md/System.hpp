@@ -330,7 +330,7 @@ class System {
   void forcesFullOf(Exec const& space, RowSet<memory_space> const& set) {
     auto const list = m_list.view();
     if (readsRows())
-      forcesFullFrom(space, m_lj, RowGather<neighbor::BinRows<memory_space>>{m_positionRows},
+      forcesFullFrom(space, m_lj, RowGather<ParticleRows<memory_space>>{m_positionRows},
                      m_particles.forces(), list, set, lanes());
     else
       forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list, set, lanes());
@@ -341,28 +341,21 @@ class System {
   void addHalfForcesOf(Exec const& space, RowSet<memory_space> const& set) {
     auto const list = m_list.view();
     if (readsRows())
-      addHalfForcesFrom(space, m_lj, RowGather<neighbor::BinRows<memory_space>>{m_positionRows},
+      addHalfForcesFrom(space, m_lj, RowGather<ParticleRows<memory_space>>{m_positionRows},
                         m_scatter, list, set);
     else
       addHalfForces(space, m_lj, m_particles.positions(), m_scatter, list, set);
   }
 
-  /// Copies the positions of rows [begin, end) into the position rows.
+  /// Copies the positions of rows [begin, end) into the position rows (grown to the positions'
+  /// extent when they have grown).
   void copyPositionRows(Exec const& space, int begin, int end) {
-    auto const x = m_particles.positions();
+    auto const& x = m_particles.positions();
     if (m_positionRows.extent(0) < x.extent(0))
-      m_positionRows = neighbor::BinRows<memory_space>(
+      m_positionRows = ParticleRows<memory_space>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("eddy::md::positionRows")),
           x.extent(0));
-    auto rows = m_positionRows;
-    Kokkos::parallel_for(
-        "eddy::md::positionRows", Kokkos::RangePolicy<Exec>(space, begin, end),
-        KOKKOS_LAMBDA(const int i) {
-          rows(i, 0) = x(i, 0);
-          rows(i, 1) = x(i, 1);
-          rows(i, 2) = x(i, 2);
-          rows(i, 3) = 0.0;
-        });
+    md::copyPositionRows(space, x, m_positionRows, begin, end);
   }
 
   /// The Langevin friction and noise of step `steps()`, when that thermostat is on.
@@ -634,7 +627,7 @@ class System {
   Kokkos::View<int*, memory_space> m_interiorRows, m_boundaryRows;
   RowSet<memory_space> m_interior, m_boundary;
   /// With PositionReads::Rows: the positions of the owned and ghost rows in rows of 32 bytes.
-  neighbor::BinRows<memory_space> m_positionRows;
+  ParticleRows<memory_space> m_positionRows;
 
   /// The parameters in force: reproducible mode takes the full list.
   static Parameters resolved(Parameters p) {

@@ -36,7 +36,7 @@ namespace eddy::neighbor {
 /// index from one 32-byte sector (two 16-byte loads on CUDA: compat::loadPair), where (n, 3)
 /// positions in the GPU's layout (one array per component) and the permutation take four.
 template <class Mem>
-using BinRows = Kokkos::View<double* [4], Kokkos::LayoutRight, Mem>;
+using BinRows = ParticleRows<Mem>;
 
 /// Edge of the bins a Verlet list is built from, as a fraction of the list radius:
 /// EDDY_LIST_BIN_FRACTION when set (0.25 .. 1, for tuning on other hardware), else 0.5. A row's

@@ -39,21 +39,6 @@ void forcesVector(eddy::ExecSpace const& space, System const& s,
                               rows, lanes);
 }
 
-/// Rows of four doubles (x, y, z, unused), whatever the backend's default layout.
-using PositionRows = eddy::neighbor::BinRows<eddy::MemSpace>;
-
-/// Copies positions into rows of four doubles.
-void copyToRows(eddy::ExecSpace const& space, eddy::Positions<eddy::MemSpace> const& x,
-                PositionRows const& rows) {
-  Kokkos::parallel_for(
-      "eddy::perf::positionRows",
-      Kokkos::RangePolicy<eddy::ExecSpace>(space, 0, static_cast<int>(x.extent(0))),
-      KOKKOS_LAMBDA(const int i) {
-        for (int c = 0; c < 3; ++c) rows(i, c) = x(i, c);
-        rows(i, 3) = 0.0;
-      });
-}
-
 /// Largest |a - b| over the owned rows, relative to the largest |a|.
 double relativeDifference(eddy::md::Forces<eddy::MemSpace> const& a,
                           eddy::md::Forces<eddy::MemSpace> const& b, int owned) {
@@ -168,18 +153,20 @@ int main(int argc, char** argv) {
       // 16-byte loads on CUDA, where the model's (n, 3) view (one array per component on GPUs)
       // takes three sectors. The model's lanes from a copy, timed without and with the copy.
       auto const x = fullList.particles().positions();
-      PositionRows rows(Kokkos::view_alloc(space, "eddy::perf::positionRows"), x.extent(0));
+      eddy::ParticleRows<eddy::MemSpace> rows(Kokkos::view_alloc(space, "eddy::perf::positionRows"),
+                                              x.extent(0));
+      int const rowCount = static_cast<int>(x.extent(0));
       auto const set = eddy::md::RowSet<eddy::MemSpace>::all(owned);
       int const lanes = std::max(fullList.lanes(), 1);
       auto forces = [&] {
         eddy::md::forcesFullLanesFrom(space, fullList.potential(),
-                                      eddy::md::RowGather<PositionRows>{rows}, f,
-                                      fullList.list().view(), set, lanes);
+                                      eddy::md::RowGather<eddy::ParticleRows<eddy::MemSpace>>{rows},
+                                      f, fullList.list().view(), set, lanes);
       };
-      copyToRows(space, x, rows);
+      eddy::md::copyPositionRows(space, x, rows, 0, rowCount);
       double const tRows = eddy::perf::medianSeconds(space, 3, 20, forces);
       double const tRowsCopy = eddy::perf::medianSeconds(space, 3, 20, [&] {
-        copyToRows(space, x, rows);
+        eddy::md::copyPositionRows(space, x, rows, 0, rowCount);
         forces();
       });
       double const diff = relativeDifference(fullList.particles().forces(), f, owned);
