@@ -402,7 +402,9 @@ class VerletList {
     auto neighbors = m_neighbors;
     int const owned = m_owned;
     int const rows = compat::listFillRows<Exec>();
-    int const fits = static_cast<int>(Policy::scratch_size_max(0) / sizeof(int));
+    // The entries a team's scratch holds, less the view's own alignment overhead.
+    int const fits =
+        static_cast<int>((Policy::scratch_size_max(0) - Stage::shmem_size(0)) / sizeof(int));
     int const cap = std::min(rows * m_stage, fits);
     Policy policy(space, (owned + rows - 1) / rows, rows);
     policy.set_scratch_size(0, Kokkos::PerTeam(Stage::shmem_size(cap)));
