@@ -13,6 +13,7 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/Reductions.hpp"
 
 #include <algorithm>
 #include <array>
@@ -133,20 +134,12 @@ double sharedSeconds(eddy::ExecSpace const& space, Stencil7 const& st, int nz, i
       space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilShared", policy, kernel); });
 }
 
-/// Largest |a - b| over the cells [0, n) of two fields.
+/// Largest |a - b| over the cells [0, n) of two fields, over all ranks.
 double maxDifference(eddy::ExecSpace const& space, eddy::GhostedView<eddy::MemSpace> const& a,
                      eddy::GhostedView<eddy::MemSpace> const& b, std::array<int, 3> const& n) {
-  double most = 0.0;
-  Kokkos::parallel_reduce(
-      "eddy::perf::stencilDifference",
-      Kokkos::MDRangePolicy<eddy::ExecSpace, Kokkos::Rank<3>>(space, {0, 0, 0}, {n[0], n[1], n[2]}),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, double& m) {
-        double const d = a(i, j, k) - b(i, j, k);
-        if (d > m) m = d;
-        if (-d > m) m = -d;
-      },
-      Kokkos::Max<double>(most));
-  return most;
+  return eddy::globalMax(
+      space, MPI_COMM_WORLD, {0, 0, 0}, n,
+      KOKKOS_LAMBDA(int i, int j, int k) { return eddy::math::fabs(a(i, j, k) - b(i, j, k)); });
 }
 
 /// The stencil over a flat 1D range with the 32-bit decoding of FlatBox (what the box
