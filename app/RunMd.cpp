@@ -216,11 +216,6 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
                 ", bins ", system.binFraction(),
                 " x (cutoff + skin) (EDDY_LIST_BUILD, EDDY_LIST_STAGE, EDDY_LIST_BIN_FRACTION)"));
 
-  log::info(str("md: forces read positions from ",
-                system.parameters().positionReads == md::PositionReads::Rows ? "rows of 32 bytes"
-                                                                             : "the (n, 3) view",
-                " (EDDY_MD_POSITION_ROWS)"));
-
   CheckpointOutput checkpoints(rt, deck, "md");
   auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "md");
   if (restartFile) restoreMd(space, rt.comm(), system, *restartFile);

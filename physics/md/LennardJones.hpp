@@ -59,50 +59,12 @@ struct RowSet {
   KOKKOS_INLINE_FUNCTION int row(int t) const { return rows.extent(0) > 0 ? rows(t) : t; }
 };
 
-/// Reads position j of an (n, 3) view component by component (the model's positions).
-template <class X>
-struct ComponentGather {
-  X x;
-  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
-    a = x(j, 0);
-    b = x(j, 1);
-    c = x(j, 2);
-  }
-};
-
-/// Reads position j from rows of four doubles (x, y, z, unused) in LayoutRight: one 32-byte
-/// sector per position, two 16-byte loads on CUDA (compat::loadPair).
-template <class Rows>
-struct RowGather {
-  Rows x;
-  KOKKOS_INLINE_FUNCTION void operator()(int j, double& a, double& b, double& c) const {
-    double unused;
-    compat::loadPair(&x(j, 0), a, b);
-    compat::loadPair(&x(j, 2), c, unused);
-  }
-};
-
-/// Copies the positions of rows [begin, end) of `x` into `rows` (x, y, z, 0), for RowGather.
+/// Forces on the rows of `set` from a full list. Each row's force is its own sum over its list
+/// entries, so any split of the rows into sets gives the same bits.
 template <class Exec, class Mem>
-void copyPositionRows(Exec const& space, Positions<Mem> const& x, ParticleRows<Mem> const& rows,
-                      int begin, int end) {
-  Kokkos::parallel_for(
-      "eddy::md::positionRows", Kokkos::RangePolicy<Exec>(space, begin, end),
-      KOKKOS_LAMBDA(const int i) {
-        rows(i, 0) = x(i, 0);
-        rows(i, 1) = x(i, 1);
-        rows(i, 2) = x(i, 2);
-        rows(i, 3) = 0.0;
-      });
-}
-
-/// Forces on the rows of `set` from a full list, a thread per row. Each row's force is its own
-/// sum over its list entries, so any split of the rows into sets gives the same bits. `x` reads
-/// a position: x(j, a, b, c) (ComponentGather, RowGather).
-template <class Exec, class Mem, class Gather>
-void forcesFullFrom(Exec const& space, LennardJones const& lj, Gather const& x,
-                    Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                    RowSet<Mem> const& set) {
+void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesFull");
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
@@ -110,15 +72,12 @@ void forcesFullFrom(Exec const& space, LennardJones const& lj, Gather const& x,
       "eddy::md::forcesFull", Kokkos::RangePolicy<Exec>(space, 0, set.count),
       KOKKOS_LAMBDA(const int t) {
         int const i = set.row(t);
-        double xi, yi, zi;
-        x(i, xi, yi, zi);
+        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = offsets(i + 1);
         for (int k = offsets(i); k < end; ++k) {
           int const j = neighbors(k);
-          double xj, yj, zj;
-          x(j, xj, yj, zj);
-          double const dx = xi - xj, dy = yi - yj, dz = zi - zj;
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
           if (rsq < lj.cutoffSq) {
             double const s = lj.forceOverR(rsq);
@@ -131,14 +90,6 @@ void forcesFullFrom(Exec const& space, LennardJones const& lj, Gather const& x,
         f(i, 1) = fy;
         f(i, 2) = fz;
       });
-}
-
-/// forcesFullFrom with the positions of `x` read component by component.
-template <class Exec, class Mem>
-void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                RowSet<Mem> const& set) {
-  forcesFullFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set);
 }
 
 /// A force vector, summed over the vector lanes of a row.
@@ -173,20 +124,18 @@ namespace eddy::md {
 /// Forces on the rows of `set` from a full list with `lanes` vector lanes per row: the lanes
 /// read consecutive list entries together and their partial sums are joined by a tree whose
 /// shape depends only on `lanes`, so a given lane count gives the same bits run after run
-/// (but not the bits of the thread-per-row kernel above). `x`: reads a position, x(j, a, b, c)
-/// (ComponentGather, RowGather).
-template <class Exec, class Mem, class Gather>
-void forcesFullLanesFrom(Exec const& space, LennardJones const& lj, Gather const& x,
-                         Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                         RowSet<Mem> const& set, int lanes) {
+/// (but not the bits of the thread-per-row kernel above).
+template <class Exec, class Mem>
+void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                     RowSet<Mem> const& set, int lanes) {
   ScopedRegion region("eddy::md::forcesFull");
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int t) {
     int const i = set.row(t);
-    double xi, yi, zi;
-    x(i, xi, yi, zi);
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
     int const begin = offsets(i);
     Force3 sum;
     // Nested loops take no label (only kernels do).
@@ -195,9 +144,7 @@ void forcesFullLanesFrom(Exec const& space, LennardJones const& lj, Gather const
         entries,
         [&](int k, Force3& acc) {
           int const j = neighbors(begin + k);
-          double xj, yj, zj;
-          x(j, xj, yj, zj);
-          double const dx = xi - xj, dy = yi - yj, dz = zi - zj;
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
           if (rsq < lj.cutoffSq) {
             double const s = lj.forceOverR(rsq);
@@ -216,31 +163,15 @@ void forcesFullLanesFrom(Exec const& space, LennardJones const& lj, Gather const
   forEachRowWithLanes("eddy::md::forcesFullLanes", space, set.count, lanes, kernel);
 }
 
-/// forcesFullLanesFrom with the positions of `x` read component by component.
-template <class Exec, class Mem>
-void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                     RowSet<Mem> const& set, int lanes) {
-  forcesFullLanesFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set, lanes);
-}
-
-/// forcesFullFrom (lanes = 1) or forcesFullLanesFrom.
-template <class Exec, class Mem, class Gather>
-void forcesFullFrom(Exec const& space, LennardJones const& lj, Gather const& x,
-                    Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                    RowSet<Mem> const& set, int lanes) {
-  if (lanes > 1)
-    forcesFullLanesFrom(space, lj, x, f, list, set, lanes);
-  else
-    forcesFullFrom(space, lj, x, f, list, set);
-}
-
 /// forcesFull (lanes = 1) or forcesFullLanes.
 template <class Exec, class Mem>
 void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
                 Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
                 RowSet<Mem> const& set, int lanes) {
-  forcesFullFrom(space, lj, ComponentGather<Positions<Mem>>{x}, f, list, set, lanes);
+  if (lanes > 1)
+    forcesFullLanes(space, lj, x, f, list, set, lanes);
+  else
+    forcesFull(space, lj, x, f, list, set);
 }
 
 /// Scatter-add view over a forces array on `Exec`.
@@ -251,19 +182,18 @@ using ForceScatter =
 
 /// Half-list forces in three parts, so that the rows can be visited in several sets (e.g. those
 /// with no ghost neighbour while the ghosts are refreshed): begin zeroes rows [0, rows) (owned
-/// and ghosts) and the scatter, each addHalfForces (addHalfForcesFrom: positions read by a
-/// gather) adds the pairs of a set of rows to both of their rows, end folds the scatter into
-/// `f`. `scatter` must have been made from `f`.
+/// and ghosts) and the scatter, each addHalfForces adds the pairs of a set of rows to both of
+/// their rows, end folds the scatter into `f`. `scatter` must have been made from `f`.
 template <class Exec, class Mem>
 void beginHalfForces(Exec const& space, Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
                      int rows) {
   Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
   scatter.reset(space);
 }
-template <class Exec, class Mem, class Gather>
-void addHalfForcesFrom(Exec const& space, LennardJones const& lj, Gather const& x,
-                       ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
-                       RowSet<Mem> const& set) {
+template <class Exec, class Mem>
+void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
+                   RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesHalf");
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
@@ -273,15 +203,12 @@ void addHalfForcesFrom(Exec const& space, LennardJones const& lj, Gather const& 
       KOKKOS_LAMBDA(const int t) {
         int const i = set.row(t);
         auto access = sv.access();
-        double xi, yi, zi;
-        x(i, xi, yi, zi);
+        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = offsets(i + 1);
         for (int k = offsets(i); k < end; ++k) {
           int const j = neighbors(k);
-          double xj, yj, zj;
-          x(j, xj, yj, zj);
-          double const dx = xi - xj, dy = yi - yj, dz = zi - zj;
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
           if (rsq < lj.cutoffSq) {
             double const s = lj.forceOverR(rsq);
@@ -298,16 +225,20 @@ void addHalfForcesFrom(Exec const& space, LennardJones const& lj, Gather const& 
         access(i, 2) += fz;
       });
 }
-/// addHalfForcesFrom with the positions of `x` read component by component.
-template <class Exec, class Mem>
-void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
-                   RowSet<Mem> const& set) {
-  addHalfForcesFrom(space, lj, ComponentGather<Positions<Mem>>{x}, scatter, list, set);
-}
 template <class Exec, class Mem>
 void endHalfForces(Exec const& space, ForceScatter<Exec, Mem>& scatter, Forces<Mem> const& f) {
   scatter.contribute_into(space, f);
+}
+
+/// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
+/// pair adds to both of its rows. `scatter` must have been made from `f`.
+template <class Exec, class Mem>
+void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
+                neighbor::NeighborView<Mem> const& list, int owned, int rows) {
+  beginHalfForces(space, f, scatter, rows);
+  addHalfForces(space, lj, x, scatter, list, RowSet<Mem>::all(owned));
+  endHalfForces(space, scatter, f);
 }
 
 /// Term of a (reproducible or plain) sum over owned rows: the pair energy (or, with `energy` false,

@@ -25,9 +25,8 @@
 /// global maximum, and a position crosses the periodic boundary (in migration, and as a ghost
 /// image) as the one addition x +- L whichever rank sends it.
 ///
-/// Memory per atom (owned, roughly also per ghost): particles 84 B, bins 40 B, list 24 B + 4 B
-/// per neighbour entry, exchange buffers ~8 B x row width per ghost; with position rows
-/// (PositionReads::Rows) 32 B more.
+/// Memory per atom (owned, roughly also per ghost): particles 84 B, bins 32 B, list 24 B + 4 B
+/// per neighbour entry, exchange buffers ~8 B x row width per ghost.
 #pragma once
 
 #include "eddy/core/Decomposition.hpp"
@@ -46,7 +45,6 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -54,24 +52,6 @@
 namespace eddy::md {
 
 enum class Thermostat { None, Berendsen, Langevin };
-
-/// How the force kernels (full and half list) read positions (Parameters::positionReads).
-/// Components: from the (n, 3) view of the particles (one array per component on GPUs: three
-/// sectors per neighbour gathered). Rows: from a copy in rows of 32 bytes (x, y, z, unused),
-/// refreshed before each evaluation: one sector and, on CUDA, two 16-byte loads per neighbour.
-/// The same arithmetic on the same values. Default: positionReadsOf<Exec>().
-enum class PositionReads { Default, Components, Rows };
-
-/// The reads of the force kernels on `Exec` when a deck does not choose: EDDY_MD_POSITION_ROWS
-/// (0: components, 1: rows) when set, else rows where compat::positionRows says so. Throws
-/// eddy::ConfigError on another value.
-template <class Exec>
-PositionReads positionReadsOf() {
-  return integerFromEnvironment("EDDY_MD_POSITION_ROWS", compat::positionRows<Exec>() ? 1 : 0, 0, 1,
-                                "0 (the (n, 3) view) or 1 (rows of 32 bytes)")
-             ? PositionReads::Rows
-             : PositionReads::Components;
-}
 
 /// Parameters of deck section `md` (reduced LJ units).
 struct Parameters {
@@ -97,8 +77,6 @@ struct Parameters {
   /// rows with no ghost neighbour are computed (parallel.overlap). Full list: bitwise the same
   /// forces from the same list; half list: the scatter-adds come in another order (last bits).
   bool overlap = false;
-  /// How the force kernels read positions (tuning; the same arithmetic either way).
-  PositionReads positionReads = PositionReads::Default;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -282,24 +260,23 @@ class System {
   /// beside the forces of the interior rows; the other rows follow once the ghosts are in.
   void computeForcesOverlapped(Exec const& space) {
     ScopedRegion region("eddy::md::forcesOverlapped");
+    auto const list = m_list.view();
     auto const& x = m_particles.positions();
     auto const& f = m_particles.forces();
     space.fence();  // the drift wrote the positions on `space`; the halo instance packs them
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
-    if (readsRows()) copyPositionRows(space, 0, owned());
     if (full) {
-      forcesFullOf(space, m_interior);
+      forcesFull(space, m_lj, x, f, list, m_interior, lanes());
     } else {
       beginHalfForces(space, f, m_scatter, m_particles.size());
-      addHalfForcesOf(space, m_interior);
+      addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
     }
     m_haloSpace.fence();  // the ghost rows are read on `space`
-    if (readsRows()) copyPositionRows(space, owned(), m_particles.size());
     if (full) {
-      forcesFullOf(space, m_boundary);
+      forcesFull(space, m_lj, x, f, list, m_boundary, lanes());
     } else {
-      addHalfForcesOf(space, m_boundary);
+      addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
       endHalfForces(space, m_scatter, f);
       m_ghosts->reverseSum(space, f);
     }
@@ -309,53 +286,16 @@ class System {
   /// Forces on the owned particles at the current positions (ghosts must be current); the
   /// Langevin noise is that of step `steps()`.
   void computeForces(Exec const& space) {
-    if (readsRows()) copyPositionRows(space, 0, m_particles.size());
+    auto const list = m_list.view();
     if (m_params.list == neighbor::ListKind::Full) {
-      forcesFullOf(space, RowSet<memory_space>::all(owned()));
+      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list,
+                 RowSet<memory_space>::all(owned()), lanes());
     } else {
-      auto const& f = m_particles.forces();
-      beginHalfForces(space, f, m_scatter, m_particles.size());
-      addHalfForcesOf(space, RowSet<memory_space>::all(owned()));
-      endHalfForces(space, m_scatter, f);
-      m_ghosts->reverseSum(space, f);
+      forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
+                 owned(), m_particles.size());
+      m_ghosts->reverseSum(space, m_particles.forces());
     }
     addThermostatForces(space);
-  }
-
-  /// Whether the forces read the position rows (Parameters::positionReads).
-  bool readsRows() const { return m_params.positionReads == PositionReads::Rows; }
-
-  /// Full-list forces on the rows of `set`, reading positions as Parameters::positionReads says
-  /// (the rows must be current for every row the set's lists reach).
-  void forcesFullOf(Exec const& space, RowSet<memory_space> const& set) {
-    auto const list = m_list.view();
-    if (readsRows())
-      forcesFullFrom(space, m_lj, RowGather<ParticleRows<memory_space>>{m_positionRows},
-                     m_particles.forces(), list, set, lanes());
-    else
-      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list, set, lanes());
-  }
-
-  /// Half-list pairs of the rows of `set` into the scatter, reading positions as
-  /// Parameters::positionReads says.
-  void addHalfForcesOf(Exec const& space, RowSet<memory_space> const& set) {
-    auto const list = m_list.view();
-    if (readsRows())
-      addHalfForcesFrom(space, m_lj, RowGather<ParticleRows<memory_space>>{m_positionRows},
-                        m_scatter, list, set);
-    else
-      addHalfForces(space, m_lj, m_particles.positions(), m_scatter, list, set);
-  }
-
-  /// Copies the positions of rows [begin, end) into the position rows (grown to the positions'
-  /// extent when they have grown).
-  void copyPositionRows(Exec const& space, int begin, int end) {
-    auto const& x = m_particles.positions();
-    if (m_positionRows.extent(0) < x.extent(0))
-      m_positionRows = ParticleRows<memory_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("eddy::md::positionRows")),
-          x.extent(0));
-    md::copyPositionRows(space, x, m_positionRows, begin, end);
   }
 
   /// The Langevin friction and noise of step `steps()`, when that thermostat is on.
@@ -626,13 +566,10 @@ class System {
   Exec m_haloSpace;
   Kokkos::View<int*, memory_space> m_interiorRows, m_boundaryRows;
   RowSet<memory_space> m_interior, m_boundary;
-  /// With PositionReads::Rows: the positions of the owned and ghost rows in rows of 32 bytes.
-  ParticleRows<memory_space> m_positionRows;
 
   /// The parameters in force: reproducible mode takes the full list.
   static Parameters resolved(Parameters p) {
     if (p.reproducible) p.list = neighbor::ListKind::Full;
-    if (p.positionReads == PositionReads::Default) p.positionReads = positionReadsOf<Exec>();
     return p;
   }
 };

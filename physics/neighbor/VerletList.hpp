@@ -190,10 +190,10 @@ class VerletList {
   /// whether each lies within the radius: visit(j, inside).
   template <class Visit>
   struct Scan {
-    Positions<memory_space> x;  ///< positions by row
-    BinRows<memory_space> xs;   ///< position and row index in bin order (BinList::sortedRows)
+    Positions<memory_space> x;   ///< positions by row
+    Positions<memory_space> xs;  ///< positions in bin order
     IdView ids;
-    IntView binOffsets;
+    IntView binOffsets, permutation;
     BinGrid grid;
     int owned;
     bool half;
@@ -230,14 +230,10 @@ class VerletList {
           int const begin = binOffsets(grid.index(grid.axisBin(0, xi - h), cy, cz));
           int const end = binOffsets(grid.index(grid.axisBin(0, xi + h), cy, cz) + 1);
           for (int k = begin; k < end; ++k) {
-            // The candidate's row of 32 bytes: position and row index (two loads on CUDA).
-            double px, py, pz, row;
-            compat::loadPair(&xs(k, 0), px, py);
-            compat::loadPair(&xs(k, 2), pz, row);
-            int const j = static_cast<int>(row);
+            int const j = permutation(k);
             if (j == i) continue;
             if (halfList && (j < rows ? j < i : ids(j) <= idi)) continue;
-            double const ex = px - xi, ey = py - yi, ez = pz - zi;
+            double const ex = xs(k, 0) - xi, ey = xs(k, 1) - yi, ez = xs(k, 2) - zi;
             // The sink takes every candidate with its verdict: counting and padded writes need
             // no branch on the distance (40-60% of candidates pass, so a branch mispredicts).
             v(j, ex * ex + ey * ey + ez * ez < r2);
@@ -267,16 +263,23 @@ class VerletList {
       if (inside) *out++ = j;
     }
   };
-  /// Writes the first `cap` neighbours it is given to `out` and counts them all. Every candidate
-  /// is stored at the next place (the place after the last is a sink, out[cap]), and only
-  /// neighbours advance it: no branch on the verdict.
+  /// Writes the first `cap` neighbours it is given to `out` and counts them all. Where
+  /// compat::storeEveryCandidate, every candidate is stored at the next place (the place after
+  /// the last is a sink, out[cap]) and only neighbours advance it: no branch on the verdict.
+  /// Elsewhere only neighbours are stored.
   struct PaddedWriter {
     int* out;
     int cap;
     int n = 0;
+    static constexpr bool everyCandidate = compat::storeEveryCandidate<Exec>();
     KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
-      out[n < cap ? n : cap] = j;
-      n += inside;
+      if constexpr (everyCandidate) {
+        out[n < cap ? n : cap] = j;
+        n += inside;
+      } else if (inside) {
+        if (n < cap) out[n] = j;
+        ++n;
+      }
     }
   };
 
@@ -285,9 +288,10 @@ class VerletList {
   Scan<Sink> scanner(Positions<memory_space> const& x, IdView const& ids,
                      BinList<Exec> const& bins) const {
     return Scan<Sink>{x,
-                      bins.sortedRows(),
+                      bins.sortedPositions(),
                       ids,
                       bins.offsets(),
+                      bins.permutation(),
                       bins.grid(),
                       m_owned,
                       m_kind == ListKind::Half,

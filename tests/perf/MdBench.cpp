@@ -1,14 +1,13 @@
 // Benchmark: the Lennard-Jones force evaluation and the neighbour rebuild of the md model on
 // one rank (fcc liquid state of inputs/lj_bench_1m.yaml: rho* 0.8442, T* 1.44, rc 2.5, skin
 // 0.3; default 64^3 cells = 1M atoms on GPUs, 16^3 on hosts), 100 steps after the lattice
-// start. Forces from the model's full and half lists, from the full list by a thread per atom
-// and with V vector lanes per atom (TeamPolicy, each atom's neighbours split over V lanes,
-// which read consecutive list entries together), and with the model's lanes reading positions
-// from rows of 32 bytes (a copy); each variant's forces are checked against the model's. The
-// ceiling is the least traffic of one force evaluation (list entries, positions read, forces
-// written) at the copy bandwidth of the same run. The Verlet list build alone is timed every
-// way (one pass into a padded scratch area and a pack, count and fill passes, the fill staged
-// in team scratch). Prints a Markdown table.
+// start. Forces from the model's full and half lists, and from the full list by a thread per
+// atom and with V vector lanes per atom (TeamPolicy, each atom's neighbours split over V lanes,
+// which read consecutive list entries together); each variant's forces are checked against the
+// model's. The ceiling is the least
+// traffic of one force evaluation (list entries, positions read, forces written) at the copy
+// bandwidth of the same run. The Verlet list build alone is timed both ways (one pass into a
+// padded scratch area, or count and fill passes). Prints a Markdown table.
 //
 //   bench_md [cells per axis]
 #include "PerfCommon.hpp"
@@ -17,7 +16,6 @@
 #include "eddy/core/Runtime.hpp"
 #include "md/System.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -147,41 +145,6 @@ int main(int argc, char** argv) {
                                 " entries per row (EDDY_LIST_STAGE)"),
                 l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
-    }
-    {
-      // Positions in rows of 32 bytes: a gathered position lies in one sector and takes two
-      // 16-byte loads on CUDA, where the model's (n, 3) view (one array per component on GPUs)
-      // takes three sectors. The model's lanes from a copy, timed without and with the copy.
-      auto const x = fullList.particles().positions();
-      eddy::ParticleRows<eddy::MemSpace> rows(Kokkos::view_alloc(space, "eddy::perf::positionRows"),
-                                              x.extent(0));
-      int const rowCount = static_cast<int>(x.extent(0));
-      auto const set = eddy::md::RowSet<eddy::MemSpace>::all(owned);
-      int const lanes = std::max(fullList.lanes(), 1);
-      auto forces = [&] {
-        eddy::md::forcesFullLanesFrom(space, fullList.potential(),
-                                      eddy::md::RowGather<eddy::ParticleRows<eddy::MemSpace>>{rows},
-                                      f, fullList.list().view(), set, lanes);
-      };
-      eddy::md::copyPositionRows(space, x, rows, 0, rowCount);
-      double const tRows = eddy::perf::medianSeconds(space, 3, 20, forces);
-      double const tRowsCopy = eddy::perf::medianSeconds(space, 3, 20, [&] {
-        eddy::md::copyPositionRows(space, x, rows, 0, rowCount);
-        forces();
-      });
-      double const diff = relativeDifference(fullList.particles().forces(), f, owned);
-      if (rt.rank() == 0) {
-        eddy::perf::row(eddy::str("forces, full list, ", lanes,
-                                  " vector lanes per atom, positions in rows of 32 bytes (max "
-                                  "relative difference to the model ",
-                                  diff, ")"),
-                        owned / tRows * 1e-9, "G atoms/s", "least traffic at copy",
-                        bytes / copy / tRows);
-        eddy::perf::row("forces, full list, the same with the copy into rows",
-                        owned / tRowsCopy * 1e-9, "G atoms/s", "least traffic at copy",
-                        bytes / copy / tRowsCopy);
-      }
-      if (diff > 1e-12) return 1;
     }
     for (int lanes : {0, 1, 4, 8, 16, 32}) {
       if (lanes > lanesMax) break;

@@ -15,7 +15,6 @@
 namespace {
 
 using eddy::md::Parameters;
-using eddy::md::PositionReads;
 using eddy::md::System;
 using eddy::md::Thermostat;
 using eddy::neighbor::ListKind;
@@ -207,85 +206,6 @@ TYPED_TEST(Md, OverlapInteriorRowsListNoGhostFullList) {
 }
 TYPED_TEST(Md, OverlapInteriorRowsListNoGhostHalfList) {
   checkOverlapRows<TypeParam>(ListKind::Half);
-}
-
-/// Forces from position rows (PositionReads::Rows) are those from the (n, 3) view: the same
-/// arithmetic on the same values. Reproducible mode (full list, canonical bins, so two Systems
-/// list every row in the same order): positions and forces bit for bit after 60 steps with
-/// rebuilds, with and without overlap (whose two row sets copy their rows separately). Default
-/// mode (vector lanes per row and bins filled by atomics on CUDA, scatter-adds for the half
-/// list): the first forces of random positions, and after 40 steps with rebuilds and overlap
-/// for the half list, to 1e-12 (bit for bit on host backends).
-template <class Exec>
-void checkPositionRows(ListKind kind, bool reproducible, bool overlap, int steps) {
-  Exec space;
-  Parameters p = liquid(7, kind);
-  p.reproducible = reproducible;
-  p.overlap = overlap;
-  p.fcc = steps > 0;  // the first forces of a lattice cancel: random positions then
-  p.positionReads = PositionReads::Components;
-  System<Exec> view(space, MPI_COMM_WORLD, p);
-  p.positionReads = PositionReads::Rows;
-  System<Exec> rows(space, MPI_COMM_WORLD, p);
-  EXPECT_EQ(rows.parameters().positionReads, PositionReads::Rows);
-  for (int k = 0; k < steps; ++k) {
-    view.step(space);
-    rows.step(space);
-  }
-  if (steps > 0) {
-    EXPECT_GT(rows.rebuilds(), 2);
-  }
-  auto const a = eddy::test::gatherParticles(view);
-  auto const b = eddy::test::gatherParticles(rows);
-  ASSERT_EQ(a.size(), b.size());
-  double worst = 0.0, scale = 0.0;
-  int differ = 0;
-  for (std::size_t n = 0; n < a.size(); ++n)
-    for (int d = 0; d < 3; ++d) {
-      differ += a[n].x[d] != b[n].x[d] || a[n].f[d] != b[n].f[d];
-      worst = std::max({worst, std::fabs(a[n].f[d] - b[n].f[d]), std::fabs(a[n].x[d] - b[n].x[d])});
-      scale = std::max(scale, std::fabs(a[n].f[d]));
-    }
-  char const* const what = kind == ListKind::Full ? "full list" : "half list";
-  if (reproducible || !eddy::kDeviceBackend) {
-    EXPECT_EQ(differ, 0) << "components of " << a.size() << " atoms differ (" << what
-                         << ", overlap " << overlap << ")";
-  } else {
-    EXPECT_LE(worst, 1e-12 * scale)
-        << "largest difference (" << what << ", overlap " << overlap << ")";
-  }
-  EXPECT_GT(scale, 1.0) << "forces too small to be a test";
-}
-TYPED_TEST(Md, PositionRowsGiveTheForcesOfComponents) {
-  checkPositionRows<TypeParam>(ListKind::Full, true, false, 60);
-  checkPositionRows<TypeParam>(ListKind::Full, true, true, 60);
-  checkPositionRows<TypeParam>(ListKind::Full, false, false, 0);
-  checkPositionRows<TypeParam>(ListKind::Half, false, false, 0);
-  checkPositionRows<TypeParam>(ListKind::Half, false, true, 40);
-}
-
-TEST(MdConfig, PositionReadsFromTheEnvironment) {
-  using eddy::md::positionReadsOf;
-  EXPECT_EQ(positionReadsOf<eddy::ExecSpace>(), eddy::compat::positionRows<eddy::ExecSpace>()
-                                                    ? PositionReads::Rows
-                                                    : PositionReads::Components);
-  {
-    eddy::test::ScopedEnv env("EDDY_MD_POSITION_ROWS", "1");
-    EXPECT_EQ(positionReadsOf<eddy::ExecSpace>(), PositionReads::Rows);
-  }
-  {
-    eddy::test::ScopedEnv env("EDDY_MD_POSITION_ROWS", "0");
-    EXPECT_EQ(positionReadsOf<eddy::ExecSpace>(), PositionReads::Components);
-  }
-  for (char const* bad : {"2", "yes", "1x"}) {
-    eddy::test::ScopedEnv env("EDDY_MD_POSITION_ROWS", bad);
-    try {
-      (void)positionReadsOf<eddy::ExecSpace>();
-      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
-    } catch (eddy::ConfigError const& e) {
-      EXPECT_NE(std::string(e.what()).find("EDDY_MD_POSITION_ROWS"), std::string::npos) << e.what();
-    }
-  }
 }
 
 /// EDDY_LIST_BIN_FRACTION changes the bins the list is built from, not the list: every row's

@@ -331,27 +331,15 @@ constexpr bool fullNeighborList() {
   return isCuda<Exec>();
 }
 
-/// Whether the Lennard-Jones force kernels on `Exec` read positions from a copy in rows of 32
-/// bytes (md::PositionReads::Rows) instead of the (n, 3) view. Off everywhere until timed on a
-/// GPU (bench_md has the comparison; EDDY_MD_POSITION_ROWS=1 turns it on): on CUDA the view
-/// holds a component per array, three sectors per gathered neighbour against one.
+/// Whether the Verlet build's padded pass stores every candidate at the row's next place and
+/// advances only on neighbours (no branch on the distance test), or stores neighbours only.
+/// Host backends: every candidate, since the test passes 40-60% of candidates and mispredicts
+/// (Debian host, bench_md 16, one-pass build: full list 1854-1893 -> 1176-1223 ns/atom). CUDA:
+/// neighbours only, the extra stores cost more than the divergence (H200, bench_md 64, one-pass
+/// full-list build 3.6 against 2.3 ns/atom).
 template <class Exec>
-constexpr bool positionRows() {
-  return false;
-}
-
-/// Loads p[0] into a and p[1] into b; p must be 16-byte aligned. On CUDA one 16-byte load (a
-/// gather of rows of four doubles then takes two load instructions instead of four); two plain
-/// loads elsewhere.
-KOKKOS_FORCEINLINE_FUNCTION void loadPair(double const* p, double& a, double& b) {
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  double2 const v = *reinterpret_cast<double2 const*>(p);
-  a = v.x;
-  b = v.y;
-#else
-  a = p[0];
-  b = p[1];
-#endif
+constexpr bool storeEveryCandidate() {
+  return !isCuda<Exec>();
 }
 
 /// Vector lanes that copy one row of a CSR array together: 32 on CUDA (a warp reads and writes

@@ -48,11 +48,6 @@ using ParticleVectors = Kokkos::View<double* [3], Mem>;
 template <class Mem>
 using Positions = ParticleVectors<Mem>;
 
-/// Per-particle rows of four doubles (32 bytes) in LayoutRight whatever the backend's default
-/// layout: one 32-byte sector per particle, e.g. a position and a fourth value.
-template <class Mem>
-using ParticleRows = Kokkos::View<double* [4], Kokkos::LayoutRight, Mem>;
-
 /// A rank's share of the periodic box [0, length)^3, split like the CartDecomposition splits
 /// its global cells: rank coordinate c along axis a owns [offset_c h_a, (offset_c + n_c) h_a)
 /// with h_a = length_a / globalCells_a.
