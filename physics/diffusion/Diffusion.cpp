@@ -92,7 +92,7 @@ void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
   double const cx = m_params.diffusivity * m_dt / (m_h[0] * m_h[0]);
   double const cy = m_params.diffusivity * m_dt / (m_h[1] * m_h[1]);
   double const cz = m_params.diffusivity * m_dt / (m_h[2] * m_h[2]);
-  forEachCell(
+  forEachCellStreaming(
       "eddy::diffusion::stencil", space, {0, 0, 0}, {n[0], n[1], n[2]},
       KOKKOS_LAMBDA(int i, int j, int k) {
         double const c = u(i, j, k);

@@ -154,17 +154,6 @@ struct Stencil7Flat32 {
   }
 };
 
-/// The stencil by row blocks (BoxRowBlocks<N>): a thread updates N consecutive rows (j, k) at
-/// one x, decoding its index once.
-template <int N>
-struct Stencil7Rows {
-  Stencil7 st;
-  eddy::BoxRowBlocks<N> blocks;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w) const {
-    blocks.visit(w, [&](int, int i, int j, int k) { st(i, j, k); });
-  }
-};
-
 template <int N>
 double rowBlockSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
                        std::array<int, 3> const& n) {
@@ -172,7 +161,8 @@ double rowBlockSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
   Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>> policy(space, 0,
                                                                                blocks.items);
   return eddy::perf::medianSeconds(space, 3, 20, [&] {
-    Kokkos::parallel_for("eddy::perf::stencilRows", policy, Stencil7Rows<N>{st, blocks});
+    Kokkos::parallel_for("eddy::perf::stencilRows", policy,
+                         eddy::BoxRowBlockCells<N, Stencil7>{blocks, st});
   });
 }
 

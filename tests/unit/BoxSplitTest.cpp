@@ -99,21 +99,26 @@ TYPED_TEST(BoxSplitTest, SlabPoliciesCoverTheShell) {
       }
 }
 
-/// How often forEachCell visits each entry of a 40 x 9 x 7 array for the box [lo, hi), with
-/// the array's origin at (-3, -1, -2).
+/// How often forEachCell (or forEachCellStreaming) visits each entry of a 40 x 9 x 7 array for
+/// the box [lo, hi), with the array's origin at (-3, -1, -2).
 template <class Exec>
 Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> boxHits(std::array<int, 3> lo,
-                                                                    std::array<int, 3> hi) {
+                                                                    std::array<int, 3> hi,
+                                                                    bool streaming) {
   Exec space;
   Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits("eddy::test::hits", 40,
                                                                              9, 7);
-  eddy::forEachCell(
-      "eddy::test::boxHits", space, lo, hi,
-      KOKKOS_LAMBDA(int i, int j, int k) { Kokkos::atomic_add(&hits(i + 3, j + 1, k + 2), 1); });
+  auto const hit = KOKKOS_LAMBDA(int i, int j, int k) {
+    Kokkos::atomic_add(&hits(i + 3, j + 1, k + 2), 1);
+  };
+  if (streaming)
+    eddy::forEachCellStreaming("eddy::test::boxHits", space, lo, hi, hit);
+  else
+    eddy::forEachCell("eddy::test::boxHits", space, lo, hi, hit);
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
 }
 
-TYPED_TEST(BoxSplitTest, ForEachCellVisitsEveryCellOfTheBoxOnce) {
+TYPED_TEST(BoxSplitTest, ForEachCellAndStreamingVisitEveryCellOfTheBoxOnce) {
   using A = std::array<int, 3>;
   // Row counts that are and are not multiples of the rows per item, one-cell boxes and thin
   // slabs along each axis, negative corners, a 2D box, and boxes inverted along an axis (empty).
@@ -122,19 +127,21 @@ TYPED_TEST(BoxSplitTest, ForEachCellVisitsEveryCellOfTheBoxOnce) {
                                               {{0, 0, 0}, {37, 1, 5}},  {{0, 0, 0}, {37, 8, 1}},
                                               {{-3, 3, 0}, {20, 6, 1}}, {{4, 0, 0}, {2, 8, 5}},
                                               {{0, 0, 3}, {37, 8, 3}},  {{-1, -1, -2}, {36, 7, 4}}};
-  for (auto const& [lo, hi] : boxes) {
-    auto const h = boxHits<TypeParam>(lo, hi);
-    int wrong = 0;
-    for (int k = -2; k < 5; ++k)
-      for (int j = -1; j < 8; ++j)
-        for (int i = -3; i < 37; ++i) {
-          bool const in =
-              i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
-          wrong += h(i + 3, j + 1, k + 2) != (in ? 1 : 0);
-        }
-    EXPECT_EQ(wrong, 0) << "box [" << lo[0] << "," << lo[1] << "," << lo[2] << ") .. [" << hi[0]
-                        << "," << hi[1] << "," << hi[2] << ")";
-  }
+  for (auto const& [lo, hi] : boxes)
+    for (bool const streaming : {false, true}) {
+      auto const h = boxHits<TypeParam>(lo, hi, streaming);
+      int wrong = 0;
+      for (int k = -2; k < 5; ++k)
+        for (int j = -1; j < 8; ++j)
+          for (int i = -3; i < 37; ++i) {
+            bool const in =
+                i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+            wrong += h(i + 3, j + 1, k + 2) != (in ? 1 : 0);
+          }
+      EXPECT_EQ(wrong, 0) << (streaming ? "forEachCellStreaming" : "forEachCell") << ", box ["
+                          << lo[0] << "," << lo[1] << "," << lo[2] << ") .. [" << hi[0] << ","
+                          << hi[1] << "," << hi[2] << ")";
+    }
 }
 
 /// Terms of a View over the box [lo, hi).
