@@ -2,8 +2,9 @@
 // FP64 field on one rank, as effective bandwidth (one read and one write of the field) divided
 // by the deep_copy bandwidth of the same bytes measured in the same run. Also the halo
 // exchange of that field, and iteration variants of the same stencil (MDRange tiles, View
-// indexing, marching in z, flat ranges, row blocks, shared-memory planes; the last checked
-// against the model's field: the program fails if they differ). Prints a Markdown table.
+// indexing, marching in z, flat ranges, row blocks). Prints a Markdown table. (Shared-memory
+// planes, 2.5D blocking in team scratch, ran at 0.46-0.56 of copy on an H200 and were removed:
+// docs/PERFORMANCE.md.)
 //
 //   bench_stencil [N]      (default 512 on GPUs, 128 on hosts)
 #include "PerfCommon.hpp"
@@ -13,9 +14,7 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
-#include "eddy/core/Reductions.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <vector>
@@ -73,74 +72,6 @@ struct Stencil7March {
     }
   }
 };
-
-/// The stencil marching along z through shared memory (2.5D blocking): a team of TX x TY
-/// threads holds an x-y tile of the current plane (with its one-cell rim) in team scratch and
-/// steps through `chunk` planes; each thread keeps its column (k - 1, k, k + 1) in registers.
-/// A cell is read from memory once per plane as the centre, the rim once more per tile (from
-/// L2), where the other variants read every x-y neighbour through L1. Same arithmetic, in the
-/// same order, as Stencil7.
-template <int TX, int TY>
-struct Stencil7Shared {
-  using Member = Kokkos::TeamPolicy<eddy::ExecSpace>::member_type;
-  using Plane = Kokkos::View<double*, eddy::ExecSpace::scratch_memory_space,
-                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  eddy::GhostedView<eddy::MemSpace> u, out;
-  double c;
-  int nx, ny, nz, chunk, tilesX, tilesY;
-
-  KOKKOS_INLINE_FUNCTION static constexpr int planeEntries() { return (TX + 2) * (TY + 2); }
-  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
-    Plane plane(team.team_scratch(0), planeEntries());
-    int const l = team.league_rank();
-    int const bx = l % tilesX, by = (l / tilesX) % tilesY, bz = l / (tilesX * tilesY);
-    int const t = team.team_rank(), tx = t % TX, ty = t / TX;
-    int const i = bx * TX + tx, j = by * TY + ty;
-    bool const inside = i < nx && j < ny;
-    int const k0 = bz * chunk, k1 = k0 + chunk < nz ? k0 + chunk : nz;
-    auto at = [&](int x, int y) -> double& {
-      return plane((y + 1) * (TX + 2) + x + 1);
-    };
-    double below = inside ? u(i, j, k0 - 1) : 0.0, centre = inside ? u(i, j, k0) : 0.0;
-    for (int k = k0; k < k1; ++k) {
-      double const above = inside ? u(i, j, k + 1) : 0.0;
-      team.team_barrier();  // the previous plane's readers are done
-      if (inside) {
-        at(tx, ty) = centre;
-        if (tx == 0) at(-1, ty) = u(i - 1, j, k);
-        if (tx == TX - 1 || i == nx - 1) at(tx + 1, ty) = u(i + 1, j, k);
-        if (ty == 0) at(tx, -1) = u(i, j - 1, k);
-        if (ty == TY - 1 || j == ny - 1) at(tx, ty + 1) = u(i, j + 1, k);
-      }
-      team.team_barrier();
-      if (inside)
-        out(i, j, k) = centre + c * (at(tx - 1, ty) + at(tx + 1, ty) + at(tx, ty - 1) +
-                                     at(tx, ty + 1) + below + above - 6 * centre);
-      below = centre;
-      centre = above;
-    }
-  }
-};
-
-template <int TX, int TY>
-double sharedSeconds(eddy::ExecSpace const& space, Stencil7 const& st, int nz, int chunk) {
-  using K = Stencil7Shared<TX, TY>;
-  int const tilesX = (st.nx + TX - 1) / TX, tilesY = (st.ny + TY - 1) / TY;
-  int const chunks = (nz + chunk - 1) / chunk;
-  K const kernel{st.u, st.out, st.c, st.nx, st.ny, nz, chunk, tilesX, tilesY};
-  Kokkos::TeamPolicy<eddy::ExecSpace> policy(space, tilesX * tilesY * chunks, TX * TY);
-  policy.set_scratch_size(0, Kokkos::PerTeam(K::Plane::shmem_size(K::planeEntries())));
-  return eddy::perf::medianSeconds(
-      space, 3, 20, [&] { Kokkos::parallel_for("eddy::perf::stencilShared", policy, kernel); });
-}
-
-/// Largest |a - b| over the cells [0, n) of two fields, over all ranks.
-double maxDifference(eddy::ExecSpace const& space, eddy::GhostedView<eddy::MemSpace> const& a,
-                     eddy::GhostedView<eddy::MemSpace> const& b, std::array<int, 3> const& n) {
-  return eddy::globalMax(
-      space, MPI_COMM_WORLD, {0, 0, 0}, n,
-      KOKKOS_LAMBDA(int i, int j, int k) { return eddy::math::fabs(a(i, j, k) - b(i, j, k)); });
-}
 
 /// The stencil over a flat 1D range with the 32-bit decoding of FlatBox (what the box
 /// reductions use), against Stencil7's 64-bit % and /.
@@ -256,46 +187,6 @@ int main(int argc, char** argv) {
     double const tf32 = eddy::perf::medianSeconds(space, 3, 20, [&] {
       Kokkos::parallel_for("eddy::perf::stencilFlat32", flat32, Stencil7Flat32{st, box});
     });
-    // Shared-memory planes in teams of 32 x TY threads on device backends (host backends run
-    // teams of one thread: tile 1x1, a check of the indexing only). Each variant's field is
-    // checked against Stencil7's (the same arithmetic: 0 expected).
-    {
-      eddy::Field<eddy::MemSpace> ref(space, "eddy::perf::stencilReference", decomp, 1);
-      Kokkos::parallel_for("eddy::perf::stencilReference",
-                           Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<long long>>(
-                               space, 0, static_cast<long long>(cells)),
-                           Stencil7{st.u, ref.access(), st.c, st.nx, st.ny});
-      // Every variant starts from a spoiled field: a kernel that skips cells cannot pass.
-      auto check = [&](char const* tile, int chunk, auto const& seconds) {
-        Kokkos::deep_copy(space, out.view(), -1.0);
-        double const t = seconds();
-        double const diff = maxDifference(space, out.access(), ref.access(), n3);
-        if (rt.rank() == 0)
-          eddy::perf::row(eddy::str("stencil, shared-memory planes, tile ", tile, ", ", chunk,
-                                    " planes per team (max difference to the model ", diff, ")"),
-                          bytes / t * 1e-9, "GB/s", "copy", bytes / t / copy);
-        return diff;
-      };
-      int const nz = local[2];
-      double worst = 0.0;
-      for (int chunk : {16, 64}) {
-        if (eddy::kDeviceBackend) {
-          worst = std::max(worst, check("32x4", chunk, [&] {
-                             return sharedSeconds<32, 4>(space, st, nz, chunk);
-                           }));
-          worst = std::max(worst, check("32x8", chunk, [&] {
-                             return sharedSeconds<32, 8>(space, st, nz, chunk);
-                           }));
-          worst = std::max(worst, check("32x16", chunk, [&] {
-                             return sharedSeconds<32, 16>(space, st, nz, chunk);
-                           }));
-        } else {
-          worst = std::max(worst, check("1x1", chunk,
-                                        [&] { return sharedSeconds<1, 1>(space, st, nz, chunk); }));
-        }
-      }
-      if (worst != 0.0) return 1;
-    }
     double const tr[4] = {rowBlockSeconds<1>(space, st, n3), rowBlockSeconds<2>(space, st, n3),
                           rowBlockSeconds<4>(space, st, n3), rowBlockSeconds<8>(space, st, n3)};
     if (rt.rank() == 0) {
