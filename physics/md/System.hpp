@@ -30,7 +30,6 @@
 #pragma once
 
 #include "eddy/core/Decomposition.hpp"
-#include "eddy/core/Environment.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/ParticleGhosts.hpp"
 #include "eddy/core/ParticleMigration.hpp"
