@@ -195,22 +195,20 @@ TYPED_TEST(Neighbor, EveryBuildGivesTheListsOfTwoPasses) {
 }
 
 TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
-  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "three-pass", 1), 0);
-  try {
-    (void)eddy::neighbor::defaultListBuild<eddy::ExecSpace>();
-    ADD_FAILURE() << "expected eddy::ConfigError";
-  } catch (eddy::ConfigError const& e) {
-    EXPECT_NE(std::string(e.what()).find("three-pass"), std::string::npos) << e.what();
+  using eddy::neighbor::ListBuild;
+  {
+    eddy::test::ScopedEnv env("EDDY_LIST_BUILD", "three-pass");
+    try {
+      (void)eddy::neighbor::defaultListBuild<eddy::ExecSpace>();
+      ADD_FAILURE() << "expected eddy::ConfigError";
+    } catch (eddy::ConfigError const& e) {
+      EXPECT_NE(std::string(e.what()).find("three-pass"), std::string::npos) << e.what();
+    }
   }
-  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "two-pass", 1), 0);
-  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(),
-            eddy::neighbor::ListBuild::TwoPass);
-  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "one-pass", 1), 0);
-  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(),
-            eddy::neighbor::ListBuild::OnePass);
-  ASSERT_EQ(setenv("EDDY_LIST_BUILD", "staged", 1), 0);
-  EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), eddy::neighbor::ListBuild::Staged);
-  unsetenv("EDDY_LIST_BUILD");
+  for (ListBuild how : {ListBuild::TwoPass, ListBuild::OnePass, ListBuild::Staged}) {
+    eddy::test::ScopedEnv env("EDDY_LIST_BUILD", eddy::neighbor::listBuildName(how));
+    EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), how);
+  }
 }
 
 TEST(NeighborBuild, ListFillStageFromTheEnvironment) {
