@@ -133,13 +133,13 @@ void Model::fillGhosts(ExecSpace const& space, int c) {
 }
 
 void Model::startVelocityGhosts(ExecSpace const& space) {
-  space.fence();  // the pack on the halo instance reads what `space` wrote
+  compat::orderAfter(m_haloSpace, space);  // the pack on the halo instance reads what it wrote
   for (int c = 0; c < m_dims; ++c) m_haloU[c]->start(m_haloSpace, *m_u[c]);
 }
 
 void Model::finishVelocityGhosts(ExecSpace const& space) {
   for (int c = 0; c < m_dims; ++c) m_haloU[c]->finish(m_haloSpace, *m_u[c]);
-  m_haloSpace.fence();  // the unpacked ghosts are read (and the wall ghosts written) on `space`
+  compat::orderAfter(space, m_haloSpace);  // the unpacked ghosts are read (wall ghosts written)
   for (int c = 0; c < m_dims; ++c) fillWallGhosts(space, m_decomp, m_params.boundaries, *m_u[c]);
 }
 

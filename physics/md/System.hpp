@@ -262,7 +262,7 @@ class System {
     auto const list = m_list.view();
     auto const& x = m_particles.positions();
     auto const& f = m_particles.forces();
-    space.fence();  // the drift wrote the positions on `space`; the halo instance packs them
+    compat::orderAfter(m_haloSpace, space);  // the drift wrote the positions; the halo packs them
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
     if (full) {
@@ -271,7 +271,7 @@ class System {
       beginHalfForces(space, f, m_scatter, m_particles.size());
       addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
     }
-    m_haloSpace.fence();  // the ghost rows are read on `space`
+    compat::orderAfter(space, m_haloSpace);  // the ghost rows are read on `space`
     if (full) {
       forcesFull(space, m_lj, x, f, list, m_boundary, lanes());
     } else {

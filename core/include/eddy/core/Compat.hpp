@@ -207,7 +207,7 @@ inline void* nativeStream(Kokkos::Cuda const& space) {
 /// with Kokkos 4 a new instance (its own stream) from Kokkos::Experimental::partition_space;
 /// `space` itself on host backends (their kernels run on the calling thread; partitioning would
 /// only split the thread pool) and with Kokkos 3.4 (no partition_space). Work on two instances is
-/// ordered only by fencing the one that wrote before the other reads.
+/// ordered by orderAfter().
 template <class Exec>
 Exec secondInstance(Exec const& space) {
 #if EDDY_KOKKOS_4
@@ -220,6 +220,30 @@ Exec secondInstance(Exec const& space) {
   return space;
 #endif
 }
+
+/// Makes the work enqueued on `waiter` from now on wait for the work enqueued on `signaller` so
+/// far, without blocking the calling thread where the backend allows: on CUDA an event recorded
+/// on the signaller's stream that the waiter's stream waits for; elsewhere a fence of
+/// `signaller` (host kernels are done when they return: the fence costs nothing).
+template <class Exec>
+void orderAfter(Exec const&, Exec const& signaller) {
+  signaller.fence();
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+inline void orderAfter(Kokkos::Cuda const& waiter, Kokkos::Cuda const& signaller) {
+  cudaStream_t const w = waiter.cuda_stream(), s = signaller.cuda_stream();
+  if (w == s) return;
+  cudaEvent_t event = nullptr;
+  bool const ok = cudaEventCreateWithFlags(&event, cudaEventDisableTiming) == cudaSuccess &&
+                  cudaEventRecord(event, s) == cudaSuccess &&
+                  cudaStreamWaitEvent(w, event, 0) == cudaSuccess;
+  if (event) (void)cudaEventDestroy(event);  // released once the wait is satisfied
+  if (!ok) {
+    (void)cudaGetLastError();
+    signaller.fence();
+  }
+}
+#endif
 
 /// True for the CUDA execution space: the one place where the per-backend choices below (each
 /// measured, see its comment) tell CUDA from the host backends.
