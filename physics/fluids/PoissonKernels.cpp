@@ -79,18 +79,6 @@ void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView con
       });
 }
 
-BoxSplit operatorSplit(PoissonGrid const& g) {
-  // The operator reads the neighbours along each axis of the grid: cells 1 .. n - 2 read owned
-  // cells only (none along z in 2D).
-  Box3 const owned{{0, 0, 0}, g.hi()};
-  Box3 safe = owned;
-  for (int a = 0; a < g.dims; ++a) {
-    safe.lo[a] = 1;
-    safe.hi[a] = owned.hi[a] - 1;
-  }
-  return BoxSplit::of(owned, safe);
-}
-
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
               CellView const& r) {
   forEachCell(

@@ -205,14 +205,11 @@ double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const
                         CellView const& p, CellView const& q);
 /// q = A p over `boxes` of owned cells, adding p . q there to `sum` (one reduction, waited
 /// for). The overload above is this over the owned box, so splitting the cells into boxes (see
-/// operatorSplit) computes every cell and term with the same kernel: sum.finish() is bitwise
-/// the same.
+/// BoxSplit) computes every cell and term with the same kernel: sum.finish() is bitwise the
+/// same.
 void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView const& p,
                       CellView const& q, std::vector<Box3> const& boxes,
                       ReproducibleAccumulator& sum);
-/// The owned cells split around the inner box, whose operator reads no ghost: it can be applied
-/// while the halo exchange of x is in flight, the shell after.
-BoxSplit operatorSplit(PoissonGrid const& g);
 
 /// r = b - A x (no reduction).
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,

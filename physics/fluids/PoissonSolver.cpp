@@ -72,7 +72,7 @@ struct PoissonSolver::Impl {
       halo = std::make_unique<Halo>(space, c, d, p->layout());
       if (options.overlap) {
         haloSpace = compat::secondInstance(space);
-        split = detail::operatorSplit(grid);
+        split = BoxSplit::insideFaces(Box3{{0, 0, 0}, grid.hi()}, halo->peerFaces());
       }
     }
     if (options.method == PoissonMethod::MultigridCG) {
@@ -120,19 +120,22 @@ struct PoissonSolver::Impl {
   BoxSplit split;       ///< owned cells around the exchange, with overlap
 };
 
-/// q = A dir after the halo exchange of dir; returns dir . q. With overlap the inner cells are
-/// computed while the exchange runs on haloSpace, the shell once the ghosts have arrived.
+/// q = A dir after the halo exchange of dir; returns dir . q. With overlap and ghosts from other
+/// ranks, the cells that read none of those are computed while the messages travel on
+/// haloSpace (the ghosts this rank sends itself are copied on space first), the cells next to
+/// the faces towards other ranks once they have arrived.
 double PoissonSolver::Impl::operatorDot(ExecSpace const& space, FieldType& dir) {
-  if (!options.overlap) {
+  if (!options.overlap || !halo->hasPeers()) {
     halo->exchange(space, dir);
     return detail::applyOperatorDot(space, comm, grid, dir.access(), q->access());
   }
-  space.fence();  // dir was written on space; haloSpace packs it
+  compat::orderAfter(haloSpace, space);  // dir was written on space; haloSpace packs it
   halo->start(haloSpace, dir);
+  halo->copySelf(space, dir);
   ReproducibleAccumulator sum;
   detail::applyOperatorDot(space, grid, dir.access(), q->access(), {split.inner}, sum);
-  halo->finish(haloSpace, dir);
-  haloSpace.fence();  // the ghosts unpacked on haloSpace are read on space
+  halo->finishPeers(haloSpace, dir);
+  compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
   detail::applyOperatorDot(space, grid, dir.access(), q->access(), split.shell, sum);
   return sum.finish(comm);
 }

@@ -146,6 +146,69 @@ TYPED_TEST(HaloExchangeTest, FillsEveryGhostWithTheOwnersValue) {
   }
 }
 
+// The exchange in two parts for overlap: start on a second instance, copySelf on the first,
+// finishPeers on the second. Together they fill every ghost as one exchange does; copySelf alone
+// fills exactly the ghosts that do not come from another rank, and peerFace names the faces
+// whose ghost layer does.
+TYPED_TEST(HaloExchangeTest, PeersAndSelfCopiesTogetherFillEveryGhost) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  Exec const space;
+  Exec const second = eddy::compat::secondInstance(space);
+  int const nranks = eddy::test::worldSize();
+  int fieldId = 500;
+  for (Case const& c : cases()) {
+    Index3 const forced = c.allRanksAlongX ? Index3{nranks, 1, 1} : Index3{0, 0, 0};
+    auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, c.cells, c.dims, c.periodic, forced);
+    for (Centering centering : {Centering::Cell, Centering::FaceX})
+      for (int ghost : {1, 2}) {
+        ++fieldId;
+        std::string const what = eddy::str(c.name, " (", d.describe(), "), ",
+                                           eddy::toString(centering), ", ghost ", ghost);
+        SCOPED_TRACE(what);
+        eddy::Field<Mem> f(space, "eddy::test::halo", d, ghost, centering);
+        eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, f);
+        // A face's ghosts come from another rank exactly when its neighbour is another rank.
+        bool anyPeer = false;
+        for (int a = 0; a < 3; ++a)
+          for (int side = 0; side < 2; ++side) {
+            eddy::Direction dir{0, 0, 0};
+            dir[a] = side ? 1 : -1;
+            int const peer = a < c.dims ? d.neighbor(dir) : MPI_PROC_NULL;
+            bool const expected = peer != MPI_PROC_NULL && peer != d.rank();
+            EXPECT_EQ(halo.peerFace(a, side), expected) << "axis " << a << " side " << side;
+            EXPECT_EQ(halo.peerFaces()[a][side], expected);
+            anyPeer = anyPeer || expected;
+          }
+        EXPECT_EQ(halo.hasPeers(), halo.sendCount() > 0);
+        if (!anyPeer) {
+          EXPECT_FALSE(halo.hasPeers());
+        }
+
+        // copySelf alone: the ghosts of this rank's own messages only. Counted against a full
+        // exchange: every ghost it leaves at the sentinel must be one from another rank.
+        fill(f, fieldId);
+        halo.copySelf(space, f);
+        space.fence();
+        std::string report;
+        long long const missing = countWrong(f, d, fieldId, report);
+        EXPECT_EQ(missing, halo.recvCount()) << "rank " << d.rank() << ":\n" << report;
+
+        fill(f, fieldId);
+        eddy::compat::orderAfter(second, space);
+        halo.start(second, f);
+        halo.copySelf(space, f);
+        halo.finishPeers(second, f);
+        eddy::compat::orderAfter(space, second);
+        space.fence();
+        long long const wrong = countWrong(f, d, fieldId, report);
+        EXPECT_EQ(wrong, 0) << "rank " << d.rank() << ":\n" << report;
+        ASSERT_TRUE(eddy::test::allRanks(wrong == 0)) << what;
+        EXPECT_FALSE(halo.inFlight());
+      }
+  }
+}
+
 TYPED_TEST(HaloExchangeTest, BuffersAreReusedAcrossExchangesAndFields) {
   using Exec = TypeParam;
   using Mem = typename Exec::memory_space;

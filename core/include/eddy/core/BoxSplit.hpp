@@ -54,6 +54,20 @@ struct BoxSplit {
     }
     return s;
   }
+
+  /// Splits `box` for work that reads ghosts one entry deep and overlaps an exchange whose
+  /// ghosts arrive from other ranks across the faces flagged in `peerFaces` (axis, low / high;
+  /// HaloExchange::peerFaces): the first and last entry along such an axis go to the shell, the
+  /// rest (reading owned entries and the ghosts this rank copies itself) to the inner box.
+  static BoxSplit insideFaces(Box3 const& box,
+                              std::array<std::array<bool, 2>, 3> const& peerFaces) {
+    Box3 safe = box;
+    for (int a = 0; a < 3; ++a) {
+      if (peerFaces[a][0]) safe.lo[a] += 1;
+      if (peerFaces[a][1]) safe.hi[a] -= 1;
+    }
+    return of(box, safe);
+  }
 };
 
 /// The tile for a slab of a shell: `tile` (boxPolicy's) with each axis cut to the slab's extent

@@ -108,8 +108,13 @@ struct HaloCopy {
 /// instance and posts the messages; `finish` completes them and enqueues the unpack on the
 /// instance (fence it before reading ghosts on the host). With MPI transports `start` fences
 /// the instance and `finish` blocks; with nccl both only enqueue on the instance's stream.
-/// Between the two, work that does not write the field may run (on another instance to
-/// overlap with nccl): messages of a rank to itself are copied from the field in `finish`.
+/// Between the two, work may run (on another instance to overlap with nccl) that neither writes
+/// the send regions (owned entries within the ghost width of a face towards another rank) nor
+/// reads the ghosts; messages of a rank to itself are copied from the field in `finish`. To
+/// overlap, `start` on a second instance (compat::secondInstance, ordered after the writer by
+/// compat::orderAfter), `copySelf` on the compute instance, the entries whose stencil reads no
+/// ghost of a peer face (BoxSplit::insideFaces with peerFaces()), `finishPeers` on the second
+/// instance, compat::orderAfter back, then the shell.
 /// Construction and destruction are collective over `comm` (it is duplicated).
 ///
 /// Buffer bytes: 16 per ghost entry (send + receive), doubled when staged through host memory.
@@ -178,13 +183,43 @@ class HaloExchange {
     m_inFlight = false;
     if (m_peers.inFlight()) m_peers.wait(space);
     // One launch unpacks what arrived and copies the messages of this rank to itself.
-    if (m_unpackThreads > 0) {
-      detail::HaloCopy<memory_space, false> unpack{m_recvRegions, int(m_recvs.size()), m_recvBuf,
-                                                   field.access()};
-      Kokkos::parallel_for("eddy::halo::unpack",
-                           Kokkos::RangePolicy<Exec>(space, 0, m_unpackThreads), unpack);
-    }
+    unpack(space, field, 0, m_unpackThreads, "eddy::halo::unpack");
   }
+
+  /// `finish` for the messages of other ranks only: the ghosts that this rank sends itself
+  /// (across a periodic axis it owns whole) are left to copySelf, which may run before, on
+  /// another instance, while the messages travel.
+  void finishPeers(Exec const& space, field_type& field) {
+    ScopedRegion region("eddy::halo::finish");
+    checkField(field, "finishPeers");
+    if (!m_inFlight)
+      throw Error(
+          str("HaloExchange::finishPeers on field '", field.label(), "': no exchange was started"));
+    m_inFlight = false;
+    if (m_peers.inFlight()) m_peers.wait(space);
+    unpack(space, field, 0, m_recvTotal, "eddy::halo::unpackPeers");
+  }
+
+  /// Copies, on `space`, the ghosts of `field` that this rank sends itself, from its owned
+  /// entries: the part of an exchange that needs no message. With start and finishPeers it
+  /// makes a whole exchange.
+  void copySelf(Exec const& space, field_type& field) {
+    checkField(field, "copySelf");
+    unpack(space, field, m_recvTotal, m_unpackThreads, "eddy::halo::copySelf");
+  }
+
+  /// Whether the ghost layer across face `side` (0 low, 1 high) of `axis` comes from another
+  /// rank (and so arrives with the messages, not with copySelf). Entries whose stencil reads
+  /// no such ghost can be computed while the messages travel.
+  bool peerFace(int axis, int side) const { return m_peerFace[axis][side]; }
+  /// peerFace for every axis and side (for BoxSplit::insideFaces).
+  std::array<std::array<bool, 2>, 3> peerFaces() const {
+    std::array<std::array<bool, 2>, 3> f{};
+    for (int a = 0; a < 3; ++a) f[a] = {m_peerFace[a][0], m_peerFace[a][1]};
+    return f;
+  }
+  /// Whether any ghost comes from another rank.
+  bool hasPeers() const { return !m_peerRecvs.empty(); }
 
   /// `start` then `finish`.
   void exchange(Exec const& space, field_type& field) {
@@ -276,6 +311,10 @@ class HaloExchange {
                               " ghost values per exchange on rank ", decomp.rank()));
       m_recvs.push_back(recv);
       m_sends.push_back(send);
+      int const axes = (d[0] != 0) + (d[1] != 0) + (d[2] != 0);
+      if (axes == 1 && peer != decomp.rank())
+        for (int a = 0; a < 3; ++a)
+          if (d[a] != 0) m_peerFace[a][d[a] > 0 ? 1 : 0] = true;
     }
     // Buffers hold the messages to other ranks only, by (peer, tag), so that those of one
     // peer travel as one message; the unpack threads cover every received region, those of
@@ -311,11 +350,18 @@ class HaloExchange {
     int const self = m_rank;
     // Pack: the sends to other ranks. Unpack: every receive, those from this rank itself
     // reading the field at the box of its send with the same tag.
+    // The receive rows of other ranks come first, so that their unpack threads are
+    // [0, m_recvTotal) and those of this rank to itself the rest (finishPeers, copySelf).
     auto table = [&](bool pack, char const* label) {
       std::vector<std::array<int, detail::kHaloColumns>> rows;
       int thread = 0;
-      for (auto const& m : pack ? m_sends : m_recvs) {
-        if (pack && m.peer == self) continue;
+      std::vector<detail::HaloMessage> ordered;
+      for (auto const& m : pack ? m_sends : m_recvs)
+        if (m.peer != self) ordered.push_back(m);
+      if (!pack)
+        for (auto const& m : m_recvs)
+          if (m.peer == self) ordered.push_back(m);
+      for (auto const& m : ordered) {
         std::array<int, detail::kHaloColumns> r{};
         r[detail::kHaloThread] = thread;
         r[detail::kHaloBuffer] = m.peer == self ? -1 : m.offset;
@@ -353,6 +399,15 @@ class HaloExchange {
     space.fence();
   }
 
+  /// Unpack threads [begin, end): the rows of the messages of other ranks come first (threads
+  /// below m_recvTotal), those of this rank to itself after.
+  void unpack(Exec const& space, field_type& field, int begin, int end, char const* label) {
+    if (end <= begin) return;
+    detail::HaloCopy<memory_space, false> copy{m_recvRegions, int(m_recvs.size()), m_recvBuf,
+                                               field.access()};
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(space, begin, end), copy);
+  }
+
   void checkField(field_type const& field, char const* what) const {
     if (field.layout() != m_layout)
       throw Error(str("HaloExchange::", what, ": field '", field.label(), "' (",
@@ -370,6 +425,7 @@ class HaloExchange {
   int m_sendTotal = 0, m_recvTotal = 0;  ///< values to / from other ranks
   int m_unpackThreads = 0;               ///< values received, from this rank included
   int m_rank = 0;
+  bool m_peerFace[3][2] = {{false, false}, {false, false}, {false, false}};
   Kokkos::View<int * [detail::kHaloColumns], memory_space> m_sendRegions, m_recvRegions;
   Buffer m_sendBuf, m_recvBuf;
   bool m_inFlight = false;
