@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 #include <string>
+#include <utility>
 
 namespace eddy::fluids {
 
@@ -205,11 +206,24 @@ struct Multigrid::Level {
   detail::PoissonGrid twinGrid;
   std::unique_ptr<FieldType> twin;
   std::unique_ptr<Halo> twinHalo;
-  Kokkos::View<double*, MemSpace> sendBuf, recvBuf;
-  Kokkos::View<double*, PinnedHostSpace> sendHost, recvHost;
+  /// Every rank's block, rank after rank, received from every other rank through the process
+  /// transport (with nccl on the stream: no host staging, no synchronisation); this rank's own
+  /// block is packed into `own`, sent from there and copied into its place.
+  Kokkos::View<double*, MemSpace> gathered, own;
   Kokkos::View<int*, MemSpace> gatherMap;  ///< global cell (x fastest) -> gathered position
-  std::vector<int> counts, displs;
-  bool staged = false;
+  std::vector<PeerMessage> gatherSends, gatherRecvs;
+  PeerExchange<ExecSpace> gatherPeers;
+  MPI_Comm gatherComm = MPI_COMM_NULL;  ///< a duplicate of comm, so its messages match no other
+  int gatherAt = 0;                     ///< this rank's place in `gathered`
+
+  ~Level() {
+    gatherPeers = PeerExchange<ExecSpace>();  // cancels messages still in flight
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && gatherComm != MPI_COMM_NULL) MPI_Comm_free(&gatherComm);
+  }
+  Level(Level const&) = delete;
+  Level& operator=(Level const&) = delete;
 
   void setupGather(ExecSpace const& space) {
     Index3 const G = decomp.globalCells();
@@ -223,38 +237,38 @@ struct Multigrid::Level {
                             " cells must be gathered onto every rank, but has more than ", INT_MAX,
                             " cells; use a rank count that divides the grid evenly"));
     int const nranks = decomp.nranks();
-    counts.assign(nranks, 0);
-    displs.assign(nranks, 0);
     auto mapHost = Kokkos::View<int*, Kokkos::HostSpace>("eddy::fluids::poisson::gatherMapHost",
                                                          static_cast<std::size_t>(total));
     int at = 0;
     for (int r = 0; r < nranks; ++r) {
       Index3 const n = decomp.localCellsOf(r), o = decomp.offsetOf(r);
-      counts[r] = n[0] * n[1] * n[2];
-      displs[r] = at;
+      int const count = n[0] * n[1] * n[2];
+      if (r == decomp.rank()) {
+        gatherAt = at;
+      } else {
+        gatherRecvs.push_back(
+            PeerMessage{r, 0, static_cast<std::size_t>(at), static_cast<std::size_t>(count)});
+      }
       for (int k = 0; k < n[2]; ++k)
         for (int j = 0; j < n[1]; ++j)
           for (int i = 0; i < n[0]; ++i)
             mapHost((o[0] + i) + G[0] * ((o[1] + j) + static_cast<long long>(G[1]) * (o[2] + k))) =
                 at + i + n[0] * (j + n[1] * k);
-      at += counts[r];
+      at += count;
     }
+    Index3 const n = decomp.localCells();
+    std::size_t const ownCount = static_cast<std::size_t>(n[0]) * n[1] * n[2];
+    for (int r = 0; r < nranks; ++r)
+      if (r != decomp.rank()) gatherSends.push_back(PeerMessage{r, 0, 0, ownCount});
     gatherMap = Kokkos::View<int*, MemSpace>(
         Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherMap")), total);
     Kokkos::deep_copy(space, gatherMap, mapHost);
-    sendBuf = Kokkos::View<double*, MemSpace>(
-        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherSend")),
-        counts[decomp.rank()]);
-    recvBuf = Kokkos::View<double*, MemSpace>(
-        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherRecv")), total);
-    bool const hostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
-    staged = !hostAccessible && !mpi::gpuAware();
-    if (staged) {
-      sendHost = Kokkos::View<double*, PinnedHostSpace>("eddy::fluids::poisson::gatherSendHost",
-                                                        sendBuf.extent(0));
-      recvHost = Kokkos::View<double*, PinnedHostSpace>("eddy::fluids::poisson::gatherRecvHost",
-                                                        recvBuf.extent(0));
-    }
+    gathered = Kokkos::View<double*, MemSpace>(
+        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gathered")), total);
+    own = Kokkos::View<double*, MemSpace>(
+        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherOwn")), ownCount);
+    checkMpi(MPI_Comm_dup(comm, &gatherComm), "MPI_Comm_dup");
+    gatherPeers = PeerExchange<ExecSpace>(gatherComm, transport::current());
     space.fence();  // mapHost dies here
   }
 
@@ -264,7 +278,7 @@ struct Multigrid::Level {
       if (f) s += f->bytes();
     s += halo->bytes();
     if (twinHalo) s += twinHalo->bytes();
-    s += sendBuf.span() * 8 + recvBuf.span() * 8 + gatherMap.span() * sizeof(int);
+    s += gathered.span() * 8 + own.span() * 8 + gatherMap.span() * sizeof(int);
     return s;
   }
 };
@@ -383,28 +397,25 @@ void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b,
 void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
   ScopedRegion region("eddy::fluids::poisson::gather");
   auto const r = res.access();
-  auto const send = level.sendBuf;
+  auto const own = level.own;
   int const nx = level.grid.nx, ny = level.grid.ny;
   forEachCell(
       "eddy::fluids::poisson::gatherPack", space, {0, 0, 0},
       {level.grid.nx, level.grid.ny, level.grid.nz},
-      KOKKOS_LAMBDA(int i, int j, int k) { send(i + nx * (j + ny * k)) = r(i, j, k); });
-  if (level.staged) Kokkos::deep_copy(space, level.sendHost, level.sendBuf);
-  space.fence();
-  double* const sendPtr = level.staged ? level.sendHost.data() : level.sendBuf.data();
-  double* const recvPtr = level.staged ? level.recvHost.data() : level.recvBuf.data();
-  checkMpi(MPI_Allgatherv(sendPtr, static_cast<int>(level.sendBuf.extent(0)), MPI_DOUBLE, recvPtr,
-                          level.counts.data(), level.displs.data(), MPI_DOUBLE, level.comm),
-           "MPI_Allgatherv (eddy::fluids::poisson::gather)");
-  if (level.staged) Kokkos::deep_copy(space, level.recvBuf, level.recvHost);
+      KOKKOS_LAMBDA(int i, int j, int k) { own(i + nx * (j + ny * k)) = r(i, j, k); });
+  auto const all = level.gathered;
+  level.gatherPeers.post(space, own, level.gatherSends, all, level.gatherRecvs);
+  level.gatherPeers.wait(space);
+  using Range = std::pair<std::size_t, std::size_t>;
+  std::size_t const at = static_cast<std::size_t>(level.gatherAt);
+  Kokkos::deep_copy(space, Kokkos::subview(all, Range(at, at + own.extent(0))), own);
   auto const t = level.twin->access();
-  auto const recv = level.recvBuf;
   auto const map = level.gatherMap;
   int const gx = level.twinGrid.nx, gy = level.twinGrid.ny;
   forEachCell(
       "eddy::fluids::poisson::gatherUnpack", space, {0, 0, 0},
       {level.twinGrid.nx, level.twinGrid.ny, level.twinGrid.nz},
-      KOKKOS_LAMBDA(int i, int j, int k) { t(i, j, k) = recv(map(i + gx * (j + gy * k))); });
+      KOKKOS_LAMBDA(int i, int j, int k) { t(i, j, k) = all(map(i + gx * (j + gy * k))); });
   exchange(space, *level.twinHalo, *level.twin);
 }
 

@@ -7,10 +7,11 @@
 /// (same process grid, each block halved) while every rank's block halves into whole cells (its
 /// extent along each axis is even) of at least 2 cells, and, when the one-launch tail is on
 /// (fusedCells > 0), while the level has more than fusedCells cells; otherwise the residual of
-/// the last distributed level is gathered (MPI_Allgatherv) onto every rank and all coarser levels
-/// are solved redundantly on MPI_COMM_SELF with the same arithmetic. The coarse correction is then
-/// read back from the replicated level by each rank for its own block (no message). The
-/// hierarchy itself (the levels' global grids) depends on the global grid alone.
+/// the last distributed level is gathered onto every rank (each rank's block to every other,
+/// through the process transport: on the GPU stream with nccl) and all coarser levels are solved
+/// redundantly on MPI_COMM_SELF with the same arithmetic. The coarse correction is then read back
+/// from the replicated level by each rank for its own block (no message). The hierarchy itself (the
+/// levels' global grids) depends on the global grid alone.
 ///
 /// V-cycle with zero initial guess on every level (the first half sweep writes every cell from
 /// b alone, so x is never zeroed): `pre` red-black Gauss-Seidel sweeps (red then black), residual,
