@@ -53,7 +53,7 @@ fluids::Parameters parameters(io::Deck const& deck, CartDecomposition const& dec
   p.poisson.tolerance = deck.getDouble("fluids.poisson.tolerance");
   p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
   std::string const overlap = deck.getString("parallel.overlap");
-  // auto = off: on two H200s the overlapped step was 3% (512^3) and 7% (256^3) slower than
+  // auto = off: on two H200s the overlapped step was 1% (512^3) and 4-6% (256^3) slower than
   // exchanging first (its interior/shell split adds launches to a latency-bound step).
   p.overlap = overlap == "on";
   return p;
