@@ -19,6 +19,13 @@ namespace eddy::fluids {
 using FieldType = Field<MemSpace>;
 using Halo = HaloExchange<ExecSpace>;
 
+long long gatherCellsFromEnvironment() {
+  return integerFromEnvironment("EDDY_MG_GATHER_CELLS", compat::gatheredCoarseCells<ExecSpace>(), 0,
+                                LLONG_MAX,
+                                "a cell count >= 0 (multigrid levels of at most that many cells "
+                                "are gathered onto every rank)");
+}
+
 long long fusedCellsFromEnvironment() {
   return integerFromEnvironment("EDDY_MG_FUSED_CELLS", compat::fusedCoarseCells<ExecSpace>(), 0,
                                 LLONG_MAX,
@@ -285,7 +292,7 @@ struct Multigrid::Level {
 
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
-                     long long fusedCells)
+                     long long fusedCells, long long gatherCells)
     : m_pre(preSmooth), m_post(postSmooth) {
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
@@ -308,11 +315,14 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
       Index3 const p = f.decomp.procGrid();
       for (int a = 0; a < dims; ++a)
         distributed = distributed && G[a] % (2 * p[a]) == 0 && G[a] / (2 * p[a]) >= 2;
-      // With the one-launch tail on, a level small enough for it is gathered even when it could
-      // stay distributed: one gather per V-cycle then replaces the tail levels' halo exchanges.
+      // A level small enough for the one-launch tail, or for gatherCells, is gathered even when
+      // it could stay distributed: one gather per V-cycle then replaces the halo exchanges of
+      // every coarser level, whose work is too small to gain from being split.
       long long coarseCells = 1;
       for (int a = 0; a < dims; ++a) coarseCells *= gc[a];
-      if (fusedCells > 0 && f.decomp.nranks() > 1 && coarseCells <= fusedCells) distributed = false;
+      long long const gatherBelow = std::max(fusedCells, gatherCells);
+      if (gatherBelow > 0 && f.decomp.nranks() > 1 && coarseCells <= gatherBelow)
+        distributed = false;
     }
     if (distributed) {
       CartDecomposition const dc(gc, dims, f.decomp.periodic(), f.decomp.nranks(), f.decomp.rank(),

@@ -5,8 +5,8 @@
 /// Hierarchy: a fixed function of the global grid. Every axis is halved while every spatial
 /// global extent is even and the halved extent is >= 2. A level stays distributed over the ranks
 /// (same process grid, each block halved) while every rank's block halves into whole cells (its
-/// extent along each axis is even) of at least 2 cells, and, when the one-launch tail is on
-/// (fusedCells > 0), while the level has more than fusedCells cells; otherwise the residual of
+/// extent along each axis is even) of at least 2 cells, and, on several ranks, while the level
+/// has more than max(fusedCells, gatherCells) cells (when that is > 0); otherwise the residual of
 /// the last distributed level is gathered onto every rank (each rank's block to every other,
 /// through the process transport: on the GPU stream with nccl) and all coarser levels are solved
 /// redundantly on MPI_COMM_SELF with the same arithmetic. The coarse correction is then read back
@@ -44,6 +44,10 @@ namespace eddy::fluids {
 /// eddy::ConfigError when it is not a non-negative integer.
 long long fusedCellsFromEnvironment();
 
+/// EDDY_MG_GATHER_CELLS as a cell count (compat::gatheredCoarseCells when unset); throws
+/// eddy::ConfigError when it is not a non-negative integer.
+long long gatherCellsFromEnvironment();
+
 class Multigrid {
  public:
   /// Collective over `comm`: builds every level, its fields and halo exchanges.
@@ -52,9 +56,12 @@ class Multigrid {
   /// same arithmetic cell by cell, so the same bits, without a launch and a halo exchange per
   /// half sweep. On several ranks the levels with at most that many cells are gathered onto
   /// every rank for it (see the hierarchy above). 0: every level step by step.
+  /// `gatherCells`: on several ranks the levels with at most max(fusedCells, gatherCells) cells
+  /// are gathered onto every rank; those above fusedCells then run step by step there, with
+  /// kernels over the whole level and no message between ranks.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-            std::array<double, 3> const& h, int preSmooth, int postSmooth,
-            long long fusedCells = 0);
+            std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
+            long long gatherCells = 0);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;

@@ -79,7 +79,9 @@ struct PoissonSolver::Impl {
       z = std::make_unique<FieldType>(space, "eddy::fluids::poisson::z", d, 1);
       mg = std::make_unique<Multigrid>(
           space, c, d, h, options.preSmooth, options.postSmooth,
-          options.fusedCoarseCells >= 0 ? options.fusedCoarseCells : fusedCellsFromEnvironment());
+          options.fusedCoarseCells >= 0 ? options.fusedCoarseCells : fusedCellsFromEnvironment(),
+          options.gatheredCoarseCells >= 0 ? options.gatheredCoarseCells
+                                           : gatherCellsFromEnvironment());
     }
     // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
     // solve holds; other widths get theirs on first use.

@@ -40,6 +40,10 @@ struct PoissonOptions {
   /// exchange per step. 0: off; -1: EDDY_MG_FUSED_CELLS from the environment (default
   /// compat::fusedCoarseCells).
   long long fusedCoarseCells = -1;
+  /// On several ranks, multigrid levels with at most max(this, fusedCoarseCells) cells are
+  /// gathered onto every rank and solved there redundantly (the same bits). -1:
+  /// EDDY_MG_GATHER_CELLS from the environment (default compat::gatheredCoarseCells).
+  long long gatheredCoarseCells = -1;
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
   /// runs on a second execution-space instance, then to the shell (bitwise the same result).
   bool overlap = false;

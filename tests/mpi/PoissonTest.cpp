@@ -465,6 +465,71 @@ TEST(Poisson, OverlappedExchangesGiveTheSameBits) {
     }
 }
 
+// Gathering the coarse levels onto every rank from a finer level on
+// (PoissonOptions::gatheredCoarseCells) solves them redundantly with the same arithmetic: the
+// same bits as keeping them distributed, with and without the one-launch tail.
+TEST(Poisson, GatheringCoarseLevelsEarlierGivesTheSameBits) {
+  std::vector<Problem> const problems = {
+      {{64, 48, 1}, 2, {true, false, false}},
+      {{32, 32, 32}, 3, {true, true, true}},
+      {{16, 24, 32}, 3, {false, true, true}},
+  };
+  int const size = eddy::test::worldSize();
+  for (auto const& problem : problems)
+    for (long long fused : {0LL, 64LL}) {
+      eddy::ExecSpace space;
+      CartDecomposition const d = problem.decomp(MPI_COMM_WORLD);
+      PoissonOptions late = options(PoissonMethod::MultigridCG, 1e-9, 400);
+      late.fusedCoarseCells = fused;
+      late.gatheredCoarseCells = 0;
+      PoissonOptions early = late;
+      early.gatheredCoarseCells = 2048;
+      PoissonSolver a(space, MPI_COMM_WORLD, d, problem.h(), late);
+      PoissonSolver b(space, MPI_COMM_WORLD, d, problem.h(), early);
+      Field<MemSpace> ba(space, "eddy::test::poisson::ba", d, 1),
+          pa(space, "eddy::test::poisson::pa", d, 1);
+      Field<MemSpace> bb(space, "eddy::test::poisson::bb", d, 1),
+          pb(space, "eddy::test::poisson::pb", d, 1);
+      fillOwned(ba, roughRhs);
+      fillOwned(bb, roughRhs);
+      PoissonStats const sa = a.solve(space, ba, pa);
+      PoissonStats const sb = b.solve(space, bb, pb);
+      SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() + ", fused up to " +
+                   std::to_string(fused));
+      EXPECT_TRUE(sa.converged);
+      EXPECT_GT(sa.iterations, 1);
+      expectSameBits(sa, pa, sb, pb);
+      // Several ranks: the levels of at most 2048 cells are replicated.
+      eddy::fluids::Multigrid lateMg(space, MPI_COMM_WORLD, d, problem.h(), 2, 2, fused, 0);
+      eddy::fluids::Multigrid earlyMg(space, MPI_COMM_WORLD, d, problem.h(), 2, 2, fused, 2048);
+      int firstSmall = 0;
+      while (firstSmall < earlyMg.levels()) {
+        Index3 const c = earlyMg.levelCells(firstSmall);
+        if (static_cast<long long>(c[0]) * c[1] * c[2] <= 2048) break;
+        ++firstSmall;
+      }
+      if (size > 1) {
+        EXPECT_LE(earlyMg.firstReplicatedLevel(), firstSmall);
+        EXPECT_LE(earlyMg.firstReplicatedLevel(), lateMg.firstReplicatedLevel());
+      } else {
+        EXPECT_EQ(earlyMg.firstReplicatedLevel(), earlyMg.levels());
+      }
+    }
+}
+
+TEST(Poisson, AMalformedGatherCellCountIsAConfigError) {
+  {
+    eddy::test::ScopedEnv bad("EDDY_MG_GATHER_CELLS", "many");
+    EXPECT_THROW(eddy::fluids::gatherCellsFromEnvironment(), eddy::ConfigError);
+  }
+  {
+    eddy::test::ScopedEnv good("EDDY_MG_GATHER_CELLS", "32768");
+    EXPECT_EQ(eddy::fluids::gatherCellsFromEnvironment(), 32768);
+  }
+  EXPECT_EQ(eddy::fluids::gatherCellsFromEnvironment(),
+            eddy::compat::gatheredCoarseCells<eddy::ExecSpace>());
+}
+
 // Which levels the one launch takes: the small ones held whole on this rank.
 TEST(Poisson, CoarseLevelsInOneLaunchAreTheSmallWholeOnes) {
   eddy::ExecSpace space;

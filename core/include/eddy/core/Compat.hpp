@@ -293,6 +293,17 @@ constexpr long long fusedCoarseCells() {
   return isCuda<Exec>() ? 4096 : 0;
 }
 
+/// The default of EDDY_MG_GATHER_CELLS on `Exec`: on several ranks, multigrid levels with at most
+/// this many cells are gathered onto every rank and solved there (0: only those of the one-launch
+/// tail). On CUDA 262144 (64^3): a level that small costs more in halo-exchange latency on two
+/// GPUs than its work on one (H200, 3D Taylor-Green on two GPUs, s/step against 0: 512^3
+/// 0.1045-0.1050 vs 0.1052-0.1054, 256^3 0.0196 vs 0.0203, 1024 x 512^2 0.2022 vs 0.2042; 2^21
+/// was slower at 512^3 and 256^3). Hosts: not measured, 0.
+template <class Exec>
+constexpr long long gatheredCoarseCells() {
+  return isCuda<Exec>() ? 262144 : 0;
+}
+
 /// How a reproducible sum on `Exec` adds a term's two pieces to its window (BinnedSum): true for
 /// a branch per window slot (two adds), false for masks over fixed slots (three adds, no
 /// divergence). The same bits either way; both stay compiled for the test and the benchmark.
