@@ -189,6 +189,28 @@ char const* name(PoissonMethod m) {
   return eddy::fluids::toString(m);
 }
 
+/// Solves roughRhs on `d` with `a` and with `b` from the same initial guess (zero, or with
+/// `guess` a small function of the global cell) and expects bitwise the same solve (the caller
+/// sets the SCOPED_TRACE first). Returns a's statistics.
+PoissonStats expectSameSolve(PoissonSolver& a, PoissonSolver& b, CartDecomposition const& d,
+                             bool guess) {
+  eddy::ExecSpace space;
+  Field<MemSpace> ba(space, "eddy::test::poisson::ba", d, 1),
+      pa(space, "eddy::test::poisson::pa", d, 1);
+  Field<MemSpace> bb(space, "eddy::test::poisson::bb", d, 1),
+      pb(space, "eddy::test::poisson::pb", d, 1);
+  fillOwned(ba, roughRhs);
+  fillOwned(bb, roughRhs);
+  if (guess) {
+    fillOwned(pa, [](int i, int j, int k) { return 0.001 * (i - j + k); });
+    fillOwned(pb, [](int i, int j, int k) { return 0.001 * (i - j + k); });
+  }
+  PoissonStats const sa = a.solve(space, ba, pa);
+  PoissonStats const sb = b.solve(space, bb, pb);
+  expectSameBits(sa, pa, sb, pb);
+  return sa;
+}
+
 }  // namespace
 
 TEST(Poisson, MethodNames) {
@@ -409,21 +431,13 @@ TEST(Poisson, CoarseLevelsInOneLaunchGiveTheSameBits) {
     fused.fusedCoarseCells = c.cells;
     PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), stepwise);
     PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), fused);
-    Field<MemSpace> ba(space, "eddy::test::poisson::ba", d, 1),
-        pa(space, "eddy::test::poisson::pa", d, 1);
-    Field<MemSpace> bb(space, "eddy::test::poisson::bb", d, 1),
-        pb(space, "eddy::test::poisson::pb", d, 1);
-    fillOwned(ba, roughRhs);
-    fillOwned(bb, roughRhs);
-    PoissonStats const sa = a.solve(space, ba, pa);
-    PoissonStats const sb = b.solve(space, bb, pb);
     SCOPED_TRACE(eddy::toString(c.problem.cells) + " fused up to " + std::to_string(c.cells) +
                  " cells");
+    PoissonStats const sa = expectSameSolve(a, b, d, false);
     if (c.sweeps > 0) {
       EXPECT_TRUE(sa.converged);
     }
     EXPECT_GT(sa.iterations, 1);
-    expectSameBits(sa, pa, sb, pb);
   }
 }
 
@@ -447,21 +461,11 @@ TEST(Poisson, OverlappedExchangesGiveTheSameBits) {
       overlapped.overlap = true;
       PoissonSolver a(space, MPI_COMM_WORLD, d, problem.h(), plain);
       PoissonSolver b(space, MPI_COMM_WORLD, d, problem.h(), overlapped);
-      Field<MemSpace> ba(space, "eddy::test::poisson::ba", d, 1),
-          pa(space, "eddy::test::poisson::pa", d, 1);
-      Field<MemSpace> bb(space, "eddy::test::poisson::bb", d, 1),
-          pb(space, "eddy::test::poisson::pb", d, 1);
-      fillOwned(ba, roughRhs);
-      fillOwned(bb, roughRhs);
-      fillOwned(pa, [](int i, int j, int k) { return 0.001 * (i - j + k); });
-      fillOwned(pb, [](int i, int j, int k) { return 0.001 * (i - j + k); });
-      PoissonStats const sa = a.solve(space, ba, pa);
-      PoissonStats const sb = b.solve(space, bb, pb);
       SCOPED_TRACE(std::string(name(m)) + " on " + eddy::toString(problem.cells) + ", " +
                    d.describe());
+      PoissonStats const sa = expectSameSolve(a, b, d, true);
       EXPECT_TRUE(sa.converged);
       EXPECT_GT(sa.iterations, 1);
-      expectSameBits(sa, pa, sb, pb);
     }
 }
 
@@ -486,19 +490,11 @@ TEST(Poisson, GatheringCoarseLevelsEarlierGivesTheSameBits) {
       early.gatheredCoarseCells = 2048;
       PoissonSolver a(space, MPI_COMM_WORLD, d, problem.h(), late);
       PoissonSolver b(space, MPI_COMM_WORLD, d, problem.h(), early);
-      Field<MemSpace> ba(space, "eddy::test::poisson::ba", d, 1),
-          pa(space, "eddy::test::poisson::pa", d, 1);
-      Field<MemSpace> bb(space, "eddy::test::poisson::bb", d, 1),
-          pb(space, "eddy::test::poisson::pb", d, 1);
-      fillOwned(ba, roughRhs);
-      fillOwned(bb, roughRhs);
-      PoissonStats const sa = a.solve(space, ba, pa);
-      PoissonStats const sb = b.solve(space, bb, pb);
       SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() + ", fused up to " +
                    std::to_string(fused));
+      PoissonStats const sa = expectSameSolve(a, b, d, false);
       EXPECT_TRUE(sa.converged);
       EXPECT_GT(sa.iterations, 1);
-      expectSameBits(sa, pa, sb, pb);
       // Several ranks: the levels of at most 2048 cells are replicated.
       eddy::fluids::Multigrid lateMg(space, MPI_COMM_WORLD, d, problem.h(), 2, 2, fused, 0);
       eddy::fluids::Multigrid earlyMg(space, MPI_COMM_WORLD, d, problem.h(), 2, 2, fused, 2048);
