@@ -298,7 +298,9 @@ constexpr long long fusedCoarseCells() {
 /// tail). On CUDA 262144 (64^3): a level that small costs more in halo-exchange latency on two
 /// GPUs than its work on one (H200, 3D Taylor-Green on two GPUs, s/step against 0: 512^3
 /// 0.1045-0.1050 vs 0.1052-0.1054, 256^3 0.0196 vs 0.0203, 1024 x 512^2 0.2022 vs 0.2042; 2^21
-/// was slower at 512^3 and 256^3). Hosts: not measured, 0.
+/// was slower at 512^3 and 256^3). Hosts 0: on the Debian host (two ranks, one core each, 3D
+/// Taylor-Green 64^3) the redundant work costs more than MPI's short exchanges save: 0.136 /
+/// 0.163 s/step with 0, 0.149 / 0.173 with 4096, 0.171 / 0.183 with 32768.
 template <class Exec>
 constexpr long long gatheredCoarseCells() {
   return isCuda<Exec>() ? 262144 : 0;
