@@ -306,6 +306,51 @@ TYPED_TEST(Neighbor, RebuildExactlyWhenAnAtomMovedMoreThanHalfTheSkin) {
   checkRebuildPolicy<TypeParam>(ListKind::Full);
 }
 
+/// Between rebuilds only the ghost positions are refreshed (on a rank that owns an axis whole,
+/// by a direct copy): every ghost row then holds its owner's current position, shifted by the
+/// same box lengths as at the build (which placed it by the message path).
+template <class Exec>
+void checkGhostRefresh() {
+  Exec space;
+  System<Exec> s(space, MPI_COMM_WORLD, smallSystem(true, ListKind::Full));
+  auto const& length = s.domain().length;
+  int const first = s.owned(), ghosts = s.ghosts().ghostCount();
+  // Each ghost coordinate's image: -1, 0 or +1 box lengths from its owner's.
+  auto images = [&] {
+    auto const all = eddy::test::gatherParticles(s);
+    auto const& p = s.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.positions());
+    auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.ids());
+    std::vector<int> image;
+    for (int g = first; g < first + ghosts; ++g) {
+      auto const& owner = all.at(static_cast<std::size_t>(id(g) - 1));
+      for (int d = 0; d < 3; ++d) {
+        double const v = x(g, d), o = owner.x[d];
+        image.push_back(v == o ? 0 : v == o + length[d] ? 1 : v == o - length[d] ? -1 : 99);
+      }
+    }
+    return image;
+  };
+  std::vector<int> const built = images();
+  long long const builds = s.rebuilds();
+  eddy::test::displaceParticles(s, 0.05, 11);  // below skin / 2: no rebuild
+  EXPECT_FALSE(s.updateNeighbors(space));
+  EXPECT_EQ(s.rebuilds(), builds);
+  std::vector<int> const refreshed = images();
+  long long wrong = 0, shifted = 0;
+  for (std::size_t k = 0; k < built.size(); ++k) {
+    wrong += built[k] == 99 || refreshed[k] != built[k];
+    shifted += built[k] != 0;
+  }
+  EXPECT_EQ(wrong, 0) << "ghost coordinates that are not their owner's, shifted as at the "
+                      << "build, on rank " << eddy::test::worldRank();
+  EXPECT_TRUE(eddy::test::allRanks(ghosts > 0 && shifted > 0)) << "too few ghosts to be a test";
+}
+
+TYPED_TEST(Neighbor, GhostRefreshGivesTheOwnersPositions) {
+  checkGhostRefresh<TypeParam>();
+}
+
 /// Long run at high temperature: many migrations; the global count and id set stay exact and
 /// every particle lies in its owner's box after each rebuild.
 template <class Exec>

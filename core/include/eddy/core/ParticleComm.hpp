@@ -254,6 +254,31 @@ void packRows(Exec const& space, Codec const& codec,
       });
 }
 
+/// packRows, AxisMessenger::rows and unpackRows in one launch for an axis this rank owns whole
+/// (both neighbours are itself): row first + t gets the codec row of list1[t] shifted by
+/// shift[1] for t < n[1] (what arrives first travelled towards the high side), then those of
+/// list0 shifted by shift[0]. The same values, without the buffers. Sources lie below `first`.
+template <class Exec, class Codec>
+void copyRowsToSelf(Exec const& space, Codec const& codec,
+                    Kokkos::View<int*, typename Exec::memory_space> const& list0,
+                    Kokkos::View<int*, typename Exec::memory_space> const& list1,
+                    std::array<int, 2> const& n, int axis, std::array<double, 2> const& shift,
+                    int first) {
+  constexpr int W = Codec::width;
+  int const n1 = n[1];
+  double const shift0 = shift[0], shift1 = shift[1];
+  Kokkos::parallel_for(
+      "eddy::particles::copyToSelf", Kokkos::RangePolicy<Exec>(space, 0, n[0] + n[1]),
+      KOKKOS_LAMBDA(const int t) {
+        bool const fromHigh = t < n1;
+        int const i = fromHigh ? list1(t) : list0(t - n1);
+        double row[W];
+        codec.pack(i, row);
+        row[axis] += fromHigh ? shift1 : shift0;
+        codec.unpack(first + t, row);
+      });
+}
+
 /// Unpacks `count` codec rows from `buffer` into rows first, first + 1, ...
 template <class Exec, class Codec>
 void unpackRows(Exec const& space, Codec const& codec, int first, int count,

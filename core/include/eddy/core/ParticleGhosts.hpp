@@ -139,6 +139,11 @@ class ParticleGhosts {
     detail::PositionCodec<memory_space> const codec{x};
     for (int a = 0; a < 3; ++a) {
       Stage const& st = m_stage[a];
+      if (m_messenger.selfOnly(a)) {  // one launch instead of pack, two copies and unpack
+        detail::copyRowsToSelf(space, codec, st.list[0], st.list[1], st.send, a, st.shift,
+                               st.first);
+        continue;
+      }
       detail::ensureExtent(m_sendBuf, static_cast<std::size_t>(st.send[0] + st.send[1]) * 3,
                            "eddy::particles::ghostSend");
       detail::ensureExtent(m_recvBuf, static_cast<std::size_t>(st.recv[0] + st.recv[1]) * 3,
