@@ -239,6 +239,47 @@ TYPED_TEST(HaloExchangeTest, BuffersAreReusedAcrossExchangesAndFields) {
   EXPECT_TRUE(eddy::test::allRanks(!::testing::Test::HasFailure()));
 }
 
+// A message set whose receives leave a gap in the buffer (the multigrid gather keeps its own
+// block there): every transport fills the received ranges and leaves the gap as it was, the
+// staged one included (it copies back only what arrived).
+TYPED_TEST(HaloExchangeTest, PeerMessagesLeaveTheGapsOfTheReceiveBuffer) {
+  using Exec = TypeParam;
+  using Buffer = Kokkos::View<double*, typename Exec::memory_space>;
+  Exec const space;
+  int const size = eddy::test::worldSize(), rank = eddy::test::worldRank();
+  int const left = (rank + size - 1) % size, right = (rank + 1) % size;
+  // Receive buffer: 3 values from the left, a gap of 5 live values, 2 from the right.
+  Buffer send("eddy::test::peerSend", 5), recv("eddy::test::peerRecv", 10);
+  auto hs = Kokkos::create_mirror_view(send);
+  for (int k = 0; k < 5; ++k) hs(k) = 100.0 * rank + k;
+  Kokkos::deep_copy(send, hs);
+  auto hr = Kokkos::create_mirror_view(recv);
+  for (int k = 0; k < 10; ++k) hr(k) = -1.0 - k;
+  Kokkos::deep_copy(recv, hr);
+  // To the right: values 0..2 (tag 1); to the left: values 3..4 (tag 2).
+  std::vector<eddy::PeerMessage> const sends{{right, 1, 0, 3}, {left, 2, 3, 2}};
+  std::vector<eddy::PeerMessage> const recvs{{left, 1, 0, 3}, {right, 2, 8, 2}};
+  for (eddy::TransportKind kind :
+       {eddy::TransportKind::Mpi, eddy::TransportKind::MpiStaged, eddy::TransportKind::Nccl}) {
+    auto const available = eddy::transport::available();
+    if (std::find(available.begin(), available.end(), kind) == available.end()) continue;
+    // NCCL carries messages between ranks only (callers copy what a rank sends itself).
+    if (kind == eddy::TransportKind::Nccl && size == 1) continue;
+    SCOPED_TRACE(eddy::transport::name(kind));
+    Kokkos::deep_copy(recv, hr);
+    {
+      eddy::PeerExchange<Exec> peers(MPI_COMM_WORLD, kind);
+      peers.post(space, send, sends, recv, recvs);
+      peers.wait(space);
+      space.fence();
+    }
+    auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recv);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(got(k), 100.0 * left + k) << "entry " << k;
+    for (int k = 3; k < 8; ++k) EXPECT_EQ(got(k), -1.0 - k) << "gap entry " << k;
+    for (int k = 0; k < 2; ++k) EXPECT_EQ(got(8 + k), 100.0 * right + 3 + k) << "entry " << 8 + k;
+  }
+}
+
 TEST(Transport, ChoicesAreValidatedAndNamed) {
   auto const available = eddy::transport::available();
   ASSERT_FALSE(available.empty());

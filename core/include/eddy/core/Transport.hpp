@@ -135,7 +135,7 @@ class PeerExchange {
       m_recv = o.m_recv;
       m_sendHost = o.m_sendHost;
       m_recvHost = o.m_recvHost;
-      m_recvSpan = o.m_recvSpan;
+      m_recvRanges = std::move(o.m_recvRanges);
       m_inFlight = o.m_inFlight;
       o.m_inFlight = false;
       o.m_requests.clear();
@@ -170,9 +170,9 @@ class PeerExchange {
     double* recvBase = recv.data();
     if (m_kind == TransportKind::MpiStaged) {
       auto const sendSpan = span(out);
-      m_recvSpan = span(m_recvs);
+      m_recvRanges = ranges(m_recvs);
       grow(m_sendHost, sendSpan.second, "eddy::transport::sendStaging");
-      grow(m_recvHost, m_recvSpan.second, "eddy::transport::recvStaging");
+      grow(m_recvHost, span(m_recvs).second, "eddy::transport::recvStaging");
       if (sendSpan.second > sendSpan.first) {
         using Range = std::pair<std::size_t, std::size_t>;
         Kokkos::deep_copy(space, Kokkos::subview(m_sendHost, Range(sendSpan)),
@@ -214,11 +214,10 @@ class PeerExchange {
                         " with tag ", m_recvs[r].tag, ", expected ", m_recvs[r].count,
                         " (inconsistent decompositions?)"));
     }
-    if (m_kind == TransportKind::MpiStaged && m_recvSpan.second > m_recvSpan.first) {
-      using Range = std::pair<std::size_t, std::size_t>;
-      Kokkos::deep_copy(space, Kokkos::subview(m_recv, Range(m_recvSpan)),
-                        Kokkos::subview(m_recvHost, Range(m_recvSpan)));
-    }
+    // Only the received ranges go back: entries of the buffer between them may hold live data.
+    if (m_kind == TransportKind::MpiStaged)
+      for (auto const& r : m_recvRanges)
+        Kokkos::deep_copy(space, Kokkos::subview(m_recv, r), Kokkos::subview(m_recvHost, r));
   }
 
  private:
@@ -266,6 +265,24 @@ class PeerExchange {
     }
     return {lo, std::max(lo, hi)};
   }
+  /// The entries the messages cover, as disjoint ranges in increasing order, touching ones
+  /// merged (the messages of a halo exchange make one range).
+  static std::vector<std::pair<std::size_t, std::size_t>> ranges(
+      std::vector<PeerMessage> const& msgs) {
+    std::vector<std::pair<std::size_t, std::size_t>> r;
+    for (auto const& m : msgs)
+      if (m.count > 0) r.emplace_back(m.offset, m.offset + m.count);
+    std::sort(r.begin(), r.end());
+    std::size_t last = 0;
+    for (std::size_t i = 1; i < r.size(); ++i) {
+      if (r[i].first <= r[last].second)
+        r[last].second = std::max(r[last].second, r[i].second);
+      else
+        r[++last] = r[i];
+    }
+    if (!r.empty()) r.resize(last + 1);
+    return r;
+  }
   static void grow(HostBuffer& v, std::size_t n, char const* label) {
     if (v.extent(0) >= n) return;
     v = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
@@ -293,7 +310,7 @@ class PeerExchange {
   std::vector<MPI_Status> m_status;
   Buffer m_recv;
   HostBuffer m_sendHost, m_recvHost;
-  std::pair<std::size_t, std::size_t> m_recvSpan{0, 0};
+  std::vector<std::pair<std::size_t, std::size_t>> m_recvRanges;  ///< staged: copied back
   bool m_inFlight = false;
 };
 
