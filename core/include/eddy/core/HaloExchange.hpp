@@ -173,31 +173,17 @@ class HaloExchange {
   }
 
   /// Waits for the messages of `start` and unpacks them into `field`'s ghosts on `space`
-  /// (asynchronously: fence `space` before reading them elsewhere).
+  /// (asynchronously: fence `space` before reading them elsewhere). One launch unpacks what
+  /// arrived and copies the messages of this rank to itself.
   void finish(Exec const& space, field_type& field) {
-    ScopedRegion region("eddy::halo::finish");
-    checkField(field, "finish");
-    if (!m_inFlight)
-      throw Error(
-          str("HaloExchange::finish on field '", field.label(), "': no exchange was started"));
-    m_inFlight = false;
-    if (m_peers.inFlight()) m_peers.wait(space);
-    // One launch unpacks what arrived and copies the messages of this rank to itself.
-    unpack(space, field, 0, m_unpackThreads, "eddy::halo::unpack");
+    complete(space, field, "finish", m_unpackThreads, "eddy::halo::unpack");
   }
 
   /// `finish` for the messages of other ranks only: the ghosts that this rank sends itself
   /// (across a periodic axis it owns whole) are left to copySelf, which may run before, on
   /// another instance, while the messages travel.
   void finishPeers(Exec const& space, field_type& field) {
-    ScopedRegion region("eddy::halo::finish");
-    checkField(field, "finishPeers");
-    if (!m_inFlight)
-      throw Error(
-          str("HaloExchange::finishPeers on field '", field.label(), "': no exchange was started"));
-    m_inFlight = false;
-    if (m_peers.inFlight()) m_peers.wait(space);
-    unpack(space, field, 0, m_recvTotal, "eddy::halo::unpackPeers");
+    complete(space, field, "finishPeers", m_recvTotal, "eddy::halo::unpackPeers");
   }
 
   /// Copies, on `space`, the ghosts of `field` that this rank sends itself, from its owned
@@ -397,6 +383,19 @@ class HaloExchange {
         Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::recvBuffer")), m_recvTotal);
     // The host tables above die here; their copies must be complete.
     space.fence();
+  }
+
+  /// finish / finishPeers: waits for the messages and unpacks threads [0, end).
+  void complete(Exec const& space, field_type& field, char const* what, int end,
+                char const* label) {
+    ScopedRegion region("eddy::halo::finish");
+    checkField(field, what);
+    if (!m_inFlight)
+      throw Error(
+          str("HaloExchange::", what, " on field '", field.label(), "': no exchange was started"));
+    m_inFlight = false;
+    if (m_peers.inFlight()) m_peers.wait(space);
+    unpack(space, field, 0, end, label);
   }
 
   /// Unpack threads [begin, end): the rows of the messages of other ranks come first (threads
