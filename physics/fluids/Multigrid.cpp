@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <climits>
 #include <string>
-#include <utility>
 
 namespace eddy::fluids {
 
@@ -213,10 +212,10 @@ struct Multigrid::Level {
   detail::PoissonGrid twinGrid;
   std::unique_ptr<FieldType> twin;
   std::unique_ptr<Halo> twinHalo;
-  /// Every rank's block, rank after rank, received from every other rank through the process
-  /// transport (with nccl on the stream: no host staging, no synchronisation); this rank's own
-  /// block is packed into `own`, sent from there and copied into its place.
-  Kokkos::View<double*, MemSpace> gathered, own;
+  /// Every rank's block, rank after rank: this rank packs its own into its place and sends it
+  /// from there to every other rank, through the process transport (with nccl on the stream: no
+  /// host staging, no synchronisation), which fills the other places.
+  Kokkos::View<double*, MemSpace> gathered;
   Kokkos::View<int*, MemSpace> gatherMap;  ///< global cell (x fastest) -> gathered position
   std::vector<PeerMessage> gatherSends, gatherRecvs;
   PeerExchange<ExecSpace> gatherPeers;
@@ -266,14 +265,13 @@ struct Multigrid::Level {
     Index3 const n = decomp.localCells();
     std::size_t const ownCount = static_cast<std::size_t>(n[0]) * n[1] * n[2];
     for (int r = 0; r < nranks; ++r)
-      if (r != decomp.rank()) gatherSends.push_back(PeerMessage{r, 0, 0, ownCount});
+      if (r != decomp.rank())
+        gatherSends.push_back(PeerMessage{r, 0, static_cast<std::size_t>(gatherAt), ownCount});
     gatherMap = Kokkos::View<int*, MemSpace>(
         Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherMap")), total);
     Kokkos::deep_copy(space, gatherMap, mapHost);
     gathered = Kokkos::View<double*, MemSpace>(
         Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gathered")), total);
-    own = Kokkos::View<double*, MemSpace>(
-        Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gatherOwn")), ownCount);
     checkMpi(MPI_Comm_dup(comm, &gatherComm), "MPI_Comm_dup");
     gatherPeers = PeerExchange<ExecSpace>(gatherComm, transport::current());
     space.fence();  // mapHost dies here
@@ -285,7 +283,7 @@ struct Multigrid::Level {
       if (f) s += f->bytes();
     s += halo->bytes();
     if (twinHalo) s += twinHalo->bytes();
-    s += gathered.span() * 8 + own.span() * 8 + gatherMap.span() * sizeof(int);
+    s += gathered.span() * 8 + gatherMap.span() * sizeof(int);
     return s;
   }
 };
@@ -407,18 +405,15 @@ void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b,
 void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
   ScopedRegion region("eddy::fluids::poisson::gather");
   auto const r = res.access();
-  auto const own = level.own;
-  int const nx = level.grid.nx, ny = level.grid.ny;
+  auto const all = level.gathered;
+  int const nx = level.grid.nx, ny = level.grid.ny, at = level.gatherAt;
   forEachCell(
       "eddy::fluids::poisson::gatherPack", space, {0, 0, 0},
       {level.grid.nx, level.grid.ny, level.grid.nz},
-      KOKKOS_LAMBDA(int i, int j, int k) { own(i + nx * (j + ny * k)) = r(i, j, k); });
-  auto const all = level.gathered;
-  level.gatherPeers.post(space, own, level.gatherSends, all, level.gatherRecvs);
+      KOKKOS_LAMBDA(int i, int j, int k) { all(at + i + nx * (j + ny * k)) = r(i, j, k); });
+  // Sent from this rank's place, received into the others' (disjoint ranges of one buffer).
+  level.gatherPeers.post(space, all, level.gatherSends, all, level.gatherRecvs);
   level.gatherPeers.wait(space);
-  using Range = std::pair<std::size_t, std::size_t>;
-  std::size_t const at = static_cast<std::size_t>(level.gatherAt);
-  Kokkos::deep_copy(space, Kokkos::subview(all, Range(at, at + own.extent(0))), own);
   auto const t = level.twin->access();
   auto const map = level.gatherMap;
   int const gx = level.twinGrid.nx, gy = level.twinGrid.ny;
