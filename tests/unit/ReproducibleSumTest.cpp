@@ -196,6 +196,25 @@ class ReproducibleSum : public ::testing::Test {
 TYPED_TEST_SUITE(ReproducibleSum, eddy::test::ExecSpaces);
 
 /// Term functor over a 3D View (box sums) and over a 1D View read backwards (functor sums).
+/// An (nx + 2) x (ny + 2) x (nz + 2) field whose interior holds `interior` (k fastest) and whose
+/// ghost layer holds NaN, so that a sum reading a ghost shows.
+template <class Exec>
+Kokkos::View<double***, typename Exec::memory_space> ghostedField(
+    int nx, int ny, int nz, std::vector<double> const& interior) {
+  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reproducibleSum::field",
+                                                         nx + 2, ny + 2, nz + 2);
+  auto h = Kokkos::create_mirror_view(f);
+  std::size_t c = 0;
+  for (int i = 0; i < nx + 2; ++i)
+    for (int j = 0; j < ny + 2; ++j)
+      for (int k = 0; k < nz + 2; ++k) {
+        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
+        h(i, j, k) = ghost ? std::numeric_limits<double>::quiet_NaN() : interior[c++];
+      }
+  Kokkos::deep_copy(f, h);
+  return f;
+}
+
 template <class View>
 struct BoxTerm {
   View f;
@@ -316,18 +335,8 @@ TYPED_TEST(ReproducibleSum, LargeCountMatchesReference) {
 TYPED_TEST(ReproducibleSum, FunctorAndBoxFormsAgreeWithViewForm) {
   using Exec = TypeParam;
   int const nx = 13, ny = 7, nz = 5;
-  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reproducibleSum::field",
-                                                         nx + 2, ny + 2, nz + 2);
-  auto h = Kokkos::create_mirror_view(f);
-  std::vector<double> interior = spreadValues(nx * ny * nz, -8.0, 8.0, 5);
-  std::size_t c = 0;
-  for (int i = 0; i < nx + 2; ++i)
-    for (int j = 0; j < ny + 2; ++j)
-      for (int k = 0; k < nz + 2; ++k) {
-        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
-        h(i, j, k) = ghost ? std::numeric_limits<double>::quiet_NaN() : interior[c++];
-      }
-  Kokkos::deep_copy(f, h);
+  std::vector<double> const interior = spreadValues(nx * ny * nz, -8.0, 8.0, 5);
+  auto const f = ghostedField<Exec>(nx, ny, nz, interior);
   double const box = eddy::reproducibleSum(Exec(), MPI_COMM_SELF, {1, 1, 1},
                                            {nx + 1, ny + 1, nz + 1}, BoxTerm<decltype(f)>{f});
   double const flat = this->sum(interior);
@@ -536,6 +545,51 @@ TYPED_TEST(ReproducibleSum, BranchingDepositGivesTheSameBits) {
   }
 }
 
+// The accumulate pass gives the same bits for any number of work items (lanes), each adding the
+// items lane, lane + lanes, ... or a contiguous chunk of them, with the next item's terms loaded
+// ahead: one lane, lane counts that divide the items and ones that do not, one lane per item;
+// over a View and over a box whose ghosts hold NaN (a term read out of place would show).
+TYPED_TEST(ReproducibleSum, AnyNumberOfLanesGivesTheSameBits) {
+  using Exec = TypeParam;
+  using eddy::detail::kTermsPerItem;
+  auto const finish = [](eddy::detail::BinnedSum const& w) {
+    return eddy::detail::reproducibleFinish(MPI_COMM_SELF, w, w.top);
+  };
+  std::vector<double> x = spreadValues(20000, -300.0, 300.0, 5);
+  std::vector<double> const more = straddlingValues(7001, 31);
+  x.insert(x.end(), more.begin(), more.end());
+  auto const v = this->toDevice(x);
+  auto const n = static_cast<std::int64_t>(x.size());
+  using Load = eddy::detail::ItemsOfTerms<eddy::detail::ViewTerm<decltype(v)>>;
+  std::int64_t const items = Load::itemsFor(n);
+  double const expected = this->sum(x);
+  EXPECT_EQ(expected, exactSum(truncateLikeTheWindow(x).kept));
+  for (bool blocked : {false, true})
+    for (std::int64_t lanes : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(64),
+                               std::int64_t(1000), items - 1, items}) {
+      double const got = finish(
+          eddy::detail::accumulate<true>(Exec(), items, Load{{v}, n, items}, lanes, blocked));
+      EXPECT_EQ(std::memcmp(&got, &expected, sizeof got), 0)
+          << lanes << " lanes, blocked " << blocked << ": " << got;
+    }
+  int const nx = 37, ny = 11, nz = 9;
+  std::vector<double> const interior = spreadValues(nx * ny * nz, -40.0, 40.0, 7);
+  auto const f = ghostedField<Exec>(nx, ny, nz, interior);
+  auto const blocks = eddy::BoxRowBlocks<kTermsPerItem>::of({1, 1, 1}, {nx + 1, ny + 1, nz + 1});
+  using BoxLoad = eddy::detail::ItemsOfBox<BoxTerm<decltype(f)>>;
+  double const flat = this->sum(interior);
+  for (bool blocked : {false, true})
+    for (std::int64_t lanes :
+         {std::int64_t(1), std::int64_t(5), std::int64_t(37), blocks.items - 1, blocks.items}) {
+      double const got = finish(eddy::detail::accumulate<true>(
+          Exec(), blocks.items, BoxLoad{{f}, blocks}, lanes, blocked));
+      EXPECT_EQ(std::memcmp(&got, &flat, sizeof got), 0)
+          << lanes << " lanes, blocked " << blocked << ": " << got;
+    }
+  EXPECT_THROW(eddy::detail::accumulate<true>(Exec(), items, Load{{v}, n, items}, items + 1, false),
+               eddy::Error);
+}
+
 // The same on the window itself, term by term, with every slot of the window hit (the rounded
 // sum above hides the low bins).
 TEST(ReproducibleSumBins, BranchingDepositGivesTheSameWindow) {
@@ -544,21 +598,32 @@ TEST(ReproducibleSumBins, BranchingDepositGivesTheSameWindow) {
   std::vector<double> const more = straddlingValues(7000, 31);
   x.insert(x.end(), more.begin(), more.end());
   BinnedSum a = BinnedSum::empty(), b = BinnedSum::empty();
+  // The accumulate pass's window: slot branches with the signs applied late.
+  eddy::detail::SignDeferredSum d(BinnedSum::empty());
   int hits[5] = {0, 0, 0, 0, 0};  // slots 0..3, and below the window
+  int negatives = 0;
   for (double v : x) {
     std::int64_t lo = 0, hi = 0;
     int const bin = BinnedSum::split(v, lo, hi);
     int const slot = std::max(a.top, bin + 1) - 1 - bin;
     ++hits[std::min(slot, 4)];
+    negatives += v < 0 ? 1 : 0;
     a.add(v);
     b.depositBranching(v);
     if (++b.pending >= BinnedSum::kFoldPeriod) b.fold();
+    double const one[1] = {v};
+    d.addAll(one);
+    BinnedSum const c = eddy::detail::SignDeferredSum(d).settled();
     ASSERT_EQ(a.top, b.top) << v;
+    ASSERT_EQ(a.top, c.top) << v;
     for (int k = 0; k < BinnedSum::kBins; ++k) {
       ASSERT_EQ(a.digit[k], b.digit[k]) << "slot " << k << " after " << v;
       ASSERT_EQ(a.carry[k], b.carry[k]) << "slot " << k << " after " << v;
+      ASSERT_EQ(a.digit[k], c.digit[k]) << "slot " << k << " after " << v << " (signs deferred)";
+      ASSERT_EQ(a.carry[k], c.carry[k]) << "slot " << k << " after " << v << " (signs deferred)";
     }
   }
+  EXPECT_GT(negatives, 1000);
   for (int k = 0; k < 5; ++k) EXPECT_GT(hits[k], 0) << "no term in slot " << k;
 }
 

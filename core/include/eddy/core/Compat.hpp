@@ -307,14 +307,13 @@ constexpr long long gatheredCoarseCells() {
 }
 
 /// How a reproducible sum on `Exec` adds a term's two pieces to its window (BinnedSum): true for
-/// a branch per window slot (two adds), false for masks over fixed slots (three adds, no
-/// divergence). The same bits either way; both stay compiled for the test and the benchmark.
-/// Debian host, one core (bench_reduction 23): branches 2.67x the plain sum against 3.28-3.31x
-/// for masks on values over 1e-9 .. 1e9, but 2.7-3.6x against 2.2x over 1e-300 .. 1e300
-/// (mispredicted branches); the Poisson solve's sums 15% faster. H200 (bench_reduction 28):
-/// branches 1.531x against 1.645x on values over 1e-9 .. 1e9, 1.689x against 1.651x over
-/// 1e-300 .. 1e300. Branches everywhere: a simulation's sums (energies, residuals) span a few
-/// decades, not six hundred.
+/// a branch per window slot (two adds; SignDeferredSum), false for masks over fixed slots (three
+/// adds, no divergence). The same bits either way; both stay compiled for the test and the
+/// benchmark. H200 (bench_reduction 28, values over 1e-9 .. 1e9): branches 1.38-1.40x the plain
+/// sum's time against 1.56-1.57x for masks. Debian host, one core (bench_reduction 23): branches
+/// 2.67x against 3.28-3.31x for masks on values over 1e-9 .. 1e9, but 2.7-3.6x against 2.2x
+/// over 1e-300 .. 1e300 (mispredicted branches); the Poisson solve's sums 15% faster. Branches
+/// everywhere: a simulation's sums (energies, residuals) span a few decades, not six hundred.
 template <class Exec>
 constexpr bool branchingBinnedDeposit() {
   return true;
@@ -396,6 +395,39 @@ int concurrency(Exec const& space) {
   return Exec::concurrency();
 #endif
 }
+
+/// Work items of a reproducible sum's accumulate pass on `space`, each adding many items with its
+/// window in registers (ReproducibleSum.hpp). On host backends one per thread, each taking a
+/// contiguous range of items (reproducibleBlockedLanes). On CUDA, measured on an H200
+/// (bench_reduction 28 and its 512^3 box sums):
+/// - oneWave (the box sums of the fluid solver): 768 threads per multiprocessor, one wave under
+///   ReproducibleLaunchBounds<true>; the fused operator-dot 106 G terms/s against 87 with 2048
+///   threads per multiprocessor, the 512^3 Taylor-Green step 2% faster;
+/// - else (sums of term(i)): 2048 threads per multiprocessor (concurrency()), about 2.7 waves
+///   at their 68 registers a thread: 0.743 ms for 2^28 doubles against 0.781 ms for one wave.
+template <class Exec>
+std::int64_t reproducibleLanes(Exec const& space, [[maybe_unused]] bool oneWave) {
+  std::int64_t const threads = concurrency(space);
+  if constexpr (isCuda<Exec>())
+    return threads * (oneWave ? 3 : 8) / 8;
+  else
+    return threads;
+}
+
+/// Whether the work items of a reproducible sum's accumulate pass on `Exec` take contiguous
+/// ranges of items (host backends: each thread streams through its own part of memory) or every
+/// lanes-th item (CUDA: neighbouring threads read neighbouring terms).
+template <class Exec>
+constexpr bool reproducibleBlockedLanes() {
+  return !isCuda<Exec>();
+}
+
+/// Launch bounds of a reproducible sum's accumulate pass with one wave of lanes (see
+/// reproducibleLanes): three blocks of 256 threads per multiprocessor, i.e. at most 85 registers
+/// a thread (the box sums would take 90-96). None otherwise. Ignored by host backends.
+template <bool OneWave>
+using ReproducibleLaunchBounds =
+    std::conditional_t<OneWave, Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<>>;
 
 /// Marks a region for Kokkos profiling tools.
 inline void pushRegion(std::string const& name) {

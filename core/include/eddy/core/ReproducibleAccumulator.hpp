@@ -48,14 +48,21 @@ struct AccumulatorBoxes {
   }
 };
 
-/// ReproAccumulateBox over the boxes of an AccumulatorBoxes.
-template <class F, bool Branching = false>
-struct AccumulateBoxes {
+/// The items of a sum over the boxes of an AccumulatorBoxes: their row blocks, box after box
+/// (all zeros past the last).
+template <class F>
+struct ItemsOfBoxes {
+  static constexpr int kTerms = kTermsPerItem;
+  static constexpr bool kOneWave = true;  ///< lanes: see compat::reproducibleLanes
   F f;
   AccumulatorBoxes set;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, BinnedSum& value) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double (&x)[kTermsPerItem]) const {
+    for (int c = 0; c < kTermsPerItem; ++c) x[c] = 0.0;
+    if (item >= set.itemStart[set.count]) return;
     int const b = set.find(set.itemStart, item);
-    accumulateRowBlock<Branching>(f, set.blocks[b], item - set.itemStart[b], value);
+    set.blocks[b].visit(item - set.itemStart[b], [&](int c, int i, int j, int k) {
+      x[c] = static_cast<double>(f(i, j, k));
+    });
   }
 };
 
@@ -95,14 +102,11 @@ class ReproducibleAccumulator {
       set.termStart[b + 1] = set.termStart[b] + set.blocks[b].box.size;
     }
     if (set.count == 0) return;
-    using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-    detail::BinnedSum local = detail::BinnedSum::empty();
-    Kokkos::parallel_reduce(
-        "eddy::reduce::reproducibleSum::accumulate", Policy(space, 0, set.itemStart[set.count]),
-        detail::AccumulateBoxes<Term, compat::branchingBinnedDeposit<Exec>()>{term, set},
-        detail::BinnedSumReducer(local));
+    detail::BinnedSum const local = detail::accumulate<compat::branchingBinnedDeposit<Exec>()>(
+        space, set.itemStart[set.count], detail::ItemsOfBoxes<Term>{term, set});
     if (local.top == detail::BinnedSum::kSpecialTop) {  // NaN or Inf among these terms: which?
       int flags = 0;
+      using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
       Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::classify",
                               Policy(space, 0, set.termStart[set.count]),
                               detail::ClassifyBoxes<Term>{term, set}, Kokkos::BOr<int>(flags));

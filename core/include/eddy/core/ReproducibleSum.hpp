@@ -51,12 +51,14 @@
 /// integers are exact for fewer than 2^61 terms per rank and 2^31 ranks.
 ///
 /// Cost: one read of each term and about 40 integer operations on it (shifts, masks, adds; the
-/// division by 52 is a multiplication), in registers: each work item reads kTermsPerItem terms
-/// at once and keeps its thread's window in registers while it adds them. A term's two pieces go
-/// to their window slots either through masks over all the slots (no divergence between
-/// threads) or through a branch per slot (fewer adds; slower where neighbouring terms' slots
-/// alternate unpredictably): compat::branchingBinnedDeposit chooses per backend, with the same
-/// bits either way.
+/// division by 52 is a multiplication), in registers. The accumulate pass runs a fixed number of
+/// work items (compat::reproducibleLanes), each of which keeps its window in registers over many
+/// items of a few terms, and loads the terms of its next item before it adds those of the
+/// current one, so that memory and integer work overlap. A term's two pieces go to their window
+/// slots through a branch per slot, with the sign applied late (SignDeferredSum: one operation
+/// per piece instead of a two-word negation), or through masks over all the slots (no
+/// divergence between threads, more adds): compat::branchingBinnedDeposit chooses per backend,
+/// with the same bits either way.
 ///
 /// Special values: any NaN, or both +Inf and -Inf, gives NaN; otherwise +Inf or -Inf if present.
 /// A sum of no terms, or of zeros only, is +0.0. NaN and Inf (exponent field all ones) land in
@@ -116,17 +118,12 @@ struct BinnedSum {
     if (++pending >= kFoldPeriod) fold();
   }
 
-  /// Adds N terms, folding afterwards if due (N divides kFoldPeriod, so pending meets it).
-  /// Branching: depositBranching instead of deposit (the same bits).
-  template <bool Branching = false, int N>
+  /// Adds N terms with deposit(), folding afterwards if due (N divides kFoldPeriod, so pending
+  /// meets it).
+  template <int N>
   KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
     static_assert(kFoldPeriod % N == 0, "eddy::BinnedSum: N must divide kFoldPeriod");
-    for (int c = 0; c < N; ++c) {
-      if constexpr (Branching)
-        depositBranching(x[c]);
-      else
-        deposit(x[c]);
-    }
+    for (int c = 0; c < N; ++c) deposit(x[c]);
     pending += N;
     if (pending >= kFoldPeriod) fold();
   }
@@ -175,7 +172,8 @@ struct BinnedSum {
 
   /// deposit() with a branch per slot instead of masks: two adds per term instead of three adds
   /// and the masks, at the price of divergence where neighbouring terms fall in different slots.
-  /// Bitwise the same; bench_reduction times both.
+  /// Bitwise the same. The plain form of SignDeferredSum::deposit, which the kernels use (the
+  /// tests hold the two to each other).
   KOKKOS_INLINE_FUNCTION void depositBranching(double x) {
     std::int64_t lo = 0, hi = 0;
     int const bin = split(x, lo, hi);
@@ -230,6 +228,87 @@ struct BinnedSum {
       carry[k] += other.carry[k];
     }
     fold();
+  }
+
+ private:
+  static constexpr std::uint64_t kFraction = (std::uint64_t(1) << 52) - 1;
+};
+
+/// A BinnedSum while one thread fills it in registers (the accumulate pass): the slot branches of
+/// depositBranching with each piece's sign applied late. A negative term's pieces enter their
+/// slots as piece ^ -1 = -piece - 1, one operation instead of a two-word negation, and the term
+/// counts -1 in `negative` at its own slot; settle() adds those counts back (a term of slot k
+/// put its pieces into slots k and k + 1) before the window folds, slides or is read. Bitwise
+/// the same window as BinnedSum::add term by term.
+struct SignDeferredSum {
+  BinnedSum sum;
+  int negative[BinnedSum::kBins];  ///< minus the negative terms per slot since the last settle
+
+  KOKKOS_INLINE_FUNCTION explicit SignDeferredSum(BinnedSum const& s) : sum(s), negative{} {}
+
+  /// Adds N terms, folding afterwards if due (N divides kFoldPeriod).
+  template <int N>
+  KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
+    static_assert(BinnedSum::kFoldPeriod % N == 0, "eddy::BinnedSum: N must divide kFoldPeriod");
+    for (int c = 0; c < N; ++c) deposit(x[c]);
+    sum.pending += N;
+    if (sum.pending >= BinnedSum::kFoldPeriod) {
+      settle();
+      sum.fold();
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void deposit(double x) {
+    std::uint64_t const bits = math::bitsOf(x);
+    auto const high32 = static_cast<std::uint32_t>(bits >> 32);
+    std::uint32_t const field = (high32 >> 20) & 0x7ffu;
+    std::uint32_t const normal = field != 0 ? 1u : 0u;
+    std::uint64_t const mant = (bits & kFraction) | (static_cast<std::uint64_t>(normal) << 52);
+    std::uint32_t const pos = field - normal + BinnedSum::kPositionOffset;
+    std::uint32_t const bin = pos / BinnedSum::kBinBits;  // BinnedSum::split in 32-bit words
+    std::uint32_t const shift = pos - BinnedSum::kBinBits * bin;
+    int const sign = static_cast<std::int32_t>(high32) >> 31;  // 0 or -1
+    std::int64_t const lo =
+        static_cast<std::int64_t>((mant << shift) & std::uint64_t(BinnedSum::kDigitMask)) ^ sign;
+    std::int64_t const hi = static_cast<std::int64_t>(mant >> (BinnedSum::kBinBits - shift)) ^ sign;
+    int const top = static_cast<int>(bin) + 1;
+    if (top > sum.top) {
+      settle();
+      sum.raise(top);
+    }
+    int const slot = sum.top - top;  // fixed indices in every branch: registers stay registers
+    if (slot == 0) {
+      sum.digit[0] += hi;
+      sum.digit[1] += lo;
+      negative[0] += sign;
+    } else if (slot == 1) {
+      sum.digit[1] += hi;
+      sum.digit[2] += lo;
+      negative[1] += sign;
+    } else if (slot == 2) {
+      sum.digit[2] += hi;
+      sum.digit[3] += lo;
+      negative[2] += sign;
+    } else if (slot == 3) {
+      sum.digit[3] += hi;
+      negative[3] += sign;
+    }
+  }
+
+  /// Adds the deferred +1 of every negative piece back: the window is then BinnedSum's.
+  KOKKOS_INLINE_FUNCTION void settle() {
+    static_assert(BinnedSum::kBins == 4, "eddy::SignDeferredSum: written for four slots");
+    sum.digit[0] -= negative[0];
+    sum.digit[1] -= negative[0] + negative[1];
+    sum.digit[2] -= negative[1] + negative[2];
+    sum.digit[3] -= negative[2] + negative[3];
+    for (int k = 0; k < BinnedSum::kBins; ++k) negative[k] = 0;
+  }
+
+  /// The window, settled.
+  KOKKOS_INLINE_FUNCTION BinnedSum settled() {
+    settle();
+    return sum;
   }
 
  private:
@@ -316,10 +395,12 @@ double fixedPointToDouble(FixedPointSum value, int base);
 void requireSameExtent(std::string const& labelA, std::size_t na, std::string const& labelB,
                        std::size_t nb);
 
-/// Terms per work item. An item first reads all its terms (so that their loads are in flight
-/// together), then adds them to a copy of its thread's BinnedSum held in registers and writes
-/// that back once, instead of once per term.
+/// Rows per item of a box sum (BoxRowBlocks): the terms one load step of the accumulate pass
+/// reads at once (so that their loads are in flight together) before it adds them.
 constexpr int kTermsPerItem = 8;
+/// Terms per item of a sum of term(i) (ItemsOfTerms). H200, 2^28 doubles, slot branches: 0.721-
+/// 0.724 ms with 4, 0.769-0.771 ms with 8.
+constexpr int kTermsPerStrideItem = 4;
 
 /// Term functor reading a 1D View.
 template <class View>
@@ -339,47 +420,122 @@ struct ProductTerm {
   }
 };
 
-/// Item w adds the terms w, w + items, w + 2 items, ... below n: neighbouring items (threads)
-/// read neighbouring terms. Branching: BinnedSum::depositBranching (for bench_reduction).
-template <class Term, bool Branching = false>
-struct ReproAccumulate1 {
+/// The items of a sum of term(i), i in [0, n): item w holds the terms w, w + items, w + 2 items,
+/// ... below n, so that neighbouring items (threads) read neighbouring terms.
+template <class Term>
+struct ItemsOfTerms {
+  static constexpr int kTerms = kTermsPerStrideItem;
+  static constexpr bool kOneWave = false;  ///< lanes: see compat::reproducibleLanes
   Term term;
   std::int64_t n;
   std::int64_t items;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, BinnedSum& value) const {
-    double x[kTermsPerItem];
-    for (int c = 0; c < kTermsPerItem; ++c) {
+  static std::int64_t itemsFor(std::int64_t n) { return (n + kTerms - 1) / kTerms; }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double (&x)[kTerms]) const {
+    for (int c = 0; c < kTerms; ++c) {
       std::int64_t const i = w + c * items;
-      x[c] = i < n ? static_cast<double>(term(i)) : 0.0;  // a zero adds nothing
+      x[c] = w < items && i < n ? static_cast<double>(term(i)) : 0.0;  // a zero adds nothing
     }
-    BinnedSum s = value;
-    s.addAll<Branching>(x);
-    value = s;
   }
 };
 
-/// Adds the terms f(i, j, k) of row-block item w (BoxRowBlocks) to a thread's window: reads
-/// them first, then adds them to a copy held in registers.
-template <bool Branching, class F>
-KOKKOS_INLINE_FUNCTION void accumulateRowBlock(F const& f,
-                                               BoxRowBlocks<kTermsPerItem> const& blocks,
-                                               std::int64_t w, BinnedSum& value) {
-  double x[kTermsPerItem] = {};  // a zero adds nothing
-  blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
-  BinnedSum s = value;
-  s.addAll<Branching>(x);
-  value = s;
-}
-
-/// Box terms f(i, j, k) by row blocks.
-template <class F, bool Branching = false>
-struct ReproAccumulateBox {
+/// The items of a sum of f(i, j, k) over a box: its row blocks (BoxRowBlocks; all zeros past the
+/// last).
+template <class F>
+struct ItemsOfBox {
+  static constexpr int kTerms = kTermsPerItem;
+  static constexpr bool kOneWave = true;  ///< lanes: see compat::reproducibleLanes
   F f;
   BoxRowBlocks<kTermsPerItem> blocks;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, BinnedSum& value) const {
-    accumulateRowBlock<Branching>(f, blocks, w, value);
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double (&x)[kTerms]) const {
+    for (int c = 0; c < kTerms; ++c) x[c] = 0.0;
+    if (w < blocks.items)
+      blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
   }
 };
+
+/// The accumulate pass over `items` items of `load` (load(w, x) fills x with the Load::kTerms
+/// terms of item w, zeros where it has fewer, all zeros for w >= items). Each work item (lane)
+/// adds its items to one window held in registers throughout, and loads the terms of its next
+/// item before it adds those of the current one, so that the loads are in flight while the
+/// integer work runs; each item is loaded once. Lane `lane` takes the items lane, lane + lanes,
+/// lane + 2 lanes, ... (chunk 0: neighbouring threads read neighbouring terms), or the chunk
+/// items from lane * chunk on (a contiguous stretch of memory per thread). Branching: slot
+/// branches with deferred signs (SignDeferredSum), else masks (BinnedSum::deposit).
+template <class Load, bool Branching>
+struct AccumulateLanes {
+  static constexpr int N = Load::kTerms;
+  Load load;
+  std::int64_t items;
+  std::int64_t lanes;
+  std::int64_t chunk;
+  template <class Window>
+  KOKKOS_INLINE_FUNCTION void run(std::int64_t lane, Window& s) const {
+    double x[N];
+    if (chunk == 0) {
+      load(lane, x);  // lane < lanes <= items
+      for (std::int64_t w = lane; w < items; w += lanes) {
+        double next[N];
+        load(w + lanes, next);
+        s.addAll(x);
+        for (int c = 0; c < N; ++c) x[c] = next[c];
+      }
+    } else {
+      std::int64_t const first = lane * chunk;
+      std::int64_t const end = first + chunk < items ? first + chunk : items;
+      load(first, x);
+      for (std::int64_t w = first; w < end; ++w) {
+        double next[N] = {};
+        if (w + 1 < end) load(w + 1, next);  // not the next lane's first item
+        s.addAll(x);
+        for (int c = 0; c < N; ++c) x[c] = next[c];
+      }
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t lane, BinnedSum& value) const {
+    if constexpr (Branching) {
+      SignDeferredSum s(value);
+      run(lane, s);
+      value = s.settled();
+    } else {
+      BinnedSum s = value;
+      run(lane, s);
+      value = s;
+    }
+  }
+};
+
+/// Work items of the accumulate pass over `items` items of a Load on `space`:
+/// compat::reproducibleLanes, at most one per item.
+template <class Load, class Exec>
+std::int64_t accumulateLanes(Exec const& space, std::int64_t items) {
+  std::int64_t const lanes = compat::reproducibleLanes(space, Load::kOneWave);
+  return lanes >= 1 && lanes < items ? lanes : items;
+}
+
+/// This rank's window over every term of `load`'s `items` items, by the accumulate pass on
+/// `space` with `lanes` work items (1 <= lanes <= items) taking contiguous chunks of items
+/// (`blocked`) or every lanes-th item. The window is the same for any lanes and either way.
+template <bool Branching, class Exec, class Load>
+BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load, std::int64_t lanes,
+                     bool blocked) {
+  BinnedSum local = BinnedSum::empty();
+  if (items <= 0) return local;
+  EDDY_REQUIRE(lanes >= 1 && lanes <= items, "eddy::reproducibleSum: ", lanes, " work items for ",
+               items, " items; expected 1 .. ", items);
+  std::int64_t const chunk = blocked ? (items + lanes - 1) / lanes : 0;
+  using Policy = Kokkos::RangePolicy<Exec, compat::ReproducibleLaunchBounds<Load::kOneWave>,
+                                     Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate", Policy(space, 0, lanes),
+                          AccumulateLanes<Load, Branching>{load, items, lanes, chunk},
+                          BinnedSumReducer(local));
+  return local;
+}
+/// The same with the lanes of compat::reproducibleLanes and compat::reproducibleBlockedLanes.
+template <bool Branching, class Exec, class Load>
+BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load) {
+  return accumulate<Branching>(space, items, load, accumulateLanes<Load>(space, items),
+                               compat::reproducibleBlockedLanes<Exec>());
+}
 
 /// The special values among the terms, for the rare second pass (one term per index).
 template <class Term>
@@ -390,14 +546,12 @@ struct ReproClassify1 {
   }
 };
 
-/// Runs the one pass over the items of `policy` and finishes over `comm`. Only if some term is
-/// NaN or Inf, a second pass (`classifyPolicy`, `classify`) tells which.
-template <class Policy, class Accumulate, class ClassifyPolicy, class Classify>
-double reproducibleSumDriver(MPI_Comm comm, Policy const& policy, Accumulate const& accumulate,
-                             ClassifyPolicy const& classifyPolicy, Classify const& classify) {
-  BinnedSum local = BinnedSum::empty();
-  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate", policy, accumulate,
-                          BinnedSumReducer(local));
+/// Finishes the windows `local` of the ranks over `comm`. Only if some term is NaN or Inf, a
+/// second pass (`classifyPolicy`, `classify`) tells which.
+template <class ClassifyPolicy, class Classify>
+double reproducibleFinishOrClassify(MPI_Comm comm, BinnedSum const& local,
+                                    ClassifyPolicy const& classifyPolicy,
+                                    Classify const& classify) {
   int const top = reproducibleTop(comm, local);
   if (top != BinnedSum::kSpecialTop) return reproducibleFinish(comm, local, top);
   int flags = 0;
@@ -411,11 +565,10 @@ double reproducibleSumDriver(MPI_Comm comm, Policy const& policy, Accumulate con
 /// for the benchmark and the tests.
 template <bool Branching, class Exec, class Term>
 double reproducibleSumWith(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
+  std::int64_t const items = ItemsOfTerms<Term>::itemsFor(n);
+  BinnedSum const local = accumulate<Branching>(space, items, ItemsOfTerms<Term>{term, n, items});
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  std::int64_t const items = (n + kTermsPerItem - 1) / kTermsPerItem;
-  return reproducibleSumDriver(comm, Policy(space, 0, items),
-                               ReproAccumulate1<Term, Branching>{term, n, items},
-                               Policy(space, 0, n), ReproClassify1<Term>{term});
+  return reproducibleFinishOrClassify(comm, local, Policy(space, 0, n), ReproClassify1<Term>{term});
 }
 
 template <class Exec>
@@ -444,12 +597,12 @@ template <class Exec, class Term, detail::EnableIfExec<Exec> = 0>
 double reproducibleSum(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                        std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::reproducibleSum");
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  constexpr bool kBranching = compat::branchingBinnedDeposit<Exec>();
   auto const blocks = BoxRowBlocks<detail::kTermsPerItem>::of(lo, hi);
-  return detail::reproducibleSumDriver(
-      comm, Policy(space, 0, blocks.items),
-      detail::ReproAccumulateBox<Term, kBranching>{term, blocks}, Policy(space, 0, blocks.box.size),
+  detail::BinnedSum const local = detail::accumulate<compat::branchingBinnedDeposit<Exec>()>(
+      space, blocks.items, detail::ItemsOfBox<Term>{term, blocks});
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  return detail::reproducibleFinishOrClassify(
+      comm, local, Policy(space, 0, blocks.box.size),
       detail::ReproClassify1<OnFlatBox<Term>>{onFlatBox(blocks.box, term)});
 }
 template <class Term>
