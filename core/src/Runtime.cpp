@@ -108,5 +108,29 @@ bool gpuAware(std::string* how) {
 #endif
 }
 
+DuplicatedComm::DuplicatedComm(MPI_Comm comm) {
+  checkMpi(MPI_Comm_dup(comm, &m_comm), "MPI_Comm_dup");
+}
+DuplicatedComm::~DuplicatedComm() {
+  release();
+}
+DuplicatedComm::DuplicatedComm(DuplicatedComm&& other) noexcept : m_comm(other.m_comm) {
+  other.m_comm = MPI_COMM_NULL;
+}
+DuplicatedComm& DuplicatedComm::operator=(DuplicatedComm&& other) noexcept {
+  if (this != &other) {
+    release();
+    m_comm = other.m_comm;
+    other.m_comm = MPI_COMM_NULL;
+  }
+  return *this;
+}
+void DuplicatedComm::release() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
+  m_comm = MPI_COMM_NULL;
+}
+
 }  // namespace mpi
 }  // namespace eddy

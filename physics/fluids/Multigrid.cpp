@@ -219,14 +219,11 @@ struct Multigrid::Level {
   Kokkos::View<int*, MemSpace> gatherMap;  ///< global cell (x fastest) -> gathered position
   std::vector<PeerMessage> gatherSends, gatherRecvs;
   PeerExchange<ExecSpace> gatherPeers;
-  MPI_Comm gatherComm = MPI_COMM_NULL;  ///< a duplicate of comm, so its messages match no other
-  int gatherAt = 0;                     ///< this rank's place in `gathered`
+  mpi::DuplicatedComm gatherComm;  ///< a duplicate of comm, so its messages match no other
+  int gatherAt = 0;                ///< this rank's place in `gathered`
 
   ~Level() {
-    gatherPeers = PeerExchange<ExecSpace>();  // cancels messages still in flight
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized && gatherComm != MPI_COMM_NULL) MPI_Comm_free(&gatherComm);
+    gatherPeers = PeerExchange<ExecSpace>();  // cancels messages still in flight first
   }
   Level(Level const&) = delete;
   Level& operator=(Level const&) = delete;
@@ -272,8 +269,8 @@ struct Multigrid::Level {
     Kokkos::deep_copy(space, gatherMap, mapHost);
     gathered = Kokkos::View<double*, MemSpace>(
         Kokkos::view_alloc(space, std::string("eddy::fluids::poisson::gathered")), total);
-    checkMpi(MPI_Comm_dup(comm, &gatherComm), "MPI_Comm_dup");
-    gatherPeers = PeerExchange<ExecSpace>(gatherComm, transport::current());
+    gatherComm = mpi::DuplicatedComm(comm);
+    gatherPeers = PeerExchange<ExecSpace>(gatherComm.get(), transport::current());
     space.fence();  // mapHost dies here
   }
 

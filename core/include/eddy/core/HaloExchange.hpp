@@ -136,9 +136,9 @@ class HaloExchange {
     m_rank = decomp.rank();
     buildMessages(decomp);
     allocate(space);
-    checkMpi(MPI_Comm_dup(comm, &m_comm), "MPI_Comm_dup");
-    verifyMessageCounts(m_comm, m_peerSends, m_peerRecvs, "HaloExchange");
-    m_peers = PeerExchange<Exec>(m_comm, transport, /*coalesce=*/true);
+    m_comm = mpi::DuplicatedComm(comm);
+    verifyMessageCounts(m_comm.get(), m_peerSends, m_peerRecvs, "HaloExchange");
+    m_peers = PeerExchange<Exec>(m_comm.get(), transport, /*coalesce=*/true);
   }
   /// Prepares the exchange of fields shaped like `field`.
   HaloExchange(Exec const& space, MPI_Comm comm, CartDecomposition const& decomp,
@@ -146,10 +146,7 @@ class HaloExchange {
       : HaloExchange(space, comm, decomp, field.layout(), transport) {}
 
   ~HaloExchange() {
-    m_peers = PeerExchange<Exec>();  // cancels messages still in flight
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized && m_comm != MPI_COMM_NULL) MPI_Comm_free(&m_comm);
+    m_peers = PeerExchange<Exec>();  // cancels messages still in flight, before m_comm goes
   }
   HaloExchange(HaloExchange const&) = delete;
   HaloExchange& operator=(HaloExchange const&) = delete;
@@ -419,7 +416,7 @@ class HaloExchange {
   using Buffer = Kokkos::View<double*, memory_space>;
 
   FieldLayout m_layout;
-  MPI_Comm m_comm = MPI_COMM_NULL;
+  mpi::DuplicatedComm m_comm;
   std::vector<detail::HaloMessage> m_sends, m_recvs;
   int m_sendTotal = 0, m_recvTotal = 0;  ///< values to / from other ranks
   int m_unpackThreads = 0;               ///< values received, from this rank included

@@ -44,6 +44,26 @@ std::string standardVersion();
 /// asked (Open MPI's MPIX_Query_cuda_support); `EDDY_GPU_AWARE_MPI=0|1` overrides. The string
 /// says how the answer was found.
 bool gpuAware(std::string* how = nullptr);
+
+/// An owned duplicate of a communicator (MPI_Comm_dup), so that its messages match no other's;
+/// freed on destruction unless MPI is finalized by then. Move-only; empty (MPI_COMM_NULL) when
+/// default-constructed or moved from.
+class DuplicatedComm {
+ public:
+  DuplicatedComm() = default;
+  explicit DuplicatedComm(MPI_Comm comm);
+  ~DuplicatedComm();
+  DuplicatedComm(DuplicatedComm&& other) noexcept;
+  DuplicatedComm& operator=(DuplicatedComm&& other) noexcept;
+  DuplicatedComm(DuplicatedComm const&) = delete;
+  DuplicatedComm& operator=(DuplicatedComm const&) = delete;
+
+  MPI_Comm get() const { return m_comm; }
+
+ private:
+  void release();
+  MPI_Comm m_comm = MPI_COMM_NULL;
+};
 }  // namespace mpi
 
 }  // namespace eddy
