@@ -3,6 +3,7 @@
 #include "EddyTest.hpp"
 
 #include "eddy/core/Error.hpp"
+#include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 
 #include <algorithm>
@@ -588,6 +589,91 @@ TYPED_TEST(ReproducibleSum, AnyNumberOfLanesGivesTheSameBits) {
     }
   EXPECT_THROW(eddy::detail::accumulate<true>(Exec(), items, Load{{v}, n, items}, items + 1, false),
                eddy::Error);
+}
+
+// The plain sum, max and min share that lane pass (ReductionLanes.hpp): for any lanes, either
+// way, they give the exact sum of small integers (any order adds them exactly) and the right
+// bounds. The terms are all negative, so a zero where an item has no term would show in the
+// max; NaN terms and NaN ghosts are left out of max and min.
+TYPED_TEST(ReproducibleSum, PlainReductionsOverAnyNumberOfLanes) {
+  using Exec = TypeParam;
+  double const nan = std::numeric_limits<double>::quiet_NaN();
+  double const inf = std::numeric_limits<double>::infinity();
+  std::int64_t const n = 20011;  // not a multiple of the terms per item
+  std::vector<double> x(n);
+  double exact = 0.0, most = -inf, least = inf;
+  for (std::int64_t i = 0; i < n; ++i) {
+    x[i] = -1.0 - static_cast<double>((i * 7919) % 1013);
+    if (i % 997 == 3) x[i] = nan;
+    if (x[i] == x[i]) {
+      exact += x[i];
+      most = std::max(most, x[i]);
+      least = std::min(least, x[i]);
+    }
+  }
+  auto const v = this->toDevice(x);
+  using Term = eddy::detail::ViewTerm<decltype(v)>;
+  using Load = eddy::detail::ItemsOfTerms<Term, eddy::detail::kPlainTermsPerItem>;
+  std::int64_t const items = Load::itemsFor(n);
+  std::vector<double> y = x;
+  for (double& t : y)
+    if (t != t) t = 0.0;  // the sum is NaN with NaN terms: sum the others
+  auto const w = this->toDevice(y);
+  for (bool blocked : {false, true})
+    for (std::int64_t lanes : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(64),
+                               std::int64_t(1000), items - 1, items}) {
+      EXPECT_EQ(eddy::detail::localSum(Exec(), items, Load{Term{w}, n, items, 0.0}, lanes, blocked),
+                exact)
+          << lanes << " lanes, blocked " << blocked;
+      EXPECT_EQ(eddy::detail::localBound<true>(Exec(), items, Load{Term{v}, n, items, -inf}, lanes,
+                                               blocked),
+                most)
+          << lanes << " lanes, blocked " << blocked;
+      EXPECT_EQ(eddy::detail::localBound<false>(Exec(), items, Load{Term{v}, n, items, inf}, lanes,
+                                                blocked),
+                least)
+          << lanes << " lanes, blocked " << blocked;
+    }
+  EXPECT_THROW(
+      eddy::detail::localSum(Exec(), items, Load{Term{w}, n, items, 0.0}, items + 1, false),
+      eddy::Error);
+  // Only NaN: no bound.
+  auto const nans = this->toDevice(std::vector<double>(13, nan));
+  EXPECT_EQ(eddy::globalMax(Exec(), MPI_COMM_SELF, nans), -inf);
+  EXPECT_EQ(eddy::globalMin(Exec(), MPI_COMM_SELF, nans), inf);
+  EXPECT_EQ(eddy::globalMax(Exec(), MPI_COMM_SELF, this->toDevice(std::vector<double>{-inf, nan})),
+            -inf);
+
+  // A box whose ghosts hold NaN, every interior term negative.
+  int const nx = 37, ny = 11, nz = 9;
+  std::vector<double> interior(nx * ny * nz);
+  double boxSum = 0.0, boxMost = -inf, boxLeast = inf;
+  for (std::size_t c = 0; c < interior.size(); ++c) {
+    interior[c] = -3.0 - static_cast<double>((c * 31) % 97);
+    boxSum += interior[c];
+    boxMost = std::max(boxMost, interior[c]);
+    boxLeast = std::min(boxLeast, interior[c]);
+  }
+  auto const f = ghostedField<Exec>(nx, ny, nz, interior);
+  std::array<int, 3> const lo{1, 1, 1}, hi{nx + 1, ny + 1, nz + 1};
+  BoxTerm<decltype(f)> const term{f};
+  auto const blocks = eddy::BoxRowBlocks<eddy::detail::kBoxRowsPerItem>::of(lo, hi);
+  using BoxLoad = eddy::detail::ItemsOfBox<BoxTerm<decltype(f)>, eddy::detail::kBoxRowsPerItem>;
+  for (bool blocked : {false, true})
+    for (std::int64_t lanes :
+         {std::int64_t(1), std::int64_t(5), std::int64_t(37), blocks.items - 1, blocks.items}) {
+      EXPECT_EQ(
+          eddy::detail::localSum(Exec(), blocks.items, BoxLoad{term, blocks, 0.0}, lanes, blocked),
+          boxSum)
+          << lanes << " lanes, blocked " << blocked;
+      EXPECT_EQ(eddy::detail::localBound<true>(Exec(), blocks.items, BoxLoad{term, blocks, -inf},
+                                               lanes, blocked),
+                boxMost)
+          << lanes << " lanes, blocked " << blocked;
+    }
+  EXPECT_EQ(eddy::globalSum(Exec(), MPI_COMM_SELF, lo, hi, term), boxSum);
+  EXPECT_EQ(eddy::globalMax(Exec(), MPI_COMM_SELF, lo, hi, term), boxMost);
+  EXPECT_EQ(eddy::globalMin(Exec(), MPI_COMM_SELF, lo, hi, term), boxLeast);
 }
 
 // The same on the window itself, term by term, with every slot of the window hit (the rounded

@@ -397,17 +397,20 @@ int concurrency(Exec const& space) {
 #endif
 }
 
-/// Work items of a reproducible sum's accumulate pass on `space`, each adding many items with its
-/// window in registers (ReproducibleSum.hpp). On host backends one per thread, each taking a
-/// contiguous range of items (reproducibleBlockedLanes). On CUDA, measured on an H200
-/// (bench_reduction 28 and its 512^3 box sums):
-/// - oneWave (the box sums of the fluid solver): 768 threads per multiprocessor, one wave under
-///   ReproducibleLaunchBounds<true>; the fused operator-dot 106 G terms/s against 87 with 2048
-///   threads per multiprocessor, the 512^3 Taylor-Green step 2% faster;
+/// Work items (lanes) of a lane pass on `space` (ReductionLanes.hpp: the reproducible sum's
+/// accumulate pass, the plain sum, max and min), each folding many items into a window in
+/// registers. On host backends one per thread, each taking a contiguous range of items
+/// (reductionBlockedLanes). On CUDA, measured on an H200 (bench_reduction 28 and its 512^3 box
+/// sums):
+/// - oneWave (box sums): 768 threads per multiprocessor, one wave under
+///   ReductionLaunchBounds<true>; the reproducible fused operator-dot 106 G terms/s against 87
+///   with 2048 threads per multiprocessor, the 512^3 Taylor-Green step 2% faster;
 /// - else (sums of term(i)): 2048 threads per multiprocessor (concurrency()), about 2.7 waves
-///   at their 68 registers a thread: 0.743 ms for 2^28 doubles against 0.781 ms for one wave.
+///   at the reproducible sum's 68 registers a thread: 0.743 ms for 2^28 doubles against 0.781 ms
+///   for one wave. The plain sum (8 terms an item, 60-64 registers): 0.487-0.490 ms, 1.05 of
+///   copy; one wave of 1024 or 768 threads per multiprocessor 0.483-0.489 ms.
 template <class Exec>
-std::int64_t reproducibleLanes(Exec const& space, [[maybe_unused]] bool oneWave) {
+std::int64_t reductionLanes(Exec const& space, [[maybe_unused]] bool oneWave) {
   std::int64_t const threads = concurrency(space);
   if constexpr (isCuda<Exec>())
     return threads * (oneWave ? 3 : 8) / 8;
@@ -415,20 +418,29 @@ std::int64_t reproducibleLanes(Exec const& space, [[maybe_unused]] bool oneWave)
     return threads;
 }
 
-/// Whether the work items of a reproducible sum's accumulate pass on `Exec` take contiguous
-/// ranges of items (host backends: each thread streams through its own part of memory) or every
-/// lanes-th item (CUDA: neighbouring threads read neighbouring terms).
+/// Whether the lanes of a lane pass on `Exec` take contiguous ranges of items (host backends:
+/// each thread streams through its own part of memory) or every lanes-th item (CUDA:
+/// neighbouring threads read neighbouring terms).
 template <class Exec>
-constexpr bool reproducibleBlockedLanes() {
+constexpr bool reductionBlockedLanes() {
   return !isCuda<Exec>();
 }
 
-/// Launch bounds of a reproducible sum's accumulate pass with one wave of lanes (see
-/// reproducibleLanes): three blocks of 256 threads per multiprocessor, i.e. at most 85 registers
-/// a thread (the box sums would take 90-96). None otherwise. Ignored by host backends.
+/// Launch bounds of a lane pass with one wave of lanes (see reductionLanes): three blocks of 256
+/// threads per multiprocessor, i.e. at most 85 registers a thread (the reproducible box sums
+/// would take 90-96). None otherwise. Ignored by host backends.
 template <bool OneWave>
-using ReproducibleLaunchBounds =
+using ReductionLaunchBounds =
     std::conditional_t<OneWave, Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<>>;
+
+/// Whether a plain (not reproducible) box reduction on `Exec` gives every item its own work item
+/// rather than lanes. CUDA, H200, 512^3 box, 8 rows an item: the dot a.b runs at 0.94 of copy
+/// that way against 0.64-0.77 with lanes (the fused operator-dot, whose terms are costlier, 0.30
+/// against 0.50-0.59). Host backends: lanes.
+template <class Exec>
+constexpr bool plainBoxItemLanes() {
+  return isCuda<Exec>();
+}
 
 /// Marks a region for Kokkos profiling tools.
 inline void pushRegion(std::string const& name) {

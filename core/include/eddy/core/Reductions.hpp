@@ -8,6 +8,11 @@
 /// depends on the decomposition in its last bits; use ReproducibleSum.hpp where results must
 /// match bitwise across rank counts.
 ///
+/// Sum, max and min run the lane pass of ReductionLanes.hpp: a fixed number of work items, each
+/// walking many items of terms with the next item's loads in flight, except box reductions on
+/// CUDA (compat::plainBoxItemLanes), which give each item of rows its own work item. Minloc and
+/// maxloc give every term (or box item) its own work item.
+///
 /// Max and min ignore NaN terms. Over no (non-NaN) terms at all, max is -Inf and min is +Inf;
 /// minloc/maxloc then report rank -1 and index -1. Ties in minloc/maxloc go to the lowest rank,
 /// then to the lowest index, whatever the backend or thread order.
@@ -16,6 +21,8 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/PortableMath.hpp"
+#include "eddy/core/ReductionLanes.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <mpi.h>
@@ -75,10 +82,45 @@ struct Extremum {
   }
 };
 
+/// Running maximum (IsMax) or minimum of the terms, NaN left out (a comparison with NaN is
+/// false): -Inf (max) or +Inf (min) while there is none. `operator+=` merges two (the join
+/// Kokkos::Sum applies); addAll folds in an item of the lane pass.
+template <bool IsMax>
+struct Bound {
+  double value;
+
+  /// -Inf (max) or +Inf (min), from their bits (std::numeric_limits is host code under CUDA).
+  KOKKOS_INLINE_FUNCTION static double none() {
+    return math::fromBits(IsMax ? 0xFFF0000000000000ull : 0x7FF0000000000000ull);
+  }
+  KOKKOS_INLINE_FUNCTION void include(double x) {
+    if (IsMax ? x > value : x < value) value = x;
+  }
+  template <int N>
+  KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
+    for (int c = 0; c < N; ++c) include(x[c]);
+  }
+  KOKKOS_INLINE_FUNCTION Bound& operator+=(Bound const& o) {
+    include(o.value);
+    return *this;
+  }
+  // Kokkos 3.x joins through volatile references; Kokkos 4 never calls this.
+  KOKKOS_INLINE_FUNCTION void operator+=(volatile Bound const& o) volatile {
+    double const x = o.value;
+    if (IsMax ? x > value : x < value) value = x;
+  }
+};
+
 }  // namespace detail
 }  // namespace eddy
 
 namespace Kokkos {
+template <bool IsMax>
+struct reduction_identity<eddy::detail::Bound<IsMax>> {
+  KOKKOS_FORCEINLINE_FUNCTION static eddy::detail::Bound<IsMax> sum() {
+    return eddy::detail::Bound<IsMax>{eddy::detail::Bound<IsMax>::none()};
+  }
+};
 template <bool IsMax>
 struct reduction_identity<eddy::detail::Extremum<IsMax>> {
   KOKKOS_FORCEINLINE_FUNCTION static eddy::detail::Extremum<IsMax> sum() {
@@ -108,13 +150,6 @@ struct LocalIndex3 {
   }
 };
 
-template <class Term>
-struct SumTerm1 {
-  Term term;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& s) const {
-    s += static_cast<double>(term(i));
-  }
-};
 template <bool IsMax, class Term, class Index>
 struct ExtremumTerm1 {
   Term term;
@@ -127,16 +162,6 @@ struct ExtremumTerm1 {
 constexpr int kBoxRowsPerItem = 8;
 using ReductionBlocks = BoxRowBlocks<kBoxRowsPerItem>;
 
-template <class Term>
-struct SumTermBox {
-  Term term;
-  ReductionBlocks blocks;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double& s) const {
-    double part = 0.0;
-    blocks.visit(w, [&](int, int i, int j, int k) { part += static_cast<double>(term(i, j, k)); });
-    s += part;
-  }
-};
 template <bool IsMax, class Term, class Index>
 struct ExtremumTermBox {
   Term term;
@@ -148,13 +173,122 @@ struct ExtremumTermBox {
     });
   }
 };
-template <class View>
-struct ViewValue {
-  View v;
-  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
-    return static_cast<double>(v(i));
+/// Terms per item of the plain reductions over term(i) (ItemsOfTerms). H200, 2^28 doubles:
+/// 0.487-0.490 ms with 8, 0.510-0.512 with 4, 0.490-0.493 with 16.
+constexpr int kPlainTermsPerItem = 8;
+
+/// The window of a plain sum in the lane pass: the terms are added in turn. (Pairwise within an
+/// item is slower on a host core: 17.5 against 12.5 ms for 2^24 doubles, Debian, one thread.)
+struct SumWindow {
+  double s;
+  template <int N>
+  KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
+    for (int c = 0; c < N; ++c) s += x[c];
   }
 };
+/// The lane pass of a plain sum (see LaneWalk).
+template <class Load>
+struct SumLanes {
+  LaneWalk<Load> walk;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t lane, double& value) const {
+    SumWindow w{0.0};
+    walk.run(lane, w);
+    value += w.s;
+  }
+};
+/// The window of a max (IsMax) or min in the lane pass: a running bound per place of an item,
+/// so that the comparisons of an item do not wait on each other.
+template <bool IsMax, int N>
+struct BoundWindow {
+  Bound<IsMax> b[N];
+  KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
+    for (int c = 0; c < N; ++c) b[c].include(x[c]);
+  }
+};
+/// The lane pass of a max (IsMax) or min.
+template <bool IsMax, class Load>
+struct BoundLanes {
+  LaneWalk<Load> walk;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t lane, Bound<IsMax>& value) const {
+    BoundWindow<IsMax, Load::kTerms> w;
+    for (int c = 0; c < Load::kTerms; ++c) w.b[c].value = Bound<IsMax>::none();
+    walk.run(lane, w);
+    for (int c = 0; c < Load::kTerms; ++c) value += w.b[c];
+  }
+};
+
+/// A plain box sum with a work item per item of rows (compat::plainBoxItemLanes): Kokkos' range
+/// reduction over the items.
+template <class Term>
+struct BoxItemSum {
+  Term term;
+  ReductionBlocks blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double& s) const {
+    double part = 0.0;
+    blocks.visit(w, [&](int, int i, int j, int k) { part += static_cast<double>(term(i, j, k)); });
+    s += part;
+  }
+};
+/// A box item's max (IsMax) or min with a work item per item.
+template <bool IsMax, class Term>
+struct BoxItemBound {
+  Term term;
+  ReductionBlocks blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, Bound<IsMax>& value) const {
+    Bound<IsMax> b = value;
+    blocks.visit(w,
+                 [&](int, int i, int j, int k) { b.include(static_cast<double>(term(i, j, k))); });
+    value = b;
+  }
+};
+
+/// This rank's sum of the terms of `load`'s `items` items, by the lane pass on `space` with
+/// `lanes` lanes (1 <= lanes <= items) taking contiguous chunks of items (`blocked`) or every
+/// lanes-th item. Its last bits depend on lanes and blocked.
+template <class Exec, class Load>
+double localSum(Exec const& space, std::int64_t items, Load const& load, std::int64_t lanes,
+                bool blocked) {
+  double s = 0.0;
+  if (items <= 0) return s;
+  auto const walk = laneWalk("eddy::globalSum", load, items, lanes, blocked);
+  Kokkos::parallel_reduce("eddy::reduce::sum", LanePolicy<Exec, Load>(space, 0, lanes),
+                          SumLanes<Load>{walk}, s);
+  return s;
+}
+template <class Exec, class Load>
+double localSum(Exec const& space, std::int64_t items, Load const& load) {
+  return localSum(space, items, load, laneCount<Load>(space, items),
+                  compat::reductionBlockedLanes<Exec>());
+}
+/// This rank's largest (IsMax) or smallest non-NaN term of `load`'s `items` items, +-Inf for
+/// none (`load` fills with Bound<IsMax>::none()), by the lane pass as in localSum (the same
+/// result whatever the lanes).
+template <bool IsMax, class Exec, class Load>
+double localBound(Exec const& space, std::int64_t items, Load const& load, std::int64_t lanes,
+                  bool blocked) {
+  Bound<IsMax> b{Bound<IsMax>::none()};
+  if (items <= 0) return b.value;
+  auto const walk =
+      laneWalk(IsMax ? "eddy::globalMax" : "eddy::globalMin", load, items, lanes, blocked);
+  Kokkos::parallel_reduce(IsMax ? "eddy::reduce::max" : "eddy::reduce::min",
+                          LanePolicy<Exec, Load>(space, 0, lanes), BoundLanes<IsMax, Load>{walk},
+                          Kokkos::Sum<Bound<IsMax>>(b));
+  return b.value;
+}
+template <bool IsMax, class Exec, class Load>
+double localBound(Exec const& space, std::int64_t items, Load const& load) {
+  return localBound<IsMax>(space, items, load, laneCount<Load>(space, items),
+                           compat::reductionBlockedLanes<Exec>());
+}
+template <class Term>
+using PlainItems = ItemsOfTerms<Term, kPlainTermsPerItem>;
+/// The items of a plain reduction of term(i), i in [0, n), filled with `fill`.
+template <class Term>
+PlainItems<Term> plainItems(std::int64_t n, Term const& term, double fill) {
+  EDDY_REQUIRE(n >= 0, "eddy::reduce: term count ", n, " is negative; expected n >= 0");
+  std::int64_t const items = PlainItems<Term>::itemsFor(n);
+  return PlainItems<Term>{term, n, items, fill};
+}
 
 template <class Exec>
 Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>> rangePolicy(Exec const& space,
@@ -203,12 +337,48 @@ Extremum<IsMax> localExtremum(Policy const& policy, Functor const& f) {
 }
 
 template <bool IsMax>
-double finishExtremum(MPI_Comm comm, Extremum<IsMax> const& local) {
-  double const none =
-      IsMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+double finishBound(MPI_Comm comm, double local) {
   return allreduceDouble(
-      comm, local.found ? local.value : none, IsMax ? MPI_MAX : MPI_MIN,
+      comm, local, IsMax ? MPI_MAX : MPI_MIN,
       IsMax ? "MPI_Allreduce (eddy::globalMax)" : "MPI_Allreduce (eddy::globalMin)");
+}
+/// The global max (IsMax) or min of term(i), i in [0, n).
+template <bool IsMax, class Exec, class Term>
+double globalBound(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
+  auto const load = plainItems(n, term, Bound<IsMax>::none());
+  return finishBound<IsMax>(comm, localBound<IsMax>(space, load.items, load));
+}
+/// The global max (IsMax) or min of term(i, j, k) over the box lo <= (i, j, k) < hi.
+template <bool IsMax, class Exec, class Term>
+double globalBound(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
+                   std::array<int, 3> const& hi, Term const& term) {
+  auto const blocks = ReductionBlocks::of(lo, hi);
+  double local = Bound<IsMax>::none();
+  if constexpr (compat::plainBoxItemLanes<Exec>()) {
+    Bound<IsMax> b{local};
+    Kokkos::parallel_reduce(IsMax ? "eddy::reduce::max" : "eddy::reduce::min",
+                            rangePolicy(space, blocks.items),
+                            BoxItemBound<IsMax, Term>{term, blocks}, Kokkos::Sum<Bound<IsMax>>(b));
+    local = b.value;
+  } else {
+    local = localBound<IsMax>(space, blocks.items,
+                              ItemsOfBox<Term, kBoxRowsPerItem>{term, blocks, local});
+  }
+  return finishBound<IsMax>(comm, local);
+}
+/// This rank's sum of term(i, j, k) over the box lo <= (i, j, k) < hi.
+template <class Exec, class Term>
+double localBoxSum(Exec const& space, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
+                   Term const& term) {
+  auto const blocks = ReductionBlocks::of(lo, hi);
+  if constexpr (compat::plainBoxItemLanes<Exec>()) {
+    double s = 0.0;
+    Kokkos::parallel_reduce("eddy::reduce::sum", rangePolicy(space, blocks.items),
+                            BoxItemSum<Term>{term, blocks}, s);
+    return s;
+  } else {
+    return localSum(space, blocks.items, ItemsOfBox<Term, kBoxRowsPerItem>{term, blocks});
+  }
 }
 
 }  // namespace detail
@@ -220,28 +390,24 @@ double finishExtremum(MPI_Comm comm, Extremum<IsMax> const& local) {
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
   ScopedRegion region("eddy::reduce::globalSum");
-  double local = 0.0;
-  Kokkos::parallel_reduce("eddy::reduce::sum", detail::rangePolicy(space, n),
-                          detail::SumTerm1<Term>{term}, local);
-  return detail::allreduceDouble(comm, local, MPI_SUM, "MPI_Allreduce (eddy::globalSum)");
+  auto const load = detail::plainItems(n, term, 0.0);
+  return detail::allreduceDouble(comm, detail::localSum(space, load.items, load), MPI_SUM,
+                                 "MPI_Allreduce (eddy::globalSum)");
 }
 /// Sum of term(i, j, k) over lo <= (i, j, k) < hi, over all ranks.
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalSum(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::globalSum");
-  auto const blocks = detail::ReductionBlocks::of(lo, hi);
-  double local = 0.0;
-  Kokkos::parallel_reduce("eddy::reduce::sum", detail::rangePolicy(space, blocks.items),
-                          detail::SumTermBox<Term>{term, blocks}, local);
-  return detail::allreduceDouble(comm, local, MPI_SUM, "MPI_Allreduce (eddy::globalSum)");
+  return detail::allreduceDouble(comm, detail::localBoxSum(space, lo, hi, term), MPI_SUM,
+                                 "MPI_Allreduce (eddy::globalSum)");
 }
 /// Sum of the entries of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
           detail::EnableIfKokkosView<View> = 0>
 double globalSum(Exec const& space, MPI_Comm comm, View const& v) {
   static_assert(View::rank == 1, "eddy::globalSum: the View must be rank 1");
-  return globalSum(space, comm, static_cast<std::int64_t>(v.extent(0)), detail::ViewValue<View>{v});
+  return globalSum(space, comm, static_cast<std::int64_t>(v.extent(0)), detail::ViewTerm<View>{v});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,53 +417,41 @@ double globalSum(Exec const& space, MPI_Comm comm, View const& v) {
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMax(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
   ScopedRegion region("eddy::reduce::globalMax");
-  using F = detail::ExtremumTerm1<true, Term, detail::LocalIndex1>;
-  return detail::finishExtremum(
-      comm, detail::localExtremum<true>(detail::rangePolicy(space, n), F{term, {}}));
+  return detail::globalBound<true>(space, comm, n, term);
 }
 /// Smallest term(i), i in [0, n), over all ranks.
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMin(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
   ScopedRegion region("eddy::reduce::globalMin");
-  using F = detail::ExtremumTerm1<false, Term, detail::LocalIndex1>;
-  return detail::finishExtremum(
-      comm, detail::localExtremum<false>(detail::rangePolicy(space, n), F{term, {}}));
+  return detail::globalBound<false>(space, comm, n, term);
 }
 /// Largest term(i, j, k) over lo <= (i, j, k) < hi, over all ranks.
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMax(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::globalMax");
-  auto const blocks = detail::ReductionBlocks::of(lo, hi);
-  using F = detail::ExtremumTermBox<true, Term, detail::LocalIndex3>;
-  return detail::finishExtremum(
-      comm, detail::localExtremum<true>(detail::rangePolicy(space, blocks.items),
-                                        F{term, detail::localIndex3(lo, hi), blocks}));
+  return detail::globalBound<true>(space, comm, lo, hi, term);
 }
 /// Smallest term(i, j, k) over lo <= (i, j, k) < hi, over all ranks.
 template <class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
 double globalMin(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::globalMin");
-  auto const blocks = detail::ReductionBlocks::of(lo, hi);
-  using F = detail::ExtremumTermBox<false, Term, detail::LocalIndex3>;
-  return detail::finishExtremum(
-      comm, detail::localExtremum<false>(detail::rangePolicy(space, blocks.items),
-                                         F{term, detail::localIndex3(lo, hi), blocks}));
+  return detail::globalBound<false>(space, comm, lo, hi, term);
 }
 /// Largest entry of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
           detail::EnableIfKokkosView<View> = 0>
 double globalMax(Exec const& space, MPI_Comm comm, View const& v) {
   static_assert(View::rank == 1, "eddy::globalMax: the View must be rank 1");
-  return globalMax(space, comm, static_cast<std::int64_t>(v.extent(0)), detail::ViewValue<View>{v});
+  return globalMax(space, comm, static_cast<std::int64_t>(v.extent(0)), detail::ViewTerm<View>{v});
 }
 /// Smallest entry of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
           detail::EnableIfKokkosView<View> = 0>
 double globalMin(Exec const& space, MPI_Comm comm, View const& v) {
   static_assert(View::rank == 1, "eddy::globalMin: the View must be rank 1");
-  return globalMin(space, comm, static_cast<std::int64_t>(v.extent(0)), detail::ViewValue<View>{v});
+  return globalMin(space, comm, static_cast<std::int64_t>(v.extent(0)), detail::ViewTerm<View>{v});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,7 +521,7 @@ template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
 ValueLocation globalMinLoc(Exec const& space, MPI_Comm comm, View const& v) {
   static_assert(View::rank == 1, "eddy::globalMinLoc: the View must be rank 1");
   return globalMinLoc(space, comm, static_cast<std::int64_t>(v.extent(0)),
-                      detail::ViewValue<View>{v});
+                      detail::ViewTerm<View>{v});
 }
 /// Largest entry of a rank-1 View with its rank and local index.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
@@ -375,7 +529,7 @@ template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
 ValueLocation globalMaxLoc(Exec const& space, MPI_Comm comm, View const& v) {
   static_assert(View::rank == 1, "eddy::globalMaxLoc: the View must be rank 1");
   return globalMaxLoc(space, comm, static_cast<std::int64_t>(v.extent(0)),
-                      detail::ViewValue<View>{v});
+                      detail::ViewTerm<View>{v});
 }
 
 // ---------------------------------------------------------------------------------------------

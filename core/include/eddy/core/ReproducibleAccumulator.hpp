@@ -53,7 +53,7 @@ struct AccumulatorBoxes {
 template <class F>
 struct ItemsOfBoxes {
   static constexpr int kTerms = kTermsPerItem;
-  static constexpr bool kOneWave = true;  ///< lanes: see compat::reproducibleLanes
+  static constexpr bool kOneWave = true;  ///< lanes: see compat::reductionLanes
   F f;
   AccumulatorBoxes set;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double (&x)[kTermsPerItem]) const {

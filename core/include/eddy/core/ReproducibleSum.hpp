@@ -52,7 +52,7 @@
 ///
 /// Cost: one read of each term and about 40 integer operations on it (shifts, masks, adds; the
 /// division by 52 is a multiplication), in registers. The accumulate pass runs a fixed number of
-/// work items (compat::reproducibleLanes), each of which keeps its window in registers over many
+/// work items (compat::reductionLanes), each of which keeps its window in registers over many
 /// items of a few terms, and loads the terms of its next item before it adds those of the
 /// current one, so that memory and integer work overlap. A term's two pieces go to their window
 /// slots through a branch per slot, with the sign applied late (SignDeferredSum: one operation
@@ -71,6 +71,7 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/PortableMath.hpp"
+#include "eddy/core/ReductionLanes.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <mpi.h>
@@ -395,21 +396,6 @@ double fixedPointToDouble(FixedPointSum value, int base);
 void requireSameExtent(std::string const& labelA, std::size_t na, std::string const& labelB,
                        std::size_t nb);
 
-/// Rows per item of a box sum (BoxRowBlocks): the terms one load step of the accumulate pass
-/// reads at once (so that their loads are in flight together) before it adds them.
-constexpr int kTermsPerItem = 8;
-/// Terms per item of a sum of term(i) (ItemsOfTerms). H200, 2^28 doubles, slot branches: 0.721-
-/// 0.724 ms with 4, 0.769-0.771 ms with 8.
-constexpr int kTermsPerStrideItem = 4;
-
-/// Term functor reading a 1D View.
-template <class View>
-struct ViewTerm {
-  View v;
-  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
-    return static_cast<double>(v(i));
-  }
-};
 /// Term functor a(i)*b(i): the product is rounded once (IEEE, identical on every backend).
 template <class ViewA, class ViewB>
 struct ProductTerm {
@@ -420,97 +406,24 @@ struct ProductTerm {
   }
 };
 
-/// The items of a sum of term(i), i in [0, n): item w holds the terms w, w + items, w + 2 items,
-/// ... below n, so that neighbouring items (threads) read neighbouring terms.
-template <class Term>
-struct ItemsOfTerms {
-  static constexpr int kTerms = kTermsPerStrideItem;
-  static constexpr bool kOneWave = false;  ///< lanes: see compat::reproducibleLanes
-  Term term;
-  std::int64_t n;
-  std::int64_t items;
-  static std::int64_t itemsFor(std::int64_t n) { return (n + kTerms - 1) / kTerms; }
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double (&x)[kTerms]) const {
-    for (int c = 0; c < kTerms; ++c) {
-      std::int64_t const i = w + c * items;
-      x[c] = w < items && i < n ? static_cast<double>(term(i)) : 0.0;  // a zero adds nothing
-    }
-  }
-};
-
-/// The items of a sum of f(i, j, k) over a box: its row blocks (BoxRowBlocks; all zeros past the
-/// last).
-template <class F>
-struct ItemsOfBox {
-  static constexpr int kTerms = kTermsPerItem;
-  static constexpr bool kOneWave = true;  ///< lanes: see compat::reproducibleLanes
-  F f;
-  BoxRowBlocks<kTermsPerItem> blocks;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, double (&x)[kTerms]) const {
-    for (int c = 0; c < kTerms; ++c) x[c] = 0.0;
-    if (w < blocks.items)
-      blocks.visit(w, [&](int c, int i, int j, int k) { x[c] = static_cast<double>(f(i, j, k)); });
-  }
-};
-
-/// The accumulate pass over `items` items of `load` (load(w, x) fills x with the Load::kTerms
-/// terms of item w, zeros where it has fewer, all zeros for w >= items). Each work item (lane)
-/// adds its items to one window held in registers throughout, and loads the terms of its next
-/// item before it adds those of the current one, so that the loads are in flight while the
-/// integer work runs; each item is loaded once. Lane `lane` takes the items lane, lane + lanes,
-/// lane + 2 lanes, ... (chunk 0: neighbouring threads read neighbouring terms), or the chunk
-/// items from lane * chunk on (a contiguous stretch of memory per thread). Branching: slot
-/// branches with deferred signs (SignDeferredSum), else masks (BinnedSum::deposit).
+/// The accumulate pass over the items of `load` (see LaneWalk): each lane adds its items to one
+/// window held in registers throughout, with slot branches and deferred signs (Branching:
+/// SignDeferredSum) or masks (BinnedSum::deposit).
 template <class Load, bool Branching>
 struct AccumulateLanes {
-  static constexpr int N = Load::kTerms;
-  Load load;
-  std::int64_t items;
-  std::int64_t lanes;
-  std::int64_t chunk;
-  template <class Window>
-  KOKKOS_INLINE_FUNCTION void run(std::int64_t lane, Window& s) const {
-    double x[N];
-    if (chunk == 0) {
-      load(lane, x);  // lane < lanes <= items
-      for (std::int64_t w = lane; w < items; w += lanes) {
-        double next[N];
-        load(w + lanes, next);
-        s.addAll(x);
-        for (int c = 0; c < N; ++c) x[c] = next[c];
-      }
-    } else {
-      std::int64_t const first = lane * chunk;
-      std::int64_t const end = first + chunk < items ? first + chunk : items;
-      load(first, x);
-      for (std::int64_t w = first; w < end; ++w) {
-        double next[N] = {};
-        if (w + 1 < end) load(w + 1, next);  // not the next lane's first item
-        s.addAll(x);
-        for (int c = 0; c < N; ++c) x[c] = next[c];
-      }
-    }
-  }
+  LaneWalk<Load> walk;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t lane, BinnedSum& value) const {
     if constexpr (Branching) {
       SignDeferredSum s(value);
-      run(lane, s);
+      walk.run(lane, s);
       value = s.settled();
     } else {
       BinnedSum s = value;
-      run(lane, s);
+      walk.run(lane, s);
       value = s;
     }
   }
 };
-
-/// Work items of the accumulate pass over `items` items of a Load on `space`:
-/// compat::reproducibleLanes, at most one per item.
-template <class Load, class Exec>
-std::int64_t accumulateLanes(Exec const& space, std::int64_t items) {
-  std::int64_t const lanes = compat::reproducibleLanes(space, Load::kOneWave);
-  return lanes >= 1 && lanes < items ? lanes : items;
-}
 
 /// This rank's window over every term of `load`'s `items` items, by the accumulate pass on
 /// `space` with `lanes` work items (1 <= lanes <= items) taking contiguous chunks of items
@@ -520,21 +433,17 @@ BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load, st
                      bool blocked) {
   BinnedSum local = BinnedSum::empty();
   if (items <= 0) return local;
-  EDDY_REQUIRE(lanes >= 1 && lanes <= items, "eddy::reproducibleSum: ", lanes, " work items for ",
-               items, " items; expected 1 .. ", items);
-  std::int64_t const chunk = blocked ? (items + lanes - 1) / lanes : 0;
-  using Policy = Kokkos::RangePolicy<Exec, compat::ReproducibleLaunchBounds<Load::kOneWave>,
-                                     Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate", Policy(space, 0, lanes),
-                          AccumulateLanes<Load, Branching>{load, items, lanes, chunk},
-                          BinnedSumReducer(local));
+  auto const walk = laneWalk("eddy::reproducibleSum", load, items, lanes, blocked);
+  Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate",
+                          LanePolicy<Exec, Load>(space, 0, lanes),
+                          AccumulateLanes<Load, Branching>{walk}, BinnedSumReducer(local));
   return local;
 }
-/// The same with the lanes of compat::reproducibleLanes and compat::reproducibleBlockedLanes.
+/// The same with the lanes of compat::reductionLanes and compat::reductionBlockedLanes.
 template <bool Branching, class Exec, class Load>
 BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load) {
-  return accumulate<Branching>(space, items, load, accumulateLanes<Load>(space, items),
-                               compat::reproducibleBlockedLanes<Exec>());
+  return accumulate<Branching>(space, items, load, laneCount<Load>(space, items),
+                               compat::reductionBlockedLanes<Exec>());
 }
 
 /// The special values among the terms, for the rare second pass (one term per index).
