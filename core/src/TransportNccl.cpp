@@ -1,4 +1,5 @@
 // NCCL transport: compiled only when the build has NCCL (EDDY_ENABLE_NCCL).
+#include "eddy/core/Runtime.hpp"
 #include "eddy/core/Transport.hpp"
 
 #include <cuda_runtime_api.h>
@@ -9,8 +10,10 @@
 namespace eddy::detail::nccl {
 namespace {
 
+/// A NCCL communicator and the duplicate of the MPI communicator it was made for (a duplicate:
+/// the caller's handle may be freed and its value reused while the entry lives).
 struct Entry {
-  MPI_Comm comm;
+  mpi::DuplicatedComm comm;
   ncclComm_t nccl;
 };
 
@@ -50,7 +53,7 @@ bool built(std::string* version) {
 void* communicator(MPI_Comm comm) {
   for (auto const& e : registry()) {
     int result = MPI_UNEQUAL;
-    checkMpi(MPI_Comm_compare(comm, e.comm, &result), "MPI_Comm_compare");
+    checkMpi(MPI_Comm_compare(comm, e.comm.get(), &result), "MPI_Comm_compare");
     if (result == MPI_IDENT || result == MPI_CONGRUENT) return e.nccl;
   }
   int rank = 0, size = 1;
@@ -61,9 +64,7 @@ void* communicator(MPI_Comm comm) {
   checkMpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm), "MPI_Bcast (eddy::transport::nccl)");
   ncclComm_t nccl;
   check(ncclCommInitRank(&nccl, size, id, rank), "ncclCommInitRank");
-  MPI_Comm dup;
-  checkMpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
-  registry().push_back({dup, nccl});
+  registry().push_back({mpi::DuplicatedComm(comm), nccl});
   return nccl;
 }
 
@@ -82,13 +83,8 @@ void exchange(void* comm, void* stream, double const* send, std::vector<PeerMess
 }
 
 void finalize() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  for (auto& e : registry()) {
-    ncclCommDestroy(e.nccl);
-    if (!finalized) MPI_Comm_free(&e.comm);
-  }
-  registry().clear();
+  for (auto& e : registry()) ncclCommDestroy(e.nccl);
+  registry().clear();  // frees the duplicates, unless MPI is finalized
 }
 
 }  // namespace eddy::detail::nccl
