@@ -41,15 +41,30 @@ namespace detail {
 
 /// Columns of a region table row: first thread of the region, box low corner, box extents,
 /// buffer offset of its data (or -1: the data is the field itself at the source box, a message
-/// of this rank to itself), source box low corner.
+/// of this rank to itself), source box low corner, first row (x line) of the region.
 enum HaloColumn {
   kHaloThread = 0,
   kHaloLo = 1,
   kHaloExtent = 4,
   kHaloBuffer = 7,
   kHaloSourceLo = 8,
-  kHaloColumns = 11
+  kHaloRow = 11,
+  kHaloColumns = 12
 };
+
+/// The region of work item t: the last row of `regions` whose column `first` is <= t.
+template <class Regions>
+KOKKOS_INLINE_FUNCTION int haloRegionOf(Regions const& regions, int nregions, int first, int t) {
+  int lo = 0, hi = nregions - 1;
+  while (lo < hi) {
+    int const mid = (lo + hi + 1) / 2;
+    if (regions(mid, first) <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
 
 /// One message: peer rank, tag, entry count, buffer offset and the local box it covers.
 struct HaloMessage {
@@ -73,14 +88,7 @@ struct HaloCopy {
   GhostedView<Mem> field;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
-    int lo = 0, hi = nregions - 1;
-    while (lo < hi) {
-      int const mid = (lo + hi + 1) / 2;
-      if (regions(mid, kHaloThread) <= t)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
+    int const lo = haloRegionOf(regions, nregions, kHaloThread, t);
     int const l = t - regions(lo, kHaloThread);
     int const ex = regions(lo, kHaloExtent + 0);
     int const ey = regions(lo, kHaloExtent + 1);
@@ -96,6 +104,39 @@ struct HaloCopy {
           at >= 0 ? buffer(at + l)
                   : field(regions(lo, kHaloSourceLo + 0) + li, regions(lo, kHaloSourceLo + 1) + lj,
                           regions(lo, kHaloSourceLo + 2) + lk);
+    }
+  }
+};
+
+/// HaloCopy by rows: work item r copies the r-th x line of the regions (its entries are
+/// neighbours in the field and in the buffer). For host backends (compat::haloRowCopies), where
+/// a work item per entry spends more on finding its place than on the copy.
+template <class Mem, bool Pack>
+struct HaloRowCopy {
+  Kokkos::View<int* [kHaloColumns], Mem> regions;
+  int nregions = 0;
+  Kokkos::View<double*, Mem> buffer;
+  GhostedView<Mem> field;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int r) const {
+    int const lo = haloRegionOf(regions, nregions, kHaloRow, r);
+    int const l = r - regions(lo, kHaloRow);
+    int const ex = regions(lo, kHaloExtent + 0);
+    int const ey = regions(lo, kHaloExtent + 1);
+    int const lj = l % ey, lk = l / ey;
+    int const i = regions(lo, kHaloLo + 0);
+    int const j = regions(lo, kHaloLo + 1) + lj;
+    int const k = regions(lo, kHaloLo + 2) + lk;
+    int const at = regions(lo, kHaloBuffer) + l * ex;  // entries li + ex (lj + ey lk)
+    if constexpr (Pack) {
+      for (int li = 0; li < ex; ++li) buffer(at + li) = field(i + li, j, k);
+    } else if (regions(lo, kHaloBuffer) >= 0) {
+      for (int li = 0; li < ex; ++li) field(i + li, j, k) = buffer(at + li);
+    } else {
+      int const si = regions(lo, kHaloSourceLo + 0);
+      int const sj = regions(lo, kHaloSourceLo + 1) + lj;
+      int const sk = regions(lo, kHaloSourceLo + 2) + lk;
+      for (int li = 0; li < ex; ++li) field(i + li, j, k) = field(si + li, sj, sk);
     }
   }
 };
@@ -158,12 +199,9 @@ class HaloExchange {
     if (m_inFlight)
       throw Error(str("HaloExchange::start on field '", field.label(),
                       "': the previous exchange was not finished"));
-    if (m_sendTotal > 0) {
-      detail::HaloCopy<memory_space, true> pack{m_sendRegions, int(m_peerSends.size()), m_sendBuf,
-                                                field.access()};
-      Kokkos::parallel_for("eddy::halo::pack", Kokkos::RangePolicy<Exec>(space, 0, m_sendTotal),
-                           pack);
-    }
+    if (m_sendTotal > 0)
+      copy<true>(space, m_sendRegions, int(m_peerSends.size()), m_sendBuf, field, {0, m_sendTotal},
+                 {0, m_sendRows}, "eddy::halo::pack");
     if (!m_peerSends.empty() || !m_peerRecvs.empty())
       m_peers.post(space, m_sendBuf, m_peerSends, m_recvBuf, m_peerRecvs);
     m_inFlight = true;
@@ -173,14 +211,14 @@ class HaloExchange {
   /// (asynchronously: fence `space` before reading them elsewhere). One launch unpacks what
   /// arrived and copies the messages of this rank to itself.
   void finish(Exec const& space, field_type& field) {
-    complete(space, field, "finish", m_unpackThreads, "eddy::halo::unpack");
+    complete(space, field, "finish", {m_unpackThreads, m_unpackRows}, "eddy::halo::unpack");
   }
 
   /// `finish` for the messages of other ranks only: the ghosts that this rank sends itself
   /// (across a periodic axis it owns whole) are left to copySelf, which may run before, on
   /// another instance, while the messages travel.
   void finishPeers(Exec const& space, field_type& field) {
-    complete(space, field, "finishPeers", m_recvTotal, "eddy::halo::unpackPeers");
+    complete(space, field, "finishPeers", {m_recvTotal, m_recvRows}, "eddy::halo::unpackPeers");
   }
 
   /// Copies, on `space`, the ghosts of `field` that this rank sends itself, from its owned
@@ -188,7 +226,8 @@ class HaloExchange {
   /// makes a whole exchange.
   void copySelf(Exec const& space, field_type& field) {
     checkField(field, "copySelf");
-    unpack(space, field, m_recvTotal, m_unpackThreads, "eddy::halo::copySelf");
+    unpack(space, field, {m_recvTotal, m_unpackThreads}, {m_recvRows, m_unpackRows},
+           "eddy::halo::copySelf");
   }
 
   /// Whether the ghost layer across face `side` (0 low, 1 high) of `axis` comes from another
@@ -337,7 +376,7 @@ class HaloExchange {
     // [0, m_recvTotal) and those of this rank to itself the rest (finishPeers, copySelf).
     auto table = [&](bool pack, char const* label) {
       std::vector<std::array<int, detail::kHaloColumns>> rows;
-      int thread = 0;
+      int thread = 0, row = 0;
       std::vector<detail::HaloMessage> ordered;
       for (auto const& m : pack ? m_sends : m_recvs)
         if (m.peer != self) ordered.push_back(m);
@@ -346,7 +385,9 @@ class HaloExchange {
           if (m.peer == self) ordered.push_back(m);
       for (auto const& m : ordered) {
         std::array<int, detail::kHaloColumns> r{};
+        if (!pack && m.peer == self && m_recvRows < 0) m_recvRows = row;  // rows of peers
         r[detail::kHaloThread] = thread;
+        r[detail::kHaloRow] = row;
         r[detail::kHaloBuffer] = m.peer == self ? -1 : m.offset;
         for (int a = 0; a < 3; ++a) {
           r[detail::kHaloLo + a] = m.box.lo[a];
@@ -362,8 +403,11 @@ class HaloExchange {
           for (int a = 0; a < 3; ++a) r[detail::kHaloSourceLo + a] = src->box.lo[a];
         }
         thread += m.count;
+        row += m.box.extent(1) * m.box.extent(2);
         rows.push_back(r);
       }
+      (pack ? m_sendRows : m_unpackRows) = row;
+      if (!pack && m_recvRows < 0) m_recvRows = row;
       Regions v(Kokkos::view_alloc(space, std::string(label)), rows.size());
       auto h = Kokkos::create_mirror_view(v);
       for (std::size_t m = 0; m < rows.size(); ++m)
@@ -382,8 +426,9 @@ class HaloExchange {
     space.fence();
   }
 
-  /// finish / finishPeers: waits for the messages and unpacks threads [0, end).
-  void complete(Exec const& space, field_type& field, char const* what, int end,
+  /// finish / finishPeers: waits for the messages and unpacks entries [0, end[0]) (rows
+  /// [0, end[1])).
+  void complete(Exec const& space, field_type& field, char const* what, std::array<int, 2> end,
                 char const* label) {
     ScopedRegion region("eddy::halo::finish");
     checkField(field, what);
@@ -392,16 +437,34 @@ class HaloExchange {
           str("HaloExchange::", what, " on field '", field.label(), "': no exchange was started"));
     m_inFlight = false;
     if (m_peers.inFlight()) m_peers.wait(space);
-    unpack(space, field, 0, end, label);
+    unpack(space, field, {0, end[0]}, {0, end[1]}, label);
   }
 
-  /// Unpack threads [begin, end): the rows of the messages of other ranks come first (threads
-  /// below m_recvTotal), those of this rank to itself after.
-  void unpack(Exec const& space, field_type& field, int begin, int end, char const* label) {
-    if (end <= begin) return;
-    detail::HaloCopy<memory_space, false> copy{m_recvRegions, int(m_recvs.size()), m_recvBuf,
-                                               field.access()};
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(space, begin, end), copy);
+  /// Unpacks entries [entries[0], entries[1]), i.e. rows [rows[0], rows[1]): those of the
+  /// messages of other ranks come first (entries below m_recvTotal, rows below m_recvRows),
+  /// those of this rank to itself after.
+  void unpack(Exec const& space, field_type& field, std::array<int, 2> entries,
+              std::array<int, 2> rows, char const* label) {
+    copy<false>(space, m_recvRegions, int(m_recvs.size()), m_recvBuf, field, entries, rows, label);
+  }
+  /// Packs (Pack) or unpacks the entries [entries[0], entries[1]) of `regions`, a work item per
+  /// entry, or their rows [rows[0], rows[1]), a work item per row, where compat::haloRowCopies.
+  template <bool Pack>
+  void copy(Exec const& space,
+            Kokkos::View<int * [detail::kHaloColumns], memory_space> const& regions, int nregions,
+            Kokkos::View<double*, memory_space> const& buffer, field_type& field,
+            std::array<int, 2> entries, std::array<int, 2> rows, char const* label) {
+    if constexpr (compat::haloRowCopies<Exec>()) {
+      if (rows[1] <= rows[0]) return;
+      Kokkos::parallel_for(
+          label, Kokkos::RangePolicy<Exec>(space, rows[0], rows[1]),
+          detail::HaloRowCopy<memory_space, Pack>{regions, nregions, buffer, field.access()});
+    } else {
+      if (entries[1] <= entries[0]) return;
+      Kokkos::parallel_for(
+          label, Kokkos::RangePolicy<Exec>(space, entries[0], entries[1]),
+          detail::HaloCopy<memory_space, Pack>{regions, nregions, buffer, field.access()});
+    }
   }
 
   void checkField(field_type const& field, char const* what) const {
@@ -420,6 +483,8 @@ class HaloExchange {
   std::vector<detail::HaloMessage> m_sends, m_recvs;
   int m_sendTotal = 0, m_recvTotal = 0;  ///< values to / from other ranks
   int m_unpackThreads = 0;               ///< values received, from this rank included
+  int m_sendRows = 0, m_recvRows = -1;   ///< rows (x lines) of m_sendTotal, m_recvTotal
+  int m_unpackRows = 0;                  ///< rows of m_unpackThreads
   int m_rank = 0;
   bool m_peerFace[3][2] = {{false, false}, {false, false}, {false, false}};
   Kokkos::View<int * [detail::kHaloColumns], memory_space> m_sendRegions, m_recvRegions;
