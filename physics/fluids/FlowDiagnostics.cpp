@@ -1,6 +1,7 @@
 // Diagnostics of the flow model: global reductions (exact max or reproducible sums only, so
 // every number is the same for any decomposition), reference errors and gathers for tests.
 #include "eddy/core/Error.hpp"
+#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
@@ -55,7 +56,7 @@ double Model::maxDivergence(ExecSpace const& space) const {
       space, m_comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k) {
         double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
         if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
-        return math::fabs(d);
+        return math::magnitudeOrInf(d);  // NaN shows as Inf
       });
 }
 
@@ -66,7 +67,7 @@ double Model::maxRate(ExecSpace const& space) const {
     Box3 const b = m_u[c]->ownedBox();
     double const umax = globalMax(
         space, m_comm, b.lo, b.hi,
-        KOKKOS_LAMBDA(int i, int j, int k) { return math::fabs(u(i, j, k)); });
+        KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(u(i, j, k)); });
     rate += std::fmax(umax, m_params.boundaries.maxWallSpeed(c)) / m_h[c];
   }
   return rate;

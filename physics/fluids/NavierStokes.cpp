@@ -3,6 +3,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/FieldBoundary.hpp"
+#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
 #include "fluids/FlowReference.hpp"
@@ -245,15 +246,15 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
   auto rhs = rhsField.access();
   double const rhsMax = globalMax(
       space, m_comm, {0, 0, 0}, n,
-      KOKKOS_LAMBDA(int i, int j, int k) { return math::fabs(rhs(i, j, k)); });
+      KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(rhs(i, j, k)); });
+  if (!std::isfinite(rhsMax))
+    throw Error(str("fluids: the divergence is not finite at step ", m_step, ", t = ", m_time,
+                    " s; the flow blew up (lower fluids.cfl or fluids.dt)"),
+                ExitCode::Failure, true);
   PoissonStats stats;
   if (!(rhsMax > 0)) {
     // Already divergence-free to the last bit (a parallel flow): nothing to project; this
     // also spares the solver a zero right-hand side.
-    if (rhsMax != rhsMax)
-      throw Error(str("fluids: the divergence is NaN at step ", m_step, ", t = ", m_time,
-                      " s; the flow blew up (lower fluids.cfl or fluids.dt)"),
-                  ExitCode::Failure, true);
     stats.converged = true;
     return stats;
   }

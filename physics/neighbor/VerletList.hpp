@@ -49,6 +49,7 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
@@ -56,6 +57,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -153,19 +155,28 @@ class VerletList {
 
   /// Collective: true when some owned particle of some rank moved more than skin / 2 since the
   /// last build (or there was none).
+  /// Throws eddy::Error (collective, ExitCode::Failure) when some owned particle's position is
+  /// not finite: the system blew up, and binning it would read out of bounds.
   bool needsRebuild(Exec const& space, MPI_Comm comm, Positions<memory_space> const& x) const {
     ScopedRegion region("eddy::neighbor::checkDisplacement");
     if (m_builds == 0) return true;
-    return maxDisplacementSq(space, comm, x) > 0.25 * m_skin * m_skin;
+    double const moved = maxDisplacementSq(space, comm, x);
+    if (!std::isfinite(moved))
+      throw Error(str("md: a particle position is not finite (NaN or Inf) after ", m_builds,
+                      " neighbour list builds; the system blew up (atoms too close, or md.dt "
+                      "too large)"),
+                  ExitCode::Failure, true);
+    return moved > 0.25 * m_skin * m_skin;
   }
-  /// Collective: the largest squared displacement of an owned particle since the last build.
+  /// Collective: the largest squared displacement of an owned particle since the last build
+  /// (+Inf where a position is NaN: the global max leaves NaN out).
   double maxDisplacementSq(Exec const& space, MPI_Comm comm,
                            Positions<memory_space> const& x) const {
     auto const x0 = m_x0;
     return globalMax(
         space, comm, m_owned, KOKKOS_LAMBDA(const std::int64_t i) {
           double const dx = x(i, 0) - x0(i, 0), dy = x(i, 1) - x0(i, 1), dz = x(i, 2) - x0(i, 2);
-          return dx * dx + dy * dy + dz * dz;
+          return math::magnitudeOrInf(dx * dx + dy * dy + dz * dz);
         });
   }
 

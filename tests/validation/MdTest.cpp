@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -323,6 +324,32 @@ double thermostatTemperature(Thermostat t) {
     }
   }
   return mean / samples;
+}
+
+// A NaN position (a system that blew up) stops the run at the next displacement check with
+// that diagnosis, on every rank. The global max leaves NaN terms out, so the check counts NaN as
+// Inf: otherwise no rebuild would come, and a rebuild would bin the NaN out of bounds.
+TYPED_TEST(Md, ANaNPositionStopsTheRun) {
+  using Exec = TypeParam;
+  Exec space;
+  System<Exec> s(space, MPI_COMM_WORLD, liquid(4, ListKind::Half));
+  s.step(space);
+  auto x = s.particles().positions();
+  auto h = Kokkos::create_mirror_view(x);
+  Kokkos::deep_copy(h, x);
+  if (eddy::test::worldRank() == 0 && s.owned() > 5)
+    h(5, 1) = std::numeric_limits<double>::quiet_NaN();
+  Kokkos::deep_copy(x, h);
+  try {
+    s.step(space);
+    FAIL() << "expected an eddy::Error";
+  } catch (eddy::Error const& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_EQ(e.code(), eddy::ExitCode::Failure);
+    std::string const what = e.what();
+    EXPECT_NE(what.find("not finite"), std::string::npos) << what;
+    EXPECT_NE(what.find("blew up"), std::string::npos) << what;
+  }
 }
 
 TYPED_TEST(Md, ThermostatsReachTheirTarget) {

@@ -1,5 +1,6 @@
 /// @file PortableMath.hpp
-/// @brief sin, cos and log that give the same bits on every backend, and the bit reads they use.
+/// @brief sin, cos and log that give the same bits on every backend, the bit reads they use, and
+/// infinity and a NaN-aware magnitude for device code.
 ///
 /// The library functions (glibc on a CPU, CUDA's on a GPU) may differ in the last bit, so a state
 /// computed from them, such as the Taylor-Green initial condition, differed between backends
@@ -47,6 +48,17 @@ KOKKOS_INLINE_FUNCTION double fromBits(std::uint64_t u) {
   } pun;
   pun.u = u;
   return pun.d;
+}
+
+/// +Inf, from its bits (std::numeric_limits is host code under CUDA).
+KOKKOS_INLINE_FUNCTION double infinity() {
+  return fromBits(0x7FF0000000000000ull);
+}
+
+/// |x|, or +Inf where x is NaN: the term of a global max that must notice NaN (globalMax and
+/// globalMin leave NaN terms out), such as a flow's blow-up checks.
+KOKKOS_INLINE_FUNCTION double magnitudeOrInf(double x) {
+  return math::isnan(x) ? infinity() : math::fabs(x);
 }
 
 namespace portable {

@@ -89,9 +89,9 @@ template <bool IsMax>
 struct Bound {
   double value;
 
-  /// -Inf (max) or +Inf (min), from their bits (std::numeric_limits is host code under CUDA).
+  /// -Inf (max) or +Inf (min).
   KOKKOS_INLINE_FUNCTION static double none() {
-    return math::fromBits(IsMax ? 0xFFF0000000000000ull : 0x7FF0000000000000ull);
+    return IsMax ? -math::infinity() : math::infinity();
   }
   KOKKOS_INLINE_FUNCTION void include(double x) {
     if (IsMax ? x > value : x < value) value = x;
