@@ -78,9 +78,10 @@ struct HaloMessage {
 /// Copies between a field's boxes and a flat buffer, x fastest within each box: pack when
 /// `Pack`, unpack otherwise; unpacking a region without buffer data copies from the field's
 /// source box (messages of a rank to itself: owned cells to ghosts, never overlapping). One
-/// launch covers every region; thread t finds its region by a binary search over the first
-/// threads.
-template <class Mem, bool Pack>
+/// launch covers every region. Work item t copies entry t, or with `Rows` the t-th x line of the
+/// regions (its entries are neighbours in the field and in the buffer: compat::haloRowCopies);
+/// it finds its region by a binary search over the regions' first entries (rows).
+template <class Mem, bool Pack, bool Rows>
 struct HaloCopy {
   Kokkos::View<int* [kHaloColumns], Mem> regions;
   int nregions = 0;
@@ -88,55 +89,25 @@ struct HaloCopy {
   GhostedView<Mem> field;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
-    int const lo = haloRegionOf(regions, nregions, kHaloThread, t);
-    int const l = t - regions(lo, kHaloThread);
+    int constexpr first = Rows ? kHaloRow : kHaloThread;
+    int const lo = haloRegionOf(regions, nregions, first, t);
+    int const l = t - regions(lo, first);
     int const ex = regions(lo, kHaloExtent + 0);
     int const ey = regions(lo, kHaloExtent + 1);
-    int const li = l % ex, lj = (l / ex) % ey, lk = l / (ex * ey);
-    int const i = regions(lo, kHaloLo + 0) + li;
-    int const j = regions(lo, kHaloLo + 1) + lj;
-    int const k = regions(lo, kHaloLo + 2) + lk;
-    int const at = regions(lo, kHaloBuffer);
+    int const line = Rows ? l : l / ex;  // x line of the region: lj + ey lk
+    int const begin = Rows ? 0 : l - line * ex, end = Rows ? ex : begin + 1;
+    int const lj = line % ey, lk = line / ey;
+    int const i = regions(lo, kHaloLo + 0), j = regions(lo, kHaloLo + 1) + lj,
+              k = regions(lo, kHaloLo + 2) + lk;
+    int const at = regions(lo, kHaloBuffer) + line * ex;  // entry li is at + li
     if constexpr (Pack) {
-      buffer(at + l) = field(i, j, k);
-    } else {
-      field(i, j, k) =
-          at >= 0 ? buffer(at + l)
-                  : field(regions(lo, kHaloSourceLo + 0) + li, regions(lo, kHaloSourceLo + 1) + lj,
-                          regions(lo, kHaloSourceLo + 2) + lk);
-    }
-  }
-};
-
-/// HaloCopy by rows: work item r copies the r-th x line of the regions (its entries are
-/// neighbours in the field and in the buffer). For host backends (compat::haloRowCopies), where
-/// a work item per entry spends more on finding its place than on the copy.
-template <class Mem, bool Pack>
-struct HaloRowCopy {
-  Kokkos::View<int* [kHaloColumns], Mem> regions;
-  int nregions = 0;
-  Kokkos::View<double*, Mem> buffer;
-  GhostedView<Mem> field;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const int r) const {
-    int const lo = haloRegionOf(regions, nregions, kHaloRow, r);
-    int const l = r - regions(lo, kHaloRow);
-    int const ex = regions(lo, kHaloExtent + 0);
-    int const ey = regions(lo, kHaloExtent + 1);
-    int const lj = l % ey, lk = l / ey;
-    int const i = regions(lo, kHaloLo + 0);
-    int const j = regions(lo, kHaloLo + 1) + lj;
-    int const k = regions(lo, kHaloLo + 2) + lk;
-    int const at = regions(lo, kHaloBuffer) + l * ex;  // entries li + ex (lj + ey lk)
-    if constexpr (Pack) {
-      for (int li = 0; li < ex; ++li) buffer(at + li) = field(i + li, j, k);
+      for (int li = begin; li < end; ++li) buffer(at + li) = field(i + li, j, k);
     } else if (regions(lo, kHaloBuffer) >= 0) {
-      for (int li = 0; li < ex; ++li) field(i + li, j, k) = buffer(at + li);
+      for (int li = begin; li < end; ++li) field(i + li, j, k) = buffer(at + li);
     } else {
-      int const si = regions(lo, kHaloSourceLo + 0);
-      int const sj = regions(lo, kHaloSourceLo + 1) + lj;
-      int const sk = regions(lo, kHaloSourceLo + 2) + lk;
-      for (int li = 0; li < ex; ++li) field(i + li, j, k) = field(si + li, sj, sk);
+      int const si = regions(lo, kHaloSourceLo + 0), sj = regions(lo, kHaloSourceLo + 1) + lj,
+                sk = regions(lo, kHaloSourceLo + 2) + lk;
+      for (int li = begin; li < end; ++li) field(i + li, j, k) = field(si + li, sj, sk);
     }
   }
 };
@@ -376,7 +347,7 @@ class HaloExchange {
     // [0, m_recvTotal) and those of this rank to itself the rest (finishPeers, copySelf).
     auto table = [&](bool pack, char const* label) {
       std::vector<std::array<int, detail::kHaloColumns>> rows;
-      int thread = 0, row = 0;
+      int thread = 0, row = 0, peerRows = 0;
       std::vector<detail::HaloMessage> ordered;
       for (auto const& m : pack ? m_sends : m_recvs)
         if (m.peer != self) ordered.push_back(m);
@@ -385,7 +356,6 @@ class HaloExchange {
           if (m.peer == self) ordered.push_back(m);
       for (auto const& m : ordered) {
         std::array<int, detail::kHaloColumns> r{};
-        if (!pack && m.peer == self && m_recvRows < 0) m_recvRows = row;  // rows of peers
         r[detail::kHaloThread] = thread;
         r[detail::kHaloRow] = row;
         r[detail::kHaloBuffer] = m.peer == self ? -1 : m.offset;
@@ -404,10 +374,11 @@ class HaloExchange {
         }
         thread += m.count;
         row += m.box.extent(1) * m.box.extent(2);
+        if (m.peer != self) peerRows = row;  // the messages of other ranks come first
         rows.push_back(r);
       }
       (pack ? m_sendRows : m_unpackRows) = row;
-      if (!pack && m_recvRows < 0) m_recvRows = row;
+      if (!pack) m_recvRows = peerRows;
       Regions v(Kokkos::view_alloc(space, std::string(label)), rows.size());
       auto h = Kokkos::create_mirror_view(v);
       for (std::size_t m = 0; m < rows.size(); ++m)
@@ -454,17 +425,12 @@ class HaloExchange {
             Kokkos::View<int * [detail::kHaloColumns], memory_space> const& regions, int nregions,
             Kokkos::View<double*, memory_space> const& buffer, field_type& field,
             std::array<int, 2> entries, std::array<int, 2> rows, char const* label) {
-    if constexpr (compat::haloRowCopies<Exec>()) {
-      if (rows[1] <= rows[0]) return;
-      Kokkos::parallel_for(
-          label, Kokkos::RangePolicy<Exec>(space, rows[0], rows[1]),
-          detail::HaloRowCopy<memory_space, Pack>{regions, nregions, buffer, field.access()});
-    } else {
-      if (entries[1] <= entries[0]) return;
-      Kokkos::parallel_for(
-          label, Kokkos::RangePolicy<Exec>(space, entries[0], entries[1]),
-          detail::HaloCopy<memory_space, Pack>{regions, nregions, buffer, field.access()});
-    }
+    constexpr bool byRows = compat::haloRowCopies<Exec>();
+    auto const [begin, end] = byRows ? rows : entries;
+    if (end <= begin) return;
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<Exec>(space, begin, end),
+        detail::HaloCopy<memory_space, Pack, byRows>{regions, nregions, buffer, field.access()});
   }
 
   void checkField(field_type const& field, char const* what) const {
@@ -483,7 +449,7 @@ class HaloExchange {
   std::vector<detail::HaloMessage> m_sends, m_recvs;
   int m_sendTotal = 0, m_recvTotal = 0;  ///< values to / from other ranks
   int m_unpackThreads = 0;               ///< values received, from this rank included
-  int m_sendRows = 0, m_recvRows = -1;   ///< rows (x lines) of m_sendTotal, m_recvTotal
+  int m_sendRows = 0, m_recvRows = 0;    ///< rows (x lines) of m_sendTotal, m_recvTotal
   int m_unpackRows = 0;                  ///< rows of m_unpackThreads
   int m_rank = 0;
   bool m_peerFace[3][2] = {{false, false}, {false, false}, {false, false}};
