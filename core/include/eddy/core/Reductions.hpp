@@ -348,25 +348,8 @@ double globalBound(Exec const& space, MPI_Comm comm, std::int64_t n, Term const&
   auto const load = plainItems(n, term, Bound<IsMax>::none());
   return finishBound<IsMax>(comm, localBound<IsMax>(space, load.items, load));
 }
-/// The global max (IsMax) or min of term(i, j, k) over the box lo <= (i, j, k) < hi.
-template <bool IsMax, class Exec, class Term>
-double globalBound(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
-                   std::array<int, 3> const& hi, Term const& term) {
-  auto const blocks = ReductionBlocks::of(lo, hi);
-  double local = Bound<IsMax>::none();
-  if constexpr (compat::plainBoxItemLanes<Exec>()) {
-    Bound<IsMax> b{local};
-    Kokkos::parallel_reduce(IsMax ? "eddy::reduce::max" : "eddy::reduce::min",
-                            rangePolicy(space, blocks.items),
-                            BoxItemBound<IsMax, Term>{term, blocks}, Kokkos::Sum<Bound<IsMax>>(b));
-    local = b.value;
-  } else {
-    local = localBound<IsMax>(space, blocks.items,
-                              ItemsOfBox<Term, kBoxRowsPerItem>{term, blocks, local});
-  }
-  return finishBound<IsMax>(comm, local);
-}
-/// This rank's sum of term(i, j, k) over the box lo <= (i, j, k) < hi.
+/// This rank's sum of term(i, j, k) over the box lo <= (i, j, k) < hi: the lane pass, or a work
+/// item per item of rows where compat::plainBoxItemLanes.
 template <class Exec, class Term>
 double localBoxSum(Exec const& space, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
                    Term const& term) {
@@ -379,6 +362,28 @@ double localBoxSum(Exec const& space, std::array<int, 3> const& lo, std::array<i
   } else {
     return localSum(space, blocks.items, ItemsOfBox<Term, kBoxRowsPerItem>{term, blocks});
   }
+}
+/// This rank's largest (IsMax) or smallest non-NaN term(i, j, k) over the box, the same two ways.
+template <bool IsMax, class Exec, class Term>
+double localBoxBound(Exec const& space, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
+                     Term const& term) {
+  auto const blocks = ReductionBlocks::of(lo, hi);
+  if constexpr (compat::plainBoxItemLanes<Exec>()) {
+    Bound<IsMax> b{Bound<IsMax>::none()};
+    Kokkos::parallel_reduce(IsMax ? "eddy::reduce::max" : "eddy::reduce::min",
+                            rangePolicy(space, blocks.items),
+                            BoxItemBound<IsMax, Term>{term, blocks}, Kokkos::Sum<Bound<IsMax>>(b));
+    return b.value;
+  } else {
+    return localBound<IsMax>(space, blocks.items,
+                             ItemsOfBox<Term, kBoxRowsPerItem>{term, blocks, Bound<IsMax>::none()});
+  }
+}
+/// The global max (IsMax) or min of term(i, j, k) over the box lo <= (i, j, k) < hi.
+template <bool IsMax, class Exec, class Term>
+double globalBound(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
+                   std::array<int, 3> const& hi, Term const& term) {
+  return finishBound<IsMax>(comm, localBoxBound<IsMax>(space, lo, hi, term));
 }
 
 }  // namespace detail
