@@ -54,6 +54,12 @@ ScopedRegion::~ScopedRegion() {
 
 namespace timing {
 
+long long calls(std::string const& name) {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  auto const e = registry().find(name);
+  return e == registry().end() ? 0 : e->second.calls;
+}
+
 void record(std::string const& name, double seconds) {
   std::lock_guard<std::mutex> lock(registryMutex());
   auto& e = registry()[name];

@@ -25,6 +25,12 @@ long long gatherCellsFromEnvironment() {
                                 "are gathered onto every rank)");
 }
 
+int correctionRingsFromEnvironment() {
+  return static_cast<int>(integerFromEnvironment(
+      "EDDY_MG_CORRECTION_RINGS", 2, 1, 2,
+      "1 or 2 (ghost layers of the multigrid corrections; 2 exchanges them half as often)"));
+}
+
 long long fusedCellsFromEnvironment() {
   return integerFromEnvironment("EDDY_MG_FUSED_CELLS", compat::fusedCoarseCells<ExecSpace>(), 0,
                                 LLONG_MAX,
@@ -34,8 +40,8 @@ long long fusedCellsFromEnvironment() {
 
 namespace {
 /// Half sweep n (0 .. 2 sweeps - 1) of a smoothing: its colour, whether it starts from x = 0,
-/// and whether x's ghosts are exchanged before it. The one sequence of the level-by-level cycle
-/// (Multigrid::smooth) and of the one-launch tail.
+/// and whether x's ghosts are exchanged before it, in the one-launch tail (one ghost layer: the
+/// sequence Multigrid::smooth follows on one-layer levels).
 struct HalfSweep {
   int colour;
   bool fromZero, exchangeFirst;
@@ -181,23 +187,29 @@ void exchange(ExecSpace const& space, Halo& halo, FieldType& field) {
 /// replicated one also holds the gather of its residual onto every rank ("twin"). The finest
 /// level holds no field: its three come from the caller of apply.
 struct Multigrid::Level {
-  Level(ExecSpace const& space, int number, MPI_Comm c, CartDecomposition const& d,
-        std::array<double, 3> const& cellSize, bool isReplicated, bool ownsVectors)
-      : decomp(d),
+  Level(int levelNumber, MPI_Comm c, CartDecomposition const& d,
+        std::array<double, 3> const& cellSize, bool isReplicated)
+      : number(levelNumber),
+        decomp(d),
         comm(c),
         replicated(isReplicated),
         h(cellSize),
-        grid(detail::PoissonGrid::make(d, cellSize)) {
+        grid(detail::PoissonGrid::make(d, cellSize)) {}
+
+  /// The level's fields (not on the finest level: its come from the caller) with `ghost` layers
+  /// of ghosts, and their exchange.
+  void allocate(ExecSpace const& space, int ghost) {
     std::string const tag = "eddy::fluids::poisson::level" + std::to_string(number);
-    if (ownsVectors) {
-      x = std::make_unique<FieldType>(space, tag + "::correction", d, 1);
-      b = std::make_unique<FieldType>(space, tag + "::rhs", d, 1);
-      res = std::make_unique<FieldType>(space, tag + "::residual", d, 1);
+    if (number > 0) {
+      x = std::make_unique<FieldType>(space, tag + "::correction", decomp, ghost);
+      b = std::make_unique<FieldType>(space, tag + "::rhs", decomp, ghost);
+      res = std::make_unique<FieldType>(space, tag + "::residual", decomp, ghost);
     }
-    layout = FieldLayout::make(d, 1, Centering::Cell, tag);
-    halo = std::make_unique<Halo>(space, c, d, layout);
+    layout = FieldLayout::make(decomp, ghost, Centering::Cell, tag);
+    halo = std::make_unique<Halo>(space, comm, decomp, layout);
   }
 
+  int number;
   CartDecomposition decomp;
   MPI_Comm comm;
   bool replicated;
@@ -287,13 +299,16 @@ struct Multigrid::Level {
 
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
-                     long long fusedCells, long long gatherCells)
+                     long long fusedCells, long long gatherCells, int correctionRings)
     : m_pre(preSmooth), m_post(postSmooth) {
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
                           ", post = ", postSmooth, "; expected >= 0"));
+  if (correctionRings < 1 || correctionRings > 2)
+    throw ConfigError(str("PoissonSolver: multigrid correction ghost layers ", correctionRings,
+                          "; expected 1 or 2"));
   int const dims = decomp.dims();
-  m_levels.push_back(std::make_unique<Level>(space, 0, comm, decomp, h, false, false));
+  m_levels.push_back(std::make_unique<Level>(0, comm, decomp, h, false));
   while (true) {
     Level& f = *m_levels.back();
     Index3 const G = f.decomp.globalCells();
@@ -322,12 +337,11 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     if (distributed) {
       CartDecomposition const dc(gc, dims, f.decomp.periodic(), f.decomp.nranks(), f.decomp.rank(),
                                  f.decomp.procGrid());
-      m_levels.push_back(std::make_unique<Level>(space, levels(), f.comm, dc, hc, false, true));
+      m_levels.push_back(std::make_unique<Level>(levels(), f.comm, dc, hc, false));
     } else {
       if (!f.replicated) f.setupGather(space);
       CartDecomposition const dc(gc, dims, f.decomp.periodic(), 1, 0);
-      m_levels.push_back(
-          std::make_unique<Level>(space, levels(), MPI_COMM_SELF, dc, hc, true, true));
+      m_levels.push_back(std::make_unique<Level>(levels(), MPI_COMM_SELF, dc, hc, true));
     }
   }
   // Coarsest level: a fixed number of symmetric sweep pairs, enough for the few cells it
@@ -347,6 +361,22 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
       if (level.decomp.nranks() != 1 || level.grid.globalCount() > fusedCells) break;
       --m_fusedFrom;
     }
+  // Two ghost layers for the levels run step by step but the finest (the caller's fields) and
+  // the coarsest (sweeps only), unless the second layer would not be what its owner computes: a
+  // block thinner than two cells, or a periodic axis of odd extent (the colours of the sweeps
+  // would not match across the wrap).
+  for (int l = 0; l < levels(); ++l) {
+    Level& level = *m_levels[l];
+    bool wide = correctionRings == 2 && l > 0 && l < m_fusedFrom && l + 1 < levels() && m_pre > 0 &&
+                m_post > 0;
+    Index3 const G = level.decomp.globalCells();
+    for (int a = 0; a < dims && wide; ++a) {
+      wide = !level.decomp.isPeriodic(a) || G[a] % 2 == 0;
+      for (int r = 0; r < level.decomp.nranks() && wide; ++r)
+        wide = level.decomp.localCellsOf(r)[a] >= 2;
+    }
+    level.allocate(space, wide ? 2 : 1);
+  }
 }
 
 Multigrid::~Multigrid() = default;
@@ -372,6 +402,11 @@ std::size_t Multigrid::bytes() const {
   return s;
 }
 
+int Multigrid::correctionGhost(int l) const {
+  EDDY_REQUIRE(l >= 0 && l < levels(), "Multigrid::correctionGhost: level ", l, " of ", levels());
+  return m_levels[l]->layout.ghosts[0];
+}
+
 void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, FieldType& work) {
   Level const& fine = *m_levels.front();
   for (FieldType const* f :
@@ -387,16 +422,31 @@ void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, 
   cycle(space, 0, r, z, work);
 }
 
-void Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b, FieldType& x,
-                       int sweeps, bool redFirst, SmoothStart start) {
+Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b,
+                                   int bRings, FieldType& x, int sweeps, bool redFirst,
+                                   bool fromZero, Rings current) {
+  int const width = x.ghost();
+  Rings d = current;
   for (int n = 0; n < 2 * sweeps; ++n) {
-    HalfSweep const h = halfSweepAt(n, redFirst, start);
-    if (h.exchangeFirst) exchange(space, *level.halo, x);
-    if (h.fromZero)
-      detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), h.colour);
-    else
-      detail::smoothColour(space, level.grid, b.access(), x.access(), h.colour);
+    int const colour = redFirst ? n % 2 : 1 - n % 2;
+    if (n == 0 && fromZero) {
+      // Writes both colours (the other as 0) of its cells from b alone.
+      int const rings = std::min(bRings, width - 1);
+      detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour,
+                                   detail::withGhostRings(level.grid, rings));
+      d.colour[0] = d.colour[1] = rings;
+      continue;
+    }
+    if (d.colour[1 - colour] == 0) {  // the other colour's first ghost layer is stale
+      exchange(space, *level.halo, x);
+      d.colour[0] = d.colour[1] = width;
+    }
+    int const rings = std::min({d.colour[1 - colour] - 1, width - 1, bRings});
+    detail::smoothColour(space, level.grid, b.access(), x.access(), colour,
+                         detail::withGhostRings(level.grid, rings));
+    d.colour[colour] = rings;
   }
+  return d;
 }
 
 void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
@@ -450,32 +500,54 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   if (l + 1 == levels()) {
     ScopedRegion region("eddy::fluids::poisson::coarseSolve");
     ScopedRegion own(m_levelRegions[l]);
-    smooth(space, level, b, x, m_coarseSweeps, true, SmoothStart::FromZero);  // >= 4 sweeps
-    smooth(space, level, b, x, m_coarseSweeps, false, SmoothStart::GhostsStale);
+    // >= 4 sweeps each way. The second starts with the colour the first ended with: its ghosts
+    // count as stale (across an odd periodic wrap, which the coarsest level may have, a cell
+    // reads ghosts of its own colour).
+    smooth(space, level, b, 0, x, m_coarseSweeps, true, true, {});
+    smooth(space, level, b, 0, x, m_coarseSweeps, false, false, {});
     return;
   }
   Level& coarse = *m_levels[l + 1];
+  // Two ghost layers of x (see the top of Multigrid.hpp): b's first layer lets the sweeps and
+  // the residual compute x's first ghost layer, and the residual's first layer is then computed,
+  // not exchanged, for the restriction.
+  bool const wide = x.ghost() > 1;
+  bool const gathers = coarse.replicated && !level.replicated;
+  Rings d;
   {
     ScopedRegion own(m_levelRegions[l]);
-    if (m_pre == 0) Kokkos::deep_copy(space, x.view(), 0.0);
-    smooth(space, level, b, x, m_pre, true, SmoothStart::FromZero);
-    exchange(space, *level.halo, x);
-    detail::residual(space, level.grid, b.access(), x.access(), res.access());
-    if (coarse.replicated && !level.replicated) {
+    int const bRings = wide ? 1 : 0;
+    if (wide) exchange(space, *level.halo, *level.b);  // b is the level's own (not the finest)
+    if (m_pre == 0) {
+      Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
+      d.colour[0] = d.colour[1] = x.ghost();
+    }
+    d = smooth(space, level, b, bRings, x, m_pre, true, m_pre > 0, d);
+    int const resRings = wide && !gathers ? 1 : 0;
+    if (d.least() < resRings + 1) {
+      exchange(space, *level.halo, x);
+      d.colour[0] = d.colour[1] = x.ghost();
+    }
+    detail::residual(space, level.grid, b.access(), x.access(), res.access(),
+                     detail::withGhostRings(level.grid, resRings));
+    if (gathers) {
       gather(space, level, res);
       detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
                                coarse.b->access());
     } else {
-      exchange(space, *level.halo, res);
+      if (resRings == 0) exchange(space, *level.halo, res);
       detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access());
     }
   }
   cycle(space, l + 1, *coarse.b, *coarse.x, *coarse.res);
   ScopedRegion own(m_levelRegions[l]);
   exchange(space, *coarse.halo, *coarse.x);
-  // The prolongation also brings x's ghosts up to date (it was exchanged before the residual).
-  detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access());
-  smooth(space, level, b, x, m_post, false, SmoothStart::GhostsCurrent);
+  // The prolongation also brings x's ghosts up to date, as deep as they were current (x is not
+  // written between the residual and here) and as the coarse correction's ghosts reach.
+  int const rings = std::min(d.least(), coarse.x->ghost());
+  detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), rings);
+  d.colour[0] = d.colour[1] = rings;
+  smooth(space, level, b, wide ? 1 : 0, x, m_post, false, false, d);
 }
 
 }  // namespace eddy::fluids

@@ -21,6 +21,19 @@
 /// pre == post the cycle is a symmetric operator, as preconditioned CG needs. No reduction depends
 /// on the rank count, so the cycle is bitwise identical on any decomposition.
 ///
+/// Exchanges: a half sweep reads the other colour one cell beyond the cells it updates. With
+/// one ghost layer every half sweep but a first one needs an exchange of x before it, and the
+/// residual needs one for the restriction: 9 per level and V-cycle. The levels run step by step,
+/// but the finest and the coarsest, hold their fields with two ghost layers instead
+/// (`correctionRings`): after an exchange a half sweep also updates the first ghost layer
+/// (computing there exactly what the owner computes, see withGhostRings), so the next half sweep
+/// needs no exchange; the first sweep from zero and the residual do the same with b's ghosts,
+/// exchanged once, and the prolongation fills both layers where the coarser correction has two.
+/// That is 5 exchanges per level and V-cycle (2 sweeps before and after), with the same bits.
+/// The finest level keeps one layer: it is bound by bandwidth, not by exchanges, and its extra
+/// layer of cells cost more than its exchanges saved (3D Taylor-Green 512^3 on H200s: 0.7%
+/// slower per step on one GPU and 1% on two than with two layers on the coarser levels alone).
+///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
 /// in 2D and 24 (1/8 + 1/64 + ...) = 3.4 in 3D, plus ghosts, the gathered level on every rank
@@ -48,6 +61,9 @@ long long fusedCellsFromEnvironment();
 /// eddy::ConfigError when it is not a non-negative integer.
 long long gatherCellsFromEnvironment();
 
+/// EDDY_MG_CORRECTION_RINGS (1 or 2; 2 when unset); throws eddy::ConfigError otherwise.
+int correctionRingsFromEnvironment();
+
 class Multigrid {
  public:
   /// Collective over `comm`: builds every level, its fields and halo exchanges.
@@ -59,9 +75,11 @@ class Multigrid {
   /// `gatherCells`: on several ranks the levels with at most max(fusedCells, gatherCells) cells
   /// are gathered onto every rank; those above fusedCells then run step by step there, with
   /// kernels over the whole level and no message between ranks.
+  /// `correctionRings` (1 or 2): the most ghost layers a level's correction holds (1: an
+  /// exchange before every half sweep; the same bits either way).
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
-            long long gatherCells = 0);
+            long long gatherCells = 0, int correctionRings = 2);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
@@ -71,6 +89,8 @@ class Multigrid {
   /// `work` (the fine residual of the cycle) entirely.
   void apply(ExecSpace const& space, Field<MemSpace> const& r, Field<MemSpace>& z,
              Field<MemSpace>& work);
+  /// Ghost layers of level l's correction (1 or 2, see the top of this file).
+  int correctionGhost(int l) const;
 
   /// Number of levels, the finest included.
   int levels() const;
@@ -87,16 +107,29 @@ class Multigrid {
 
   struct Level;
 
-  /// The state of x when a smoothing starts: FromZero, x counts as 0 everywhere (the first half
-  /// sweep writes every owned cell without reading x); GhostsCurrent, x's ghosts hold the
-  /// owners' values; GhostsStale, they must be exchanged first.
+  /// The state of x when a smoothing of the one-launch tail starts: FromZero, x counts as 0
+  /// everywhere (the first half sweep writes every owned cell without reading x); GhostsCurrent,
+  /// x's ghosts hold the owners' values; GhostsStale, they must be exchanged first.
   enum class SmoothStart { FromZero, GhostsCurrent, GhostsStale };
+
+  /// How many layers of x's ghosts hold their owners' current values, per colour (index 0 red,
+  /// 1 black): what a level-by-level smoothing starts from and leaves. (Across a periodic axis of
+  /// odd extent a cell also reads ghosts of its own colour; only one-layer levels have such
+  /// axes, and there every half sweep but a first one exchanges anyway.)
+  struct Rings {
+    int colour[2] = {0, 0};
+    int least() const { return colour[0] < colour[1] ? colour[0] : colour[1]; }
+  };
 
   // Steps of the cycle; public only because CUDA lambdas may not live in private members.
   void cycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
              Field<MemSpace>& res);
-  void smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
-              int sweeps, bool redFirst, SmoothStart start);
+  /// `sweeps` sweeps on `level` (red then black, or the reverse), exchanging x only when the
+  /// next half sweep reads ghosts that are not current. `fromZero`: x counts as 0 and the first
+  /// half sweep writes its cells from b alone (b current `bRings` layers out); else `current`
+  /// says which of x's ghosts are current. Returns what is current at the end.
+  Rings smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, int bRings,
+               Field<MemSpace>& x, int sweeps, bool redFirst, bool fromZero, Rings current);
   void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,

@@ -79,10 +79,22 @@ void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView con
       });
 }
 
+Box3 withGhostRings(PoissonGrid const& g, int rings) {
+  auto const low = [rings](int o, int wall) {
+    return wall && o == 0 ? 0 : -rings;
+  };
+  auto const high = [rings](int o, int n, int N, int wall) {
+    return n + (wall && o + n == N ? 0 : rings);
+  };
+  return Box3{{low(g.ox, g.wx), low(g.oy, g.wy), g.dims == 3 ? low(g.oz, g.wz) : 0},
+              {high(g.ox, g.nx, g.Nx, g.wx), high(g.oy, g.ny, g.Ny, g.wy),
+               g.dims == 3 ? high(g.oz, g.nz, g.Nz, g.wz) : 1}};
+}
+
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
-              CellView const& r) {
+              CellView const& r, Box3 const& cells) {
   forEachCell(
-      "eddy::fluids::poisson::residual", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
+      "eddy::fluids::poisson::residual", space, cells.lo, cells.hi,
       KOKKOS_LAMBDA(int i, int j, int k) { r(i, j, k) = residualCell(g, b, x, i, j, k); });
 }
 
@@ -127,18 +139,21 @@ void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src
 }
 
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                  CellView const& x, int colour) {
+                  CellView const& x, int colour, Box3 const& cells) {
   int const shift = colour + g.ox + g.oy + g.oz;
+  int const lo0 = cells.lo[0], hi0 = cells.hi[0];
   forEachCell(
-      "eddy::fluids::poisson::smoothColour", space, {0, 0, 0}, {(g.nx + 1) / 2, g.ny, g.nz},
-      KOKKOS_LAMBDA(int t, int j, int k) { smoothColourItem(g, b, x, shift, t, j, k); });
+      "eddy::fluids::poisson::smoothColour", space, {0, cells.lo[1], cells.lo[2]},
+      {(hi0 - lo0 + 1) / 2, cells.hi[1], cells.hi[2]}, KOKKOS_LAMBDA(int t, int j, int k) {
+        smoothColourRowItem(g, b, x, shift, lo0, hi0, t, j, k);
+      });
 }
 
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                          CellView const& x, int colour) {
+                          CellView const& x, int colour, Box3 const& cells) {
   int const shift = colour + g.ox + g.oy + g.oz;
   forEachCell(
-      "eddy::fluids::poisson::smoothColourFromZero", space, {0, 0, 0}, {g.nx, g.ny, g.nz},
+      "eddy::fluids::poisson::smoothColourFromZero", space, cells.lo, cells.hi,
       KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) = fromZeroCell(g, b, shift, i, j, k); });
 }
 
@@ -152,21 +167,12 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 }
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
-                PoissonGrid const& coarse, CellView const& e) {
+                PoissonGrid const& coarse, CellView const& e, int rings) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
-  // The owned cells and the ghost layer, but for ghosts beyond a wall (no z ghosts in 2D).
-  auto const low = [](int o, int wall) {
-    return wall && o == 0 ? 0 : -1;
-  };
-  auto const high = [](int o, int n, int N, int wall) {
-    return n + (wall && o + n == N ? 0 : 1);
-  };
-  std::array<int, 3> const lo{low(f.ox, f.wx), low(f.oy, f.wy), f.dims == 3 ? low(f.oz, f.wz) : 0};
-  std::array<int, 3> const hi{high(f.ox, f.nx, f.Nx, f.wx), high(f.oy, f.ny, f.Ny, f.wy),
-                              f.dims == 3 ? high(f.oz, f.nz, f.Nz, f.wz) : 1};
+  Box3 const cells = withGhostRings(f, rings);
   forEachCell(
-      "eddy::fluids::poisson::prolong", space, lo, hi,
+      "eddy::fluids::poisson::prolong", space, cells.lo, cells.hi,
       KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += prolongCell(f, c, e, i, j, k); });
 }
 

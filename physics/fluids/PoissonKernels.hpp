@@ -105,12 +105,20 @@ KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, 
   if (diag > 0) x(i, j, k) = (b(i, j, k) + nsum) / diag;
 }
 
-/// Item (t, j, k) of a half sweep over one colour (`shift` = colour + the global offsets): the
-/// cell i = 2t or 2t + 1 of that colour's parity gets smoothCell (items reach past nx by one).
+/// Item (t, j, k) of a half sweep over one colour (`shift` = colour + the global offsets) of the
+/// cells lo0 <= i < hi0 of row (j, k): the cell i = lo0 + 2t or lo0 + 2t + 1 of that colour's
+/// parity gets smoothCell (items reach past hi0 by one).
+KOKKOS_INLINE_FUNCTION void smoothColourRowItem(PoissonGrid const& g, CellView const& b,
+                                                CellView const& x, int shift, int lo0, int hi0,
+                                                int t, int j, int k) {
+  int const i = lo0 + 2 * t + ((shift + lo0 + j + k) & 1);
+  if (i < hi0) smoothCell(g, b, x, i, j, k);
+}
+
+/// smoothColourRowItem over the owned cells of the row.
 KOKKOS_INLINE_FUNCTION void smoothColourItem(PoissonGrid const& g, CellView const& b,
                                              CellView const& x, int shift, int t, int j, int k) {
-  int const i = 2 * t + ((shift + j + k) & 1);
-  if (i < g.nx) smoothCell(g, b, x, i, j, k);
+  smoothColourRowItem(g, b, x, shift, 0, g.nx, t, j, k);
 }
 
 /// The value of cell (i, j, k) after the first half sweep from x = 0 of the colour with
@@ -211,9 +219,16 @@ void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView con
                       CellView const& q, std::vector<Box3> const& boxes,
                       ReproducibleAccumulator& sum);
 
-/// r = b - A x (no reduction).
+/// The owned cells of g and `rings` layers of ghosts around them, except ghosts beyond a wall
+/// (and no z ghosts in 2D). A kernel over such a box computes in its ghosts exactly what their
+/// owners compute (walls are decided from global indices), provided it reads only ghosts that
+/// are current, i.e. at most rings + 1 layers out, and no periodic axis has an odd global
+/// extent (the colours of a red-black sweep would not match across the wrap).
+Box3 withGhostRings(PoissonGrid const& g, int rings);
+
+/// r = b - A x over `cells` (no reduction): x must be current one layer beyond them, b on them.
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
-              CellView const& r);
+              CellView const& r, Box3 const& cells);
 /// x += alpha p, r -= alpha q.
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
               CellView const& q, CellView const& x, CellView const& r);
@@ -229,17 +244,17 @@ void addConstant(ExecSpace const& space, PoissonGrid const& g, double c, CellVie
 void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src,
                CellView const& dst);
 
-/// One Gauss-Seidel half sweep: updates the cells whose global i + j + k has parity `colour`.
-/// Cells of one colour only read the other colour (and, across an odd periodic wrap, ghosts), so
-/// the result does not depend on the order or the decomposition.
+/// One Gauss-Seidel half sweep over `cells` (withGhostRings): updates the cells whose global
+/// i + j + k has parity `colour`. Cells of one colour only read the other colour (and, across an
+/// odd periodic wrap, ghosts), so the result does not depend on the order or the decomposition.
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                  CellView const& x, int colour);
+                  CellView const& x, int colour, Box3 const& cells);
 
-/// The first half sweep from x = 0 (ghosts included), in one pass that needs no zeroed x: cells
-/// of parity `colour` get (b + 0) / diag, exactly what smoothColour gives them from zeros, the
-/// others 0. Ghosts are not written: exchange x before a kernel reads them.
+/// The first half sweep from x = 0 over `cells`, in one pass that needs no zeroed x: cells of
+/// parity `colour` get (b + 0) / diag, exactly what smoothColour gives them from zeros, the
+/// others 0. Ghosts outside `cells` are not written: exchange x before a kernel reads them.
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                          CellView const& x, int colour);
+                          CellView const& x, int colour, Box3 const& cells);
 
 /// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
 /// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine
@@ -247,11 +262,12 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b);
 /// x_fine += P e_coarse: bilinear / trilinear cell-centred interpolation, weights 3/4 (parent)
-/// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). The
-/// coarse correction's rank and periodic ghosts must be current. Also updates x's ghost layer
-/// (rank and periodic ghosts; wall ghosts are never read): a ghost holding its owner's x then
-/// holds its owner's x + P e, bit for bit, so x needs no exchange after this.
+/// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). Also
+/// updates `rings` layers of x's ghosts (rank and periodic ghosts; wall ghosts are never read):
+/// a ghost holding its owner's x then holds its owner's x + P e, bit for bit, so those layers
+/// need no exchange after this. The coarse correction's rank and periodic ghosts must be current
+/// `rings` layers deep (one layer reaches the fine ghosts of the first).
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
-                PoissonGrid const& coarse, CellView const& e);
+                PoissonGrid const& coarse, CellView const& e, int rings);
 
 }  // namespace eddy::fluids::detail

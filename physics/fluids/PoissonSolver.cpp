@@ -81,7 +81,9 @@ struct PoissonSolver::Impl {
           space, c, d, h, options.preSmooth, options.postSmooth,
           options.fusedCoarseCells >= 0 ? options.fusedCoarseCells : fusedCellsFromEnvironment(),
           options.gatheredCoarseCells >= 0 ? options.gatheredCoarseCells
-                                           : gatherCellsFromEnvironment());
+                                           : gatherCellsFromEnvironment(),
+          options.correctionRings >= 0 ? options.correctionRings
+                                       : correctionRingsFromEnvironment());
     }
     // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
     // solve holds; other widths get theirs on first use.

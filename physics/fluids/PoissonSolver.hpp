@@ -47,6 +47,10 @@ struct PoissonOptions {
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
   /// runs on a second execution-space instance, then to the shell (bitwise the same result).
   bool overlap = false;
+  /// Ghost layers of the multigrid corrections, 1 or 2 (Multigrid.hpp): 2 exchanges a level's
+  /// correction once per red-black sweep instead of before every half sweep (the same bits).
+  /// -1: EDDY_MG_CORRECTION_RINGS from the environment (default 2).
+  int correctionRings = -1;
 };
 
 struct PoissonStats {

@@ -503,6 +503,79 @@ TEST(Poisson, GatheringCoarseLevelsEarlierGivesTheSameBits) {
     }
 }
 
+// Multigrid corrections with two ghost layers (PoissonOptions::correctionRings): each half sweep
+// after an exchange also computes the first ghost layer, as its owner does, so that the next
+// one needs no exchange. The same iterations, history and field as with one layer, on any rank
+// count, 2D and 3D, walls and periodic axes, odd extents (levels that keep one layer), other
+// sweep counts, with and without the one-launch tail.
+TEST(Poisson, TwoGhostLayersGiveTheSameBits) {
+  struct Case {
+    Problem problem;
+    long long fused;  // fusedCoarseCells
+    int sweeps;       // pre = post
+  };
+  std::vector<Case> const cases = {
+      {{{64, 48, 1}, 2, {true, false, false}}, 0, 2},
+      {{{36, 28, 1}, 2, {false, true, false}}, 0, 1},
+      {{{16, 24, 32}, 3, {false, true, true}}, 0, 2},
+      {{{32, 32, 32}, 3, {true, true, true}}, 64, 2},
+      {{{48, 32, 40}, 3, {true, true, true}}, 0, 3},  // the coarsest level is 6 x 4 x 5
+      {{{24, 16, 40}, 3, {false, false, false}}, 0, 2},
+      {{{30, 16, 1}, 2, {true, true, false}}, 0, 2},  // 15 x 8: the finest level alone
+  };
+  for (auto const& c : cases) {
+    eddy::ExecSpace space;
+    CartDecomposition const d = c.problem.decomp(MPI_COMM_WORLD);
+    PoissonOptions one = options(PoissonMethod::MultigridCG, 1e-9, 400);
+    one.preSmooth = one.postSmooth = c.sweeps;
+    one.fusedCoarseCells = c.fused;
+    one.gatheredCoarseCells = 0;
+    one.correctionRings = 1;
+    PoissonOptions two = one;
+    two.correctionRings = 2;
+    PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), one);
+    PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), two);
+    SCOPED_TRACE(eddy::toString(c.problem.cells) + " on " + d.describe() + ", " +
+                 std::to_string(c.sweeps) + " sweeps");
+    PoissonStats const sa = expectSameSolve(a, d, b, d, false);
+    EXPECT_TRUE(sa.converged);
+    EXPECT_GT(sa.iterations, 1);
+  }
+}
+
+// What the second ghost layer saves: the halo exchanges of one V-cycle on a periodic 32^3 grid
+// (levels 32, 16, 8, 4, 2 cells per axis, all step by step, 2 sweeps each way). One layer: each
+// of levels 0-3 exchanges x before 3 of its 4 pre-smoothing half sweeps, before the residual,
+// the residual itself, x before 3 of its 4 post-smoothing half sweeps, and the next level's
+// correction before the prolongation (9); the coarsest level x before 15 of its 16 half sweeps.
+// Two layers on levels 1-3: b once, x twice up to the residual, x once after the prolongation
+// (twice on level 3, whose coarser level keeps one layer), the next level's correction (5, 5, 6).
+TEST(Poisson, TwoGhostLayersSaveExchanges) {
+  eddy::ExecSpace space;
+  Problem const s{{32, 32, 32}, 3, {true, true, true}};
+  CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+  long long counted[2] = {0, 0};
+  for (int rings : {1, 2}) {
+    eddy::fluids::Multigrid mg(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, rings);
+    ASSERT_EQ(mg.levels(), 5);
+    for (int l = 0; l < mg.levels(); ++l)
+      EXPECT_EQ(mg.correctionGhost(l), rings == 2 && l > 0 && l < 4 ? 2 : 1) << "level " << l;
+    Field<MemSpace> r(space, "eddy::test::poisson::r", d, 1);
+    Field<MemSpace> z(space, "eddy::test::poisson::z", d, 1);
+    Field<MemSpace> work(space, "eddy::test::poisson::work", d, 1);
+    fillOwned(r, roughRhs);
+    eddy::timing::reset();
+    mg.apply(space, r, z, work);
+    space.fence();
+    counted[rings - 1] = eddy::timing::calls("eddy::halo::exchange");
+  }
+  if (eddy::test::worldSize() == 1) {
+    EXPECT_EQ(counted[0], 4 * 9 + 15);
+    EXPECT_EQ(counted[1], 9 + 5 + 5 + 6 + 15);
+  }
+  EXPECT_LT(counted[1], counted[0]);
+}
+
 TEST(Poisson, AMalformedGatherCellCountIsAConfigError) {
   {
     eddy::test::ScopedEnv bad("EDDY_MG_GATHER_CELLS", "many");
@@ -514,6 +587,23 @@ TEST(Poisson, AMalformedGatherCellCountIsAConfigError) {
   }
   EXPECT_EQ(eddy::fluids::gatherCellsFromEnvironment(),
             eddy::compat::gatheredCoarseCells<eddy::ExecSpace>());
+}
+
+TEST(Poisson, AMalformedCorrectionRingCountIsAConfigError) {
+  {
+    eddy::test::ScopedEnv bad("EDDY_MG_CORRECTION_RINGS", "3");
+    EXPECT_THROW(eddy::fluids::correctionRingsFromEnvironment(), eddy::ConfigError);
+  }
+  {
+    eddy::test::ScopedEnv one("EDDY_MG_CORRECTION_RINGS", "1");
+    EXPECT_EQ(eddy::fluids::correctionRingsFromEnvironment(), 1);
+  }
+  EXPECT_EQ(eddy::fluids::correctionRingsFromEnvironment(), 2);
+  eddy::ExecSpace space;
+  Problem const s{{16, 16, 1}, 2, {true, true, false}};
+  CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 3),
+               eddy::ConfigError);
 }
 
 // Which levels the one launch takes: the small ones held whole on this rank.

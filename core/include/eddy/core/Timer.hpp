@@ -31,6 +31,8 @@ namespace timing {
 void record(std::string const& name, double seconds);
 /// Forgets every region (tests; a new run).
 void reset();
+/// How often this rank entered region `name` since the last reset (0 if never).
+long long calls(std::string const& name);
 /// Collective: a table of every region with calls and min/mean/max seconds over the ranks that
 /// entered it, and its share of `wallSeconds`. Returned on rank 0; empty on the others.
 std::string summary(MPI_Comm comm, double wallSeconds);
