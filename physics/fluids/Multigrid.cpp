@@ -423,15 +423,15 @@ void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, 
 }
 
 Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b,
-                                   int bRings, FieldType& x, int sweeps, bool redFirst,
-                                   bool fromZero, Rings current) {
-  int const width = x.ghost();
+                                   FieldType& x, int sweeps, bool redFirst, bool fromZero,
+                                   Rings current) {
+  int const width = x.ghost();  // b is current width - 1 layers out (see cycle)
   Rings d = current;
   for (int n = 0; n < 2 * sweeps; ++n) {
     int const colour = redFirst ? n % 2 : 1 - n % 2;
     if (n == 0 && fromZero) {
       // Writes both colours (the other as 0) of its cells from b alone.
-      int const rings = std::min(bRings, width - 1);
+      int const rings = width - 1;
       detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour,
                                    detail::withGhostRings(level.grid, rings));
       d.colour[0] = d.colour[1] = rings;
@@ -441,7 +441,7 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
       exchange(space, *level.halo, x);
       d.colour[0] = d.colour[1] = width;
     }
-    int const rings = std::min({d.colour[1 - colour] - 1, width - 1, bRings});
+    int const rings = std::min(d.colour[1 - colour] - 1, width - 1);
     detail::smoothColour(space, level.grid, b.access(), x.access(), colour,
                          detail::withGhostRings(level.grid, rings));
     d.colour[colour] = rings;
@@ -503,8 +503,8 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     // >= 4 sweeps each way. The second starts with the colour the first ended with: its ghosts
     // count as stale (across an odd periodic wrap, which the coarsest level may have, a cell
     // reads ghosts of its own colour).
-    smooth(space, level, b, 0, x, m_coarseSweeps, true, true, {});
-    smooth(space, level, b, 0, x, m_coarseSweeps, false, false, {});
+    smooth(space, level, b, x, m_coarseSweeps, true, true, {});
+    smooth(space, level, b, x, m_coarseSweeps, false, false, {});
     return;
   }
   Level& coarse = *m_levels[l + 1];
@@ -516,13 +516,12 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   Rings d;
   {
     ScopedRegion own(m_levelRegions[l]);
-    int const bRings = wide ? 1 : 0;
     if (wide) exchange(space, *level.halo, *level.b);  // b is the level's own (not the finest)
     if (m_pre == 0) {
       Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
       d.colour[0] = d.colour[1] = x.ghost();
     }
-    d = smooth(space, level, b, bRings, x, m_pre, true, m_pre > 0, d);
+    d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d);
     int const resRings = wide && !gathers ? 1 : 0;
     if (d.least() < resRings + 1) {
       exchange(space, *level.halo, x);
@@ -547,7 +546,7 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   int const rings = std::min(d.least(), coarse.x->ghost());
   detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), rings);
   d.colour[0] = d.colour[1] = rings;
-  smooth(space, level, b, wide ? 1 : 0, x, m_post, false, false, d);
+  smooth(space, level, b, x, m_post, false, false, d);
 }
 
 }  // namespace eddy::fluids

@@ -125,11 +125,12 @@ class Multigrid {
   void cycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
              Field<MemSpace>& res);
   /// `sweeps` sweeps on `level` (red then black, or the reverse), exchanging x only when the
-  /// next half sweep reads ghosts that are not current. `fromZero`: x counts as 0 and the first
-  /// half sweep writes its cells from b alone (b current `bRings` layers out); else `current`
-  /// says which of x's ghosts are current. Returns what is current at the end.
-  Rings smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, int bRings,
-               Field<MemSpace>& x, int sweeps, bool redFirst, bool fromZero, Rings current);
+  /// next half sweep reads ghosts that are not current; a half sweep also updates x's first
+  /// ghost layer where x has two (b must then be current one layer out). `fromZero`: x counts as
+  /// 0 and the first half sweep writes its cells from b alone; else `current` says which of x's
+  /// ghosts are current. Returns what is current at the end.
+  Rings smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
+               int sweeps, bool redFirst, bool fromZero, Rings current);
   void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
