@@ -38,7 +38,7 @@ Kokkos options (--kokkos-device-id, --kokkos-num-threads, ...) may follow the co
 
 Environment:
   EDDY_GPU_AWARE_MPI=0|1      override the probe of MPI's GPU awareness
-  EDDY_TRANSPORT=NAME         nccl, mpi or mpi-staged when the deck says auto
+  EDDY_TRANSPORT=NAME         nccl, mpi, mpi-staged or cuda-ipc when the deck says auto
   EDDY_DEBUG_LOG=DIR          write a per-rank debug log DIR/eddy.debug.<rank>.log
   EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
 

@@ -1,7 +1,9 @@
 #include "eddy/core/Transport.hpp"
 
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Runtime.hpp"
 
+#include <climits>
 #include <cstdlib>
 #include <optional>
 
@@ -43,14 +45,18 @@ char const* name(TransportKind kind) {
       return "mpi-staged";
     case TransportKind::Nccl:
       return "nccl";
+    case TransportKind::CudaIpc:
+      return "cuda-ipc";
   }
   return "unknown";
 }
 
 TransportKind parse(std::string const& text) {
-  for (auto k : {TransportKind::Nccl, TransportKind::Mpi, TransportKind::MpiStaged})
+  for (auto k :
+       {TransportKind::CudaIpc, TransportKind::Nccl, TransportKind::Mpi, TransportKind::MpiStaged})
     if (text == name(k)) return k;
-  throw ConfigError(str("transport '", text, "' is not one of auto, nccl, mpi, mpi-staged"));
+  throw ConfigError(
+      str("transport '", text, "' is not one of auto, cuda-ipc, nccl, mpi, mpi-staged"));
 }
 
 bool ncclBuilt(std::string* version) {
@@ -64,7 +70,12 @@ std::vector<TransportKind> available() {
     a = {TransportKind::Mpi, TransportKind::MpiStaged};
     return a;
   }
-  if (ncclBuilt() && !gpuShared()) a.push_back(TransportKind::Nccl);
+  if (ncclBuilt() && !gpuShared()) {
+    // nccl first: cuda-ipc moves a 512^3 block's halo faster (bench_halo) but made the
+    // Navier-Stokes step no faster on two H200s (docs/PERFORMANCE.md, ninth batch).
+    a.push_back(TransportKind::Nccl);
+    a.push_back(TransportKind::CudaIpc);
+  }
   if (mpi::gpuAware()) a.push_back(TransportKind::Mpi);
   a.push_back(TransportKind::MpiStaged);
   return a;
@@ -86,7 +97,7 @@ void select(std::string const& choice) {
   auto const a = available();
   if (std::find(a.begin(), a.end(), k) == a.end()) {
     std::string why;
-    if (k == TransportKind::Nccl)
+    if (usesNccl(k))
       why = !kDeviceBackend ? "the default execution space is on the host"
             : gpuShared()   ? "ranks of one node share a GPU (NCCL needs one GPU per rank)"
                             : "this build has no NCCL (configure with EDDY_ENABLE_NCCL=ON)";
@@ -111,19 +122,28 @@ TransportKind current() {
 std::string describe() {
   TransportKind const k = current();
   std::string s = str(name(k), " (", chosenWhy());
-  if (k == TransportKind::Nccl) {
+  if (usesNccl(k)) {
     std::string v;
     ncclBuilt(&v);
     s += ", NCCL " + v;
+    if (k == TransportKind::CudaIpc) s += " for the other messages";
   }
   s += str("; available: ", list(available()));
-  if (gpuShared() && ncclBuilt()) s += "; nccl not offered: ranks share a GPU";
+  if (gpuShared() && ncclBuilt()) s += "; cuda-ipc and nccl not offered: ranks share a GPU";
   s += ")";
   return s;
 }
 
 void finalize() {
   detail::nccl::finalize();
+}
+
+std::size_t ipcMinBytes() {
+  static std::size_t const bytes = static_cast<std::size_t>(integerFromEnvironment(
+      "EDDY_CUDA_IPC_MIN_BYTES", 0, 0, LLONG_MAX,
+      "a byte count >= 0 (cuda-ipc copies the messages of a halo exchange to and from a peer "
+      "when the larger holds at least this many bytes)"));
+  return bytes;
 }
 
 void setGpuShared(bool shared) {

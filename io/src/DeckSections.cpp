@@ -62,11 +62,13 @@ Key parallel() {
                        "Pass device buffers to MPI directly: auto probes the MPI library "
                        "(EDDY_GPU_AWARE_MPI overrides the probe).")
                .defaultValue("auto"))
-      .add(Key::choice("transport", {"auto", "nccl", "mpi", "mpi-staged"},
+      .add(Key::choice("transport", {"auto", "nccl", "mpi", "mpi-staged", "cuda-ipc"},
                        "How halo and particle messages between ranks travel: NCCL on the GPU "
                        "stream, MPI on the buffers (host builds, GPU-aware MPI), or MPI through "
                        "pinned host copies; auto takes the first available in that order "
-                       "(EDDY_TRANSPORT overrides auto). `eddy info` lists what is available.")
+                       "(EDDY_TRANSPORT overrides auto). cuda-ipc, only when chosen: halo "
+                       "messages as copies between the GPUs of a node (CUDA IPC), the rest by "
+                       "NCCL. `eddy info` lists what is available.")
                .defaultValue("auto"))
       .add(Key::choice("overlap", {"auto", "on", "off"},
                        "Overlap halo exchanges with computation (fluids: the velocity exchanges "

@@ -105,6 +105,44 @@ std::vector<Case> cases() {
   };
 }
 
+/// Value k of round r that rank `from` sends (ABoundMessageSet...): exact in a double.
+KOKKOS_INLINE_FUNCTION double roundValue(int from, int r, int k) {
+  return 1.0 + k + 4096.0 * (r + 64.0 * from);
+}
+
+/// `rounds` rounds of a bound message set (ABoundMessageSet...): rank r sends roundValue(r,
+/// round, k) as value k, received values are checked on the device and counted in `wrong`.
+/// Values below `split` come from the left neighbour, the others from the right.
+template <class Exec, class Buffer, class Count>
+void runRounds(Exec const& space, eddy::PeerExchange<Exec>& peers, Buffer const& send,
+               std::vector<eddy::PeerMessage> const& sends, Buffer const& recv,
+               std::vector<eddy::PeerMessage> const& recvs, int split, int rounds,
+               Count const& wrong) {
+  int const size = eddy::test::worldSize(), rank = eddy::test::worldRank();
+  int const left = (rank + size - 1) % size, right = (rank + 1) % size;
+  int const n = static_cast<int>(send.extent(0));
+  Buffer busy("eddy::test::busy", 1 << 22);
+  for (int r = 0; r < rounds; ++r) {
+    peers.prepareSend(space);
+    Kokkos::parallel_for(
+        "eddy::test::fillRound", Kokkos::RangePolicy<Exec>(space, 0, n),
+        KOKKOS_LAMBDA(int const k) { send(k) = roundValue(rank, r, k); });
+    peers.post(space, send, sends, recv, recvs);
+    if (rank % 2 == 1)
+      Kokkos::parallel_for(
+          "eddy::test::delay", Kokkos::RangePolicy<Exec>(space, 0, int(busy.extent(0))),
+          KOKKOS_LAMBDA(int const k) { busy(k) = busy(k) * 0.5 + k; });
+    peers.wait(space);
+    Kokkos::parallel_for(
+        "eddy::test::checkRound", Kokkos::RangePolicy<Exec>(space, 0, n),
+        KOKKOS_LAMBDA(int const k) {
+          double const expect = k < split ? roundValue(left, r, k) : roundValue(right, r, k);
+          if (recv(k) != expect) Kokkos::atomic_add(&wrong(), 1LL);
+        });
+  }
+  space.fence();
+}
+
 template <class Exec>
 class HaloExchangeTest : public ::testing::Test {};
 TYPED_TEST_SUITE(HaloExchangeTest, eddy::test::ExecSpaces);
@@ -259,12 +297,13 @@ TYPED_TEST(HaloExchangeTest, PeerMessagesLeaveTheGapsOfTheReceiveBuffer) {
   // To the right: values 0..2 (tag 1); to the left: values 3..4 (tag 2).
   std::vector<eddy::PeerMessage> const sends{{right, 1, 0, 3}, {left, 2, 3, 2}};
   std::vector<eddy::PeerMessage> const recvs{{left, 1, 0, 3}, {right, 2, 8, 2}};
-  for (eddy::TransportKind kind :
-       {eddy::TransportKind::Mpi, eddy::TransportKind::MpiStaged, eddy::TransportKind::Nccl}) {
+  for (eddy::TransportKind kind : {eddy::TransportKind::Mpi, eddy::TransportKind::MpiStaged,
+                                   eddy::TransportKind::Nccl, eddy::TransportKind::CudaIpc}) {
     auto const available = eddy::transport::available();
     if (std::find(available.begin(), available.end(), kind) == available.end()) continue;
-    // NCCL carries messages between ranks only (callers copy what a rank sends itself).
-    if (kind == eddy::TransportKind::Nccl && size == 1) continue;
+    // NCCL carries messages between ranks only (callers copy what a rank sends itself); so
+    // does cuda-ipc for a message set that is not bound.
+    if (eddy::transport::usesNccl(kind) && size == 1) continue;
     SCOPED_TRACE(eddy::transport::name(kind));
     Kokkos::deep_copy(recv, hr);
     {
@@ -280,6 +319,45 @@ TYPED_TEST(HaloExchangeTest, PeerMessagesLeaveTheGapsOfTheReceiveBuffer) {
   }
 }
 
+// A message set bound to its buffers (PeerExchange::bind), run for many rounds without a
+// fence: each round's values must arrive, none from an earlier round and none overwritten by
+// the next before it was received. Odd ranks delay their side of each round with extra work, so
+// that with cuda-ipc a fast sender would overwrite its buffer while the slow one still copies
+// out of it, were the rounds not ordered.
+TYPED_TEST(HaloExchangeTest, ABoundMessageSetCarriesEveryRoundInOrder) {
+  using Exec = TypeParam;
+  using Buffer = Kokkos::View<double*, typename Exec::memory_space>;
+  Exec const space;
+  int const size = eddy::test::worldSize(), rank = eddy::test::worldRank();
+  int const left = (rank + size - 1) % size, right = (rank + 1) % size;
+  // 3000 values to the right (tag 1), 1000 to the left (tag 2); with two ranks both go to the
+  // one peer and travel as one message.
+  int constexpr nr = 3000, nl = 1000, rounds = 40;
+  std::vector<eddy::PeerMessage> const sends{{right, 1, 0, nr}, {left, 2, nr, nl}};
+  std::vector<eddy::PeerMessage> const recvs{{left, 1, 0, nr}, {right, 2, nr, nl}};
+  Kokkos::View<long long, typename Exec::memory_space> wrong("eddy::test::wrong");
+  for (eddy::TransportKind kind : eddy::transport::available()) {
+    // NCCL and CUDA IPC carry messages between ranks only.
+    if (eddy::transport::usesNccl(kind) && size == 1) continue;
+    SCOPED_TRACE(eddy::transport::name(kind));
+    Kokkos::deep_copy(wrong, 0);
+    {
+      eddy::PeerExchange<Exec> peers(MPI_COMM_WORLD, kind, /*coalesce=*/true);
+      auto const buffers = peers.bind(space, sends, recvs, nr + nl, nr + nl, "eddy::test");
+      Buffer const send = buffers.first, recv = buffers.second;
+      if (kind == eddy::TransportKind::CudaIpc && eddy::kDeviceBackend && size > 1) {
+        EXPECT_FALSE(peers.ipcPeers().empty()) << "the ranks of one node are not reached by IPC";
+      }
+      runRounds(space, peers, send, sends, recv, recvs, nr, rounds, wrong);
+      space.fence();
+    }
+    long long got = 0;
+    Kokkos::deep_copy(got, wrong);
+    EXPECT_EQ(got, 0) << "values of " << rounds << " rounds arrived wrong on rank " << rank;
+  }
+  EXPECT_TRUE(eddy::test::allRanks(!::testing::Test::HasFailure()));
+}
+
 TEST(Transport, ChoicesAreValidatedAndNamed) {
   auto const available = eddy::transport::available();
   ASSERT_FALSE(available.empty());
@@ -290,8 +368,8 @@ TEST(Transport, ChoicesAreValidatedAndNamed) {
   for (auto k : available) EXPECT_EQ(eddy::transport::parse(eddy::transport::name(k)), k);
   EXPECT_THROW(eddy::transport::parse("infiniband"), eddy::ConfigError);
   EXPECT_THROW(eddy::transport::select("carrier-pigeon"), eddy::ConfigError);
-  for (auto k :
-       {eddy::TransportKind::Nccl, eddy::TransportKind::Mpi, eddy::TransportKind::MpiStaged}) {
+  for (auto k : {eddy::TransportKind::CudaIpc, eddy::TransportKind::Nccl, eddy::TransportKind::Mpi,
+                 eddy::TransportKind::MpiStaged}) {
     bool const offered = std::find(available.begin(), available.end(), k) != available.end();
     if (offered) {
       eddy::transport::select(eddy::transport::name(k));

@@ -32,6 +32,7 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -147,10 +148,10 @@ class HaloExchange {
     validate(comm, decomp);
     m_rank = decomp.rank();
     buildMessages(decomp);
-    allocate(space);
     m_comm = mpi::DuplicatedComm(comm);
     verifyMessageCounts(m_comm.get(), m_peerSends, m_peerRecvs, "HaloExchange");
     m_peers = PeerExchange<Exec>(m_comm.get(), transport, /*coalesce=*/true);
+    allocate(space);
   }
   /// Prepares the exchange of fields shaped like `field`.
   HaloExchange(Exec const& space, MPI_Comm comm, CartDecomposition const& decomp,
@@ -170,6 +171,7 @@ class HaloExchange {
     if (m_inFlight)
       throw Error(str("HaloExchange::start on field '", field.label(),
                       "': the previous exchange was not finished"));
+    m_peers.prepareSend(space);
     if (m_sendTotal > 0)
       copy<true>(space, m_sendRegions, int(m_peerSends.size()), m_sendBuf, field, {0, m_sendTotal},
                  {0, m_sendRows}, "eddy::halo::pack");
@@ -389,10 +391,10 @@ class HaloExchange {
     };
     m_sendRegions = table(true, "eddy::halo::sendRegions");
     m_recvRegions = table(false, "eddy::halo::recvRegions");
-    m_sendBuf =
-        Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::sendBuffer")), m_sendTotal);
-    m_recvBuf =
-        Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::recvBuffer")), m_recvTotal);
+    // The messages are the same in every exchange: bound to the transport (cuda-ipc lets the
+    // ranks of this node copy them out of the send buffer).
+    std::tie(m_sendBuf, m_recvBuf) =
+        m_peers.bind(space, m_peerSends, m_peerRecvs, m_sendTotal, m_recvTotal, "eddy::halo");
     // The host tables above die here; their copies must be complete.
     space.fence();
   }
