@@ -83,14 +83,23 @@ struct Pairing {
   std::vector<MPI_Request> pending;
 };
 
-void* allocate(std::size_t bytes) {
+// Kokkos Tools see these buffers as they see Views (memory profilers, Model::bytes() checks).
+void* allocate(std::size_t bytes, std::string const& label) {
   void* p = nullptr;
-  check(cudaMalloc(&p, std::max<std::size_t>(bytes, 256)), "cudaMalloc of a shared send buffer");
+  check(cudaMalloc(&p, std::max<std::size_t>(bytes, 256)),
+        str("cudaMalloc of ", bytes, " bytes for '", label, "'").c_str());
+  if (Kokkos::Tools::profileLibraryLoaded())
+    Kokkos::Tools::allocateData(Kokkos::Tools::make_space_handle(MemSpace::name()), label, p,
+                                bytes);
   return p;
 }
 
-void release(void* p) noexcept {
-  if (p) cudaFree(p);
+void release(void* p, std::size_t bytes, std::string const& label) noexcept {
+  if (!p) return;
+  if (Kokkos::Tools::profileLibraryLoaded())
+    Kokkos::Tools::deallocateData(Kokkos::Tools::make_space_handle(MemSpace::name()), label, p,
+                                  bytes);
+  cudaFree(p);
 }
 
 namespace {

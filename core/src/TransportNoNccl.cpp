@@ -34,10 +34,10 @@ namespace {
 }
 }  // namespace
 
-void* allocate(std::size_t) {
+void* allocate(std::size_t, std::string const&) {
   unavailable();
 }
-void release(void*) noexcept {}
+void release(void*, std::size_t, std::string const&) noexcept {}
 Pairing* pair(MPI_Comm, double const*, std::vector<PeerMessage> const&,
               std::vector<PeerMessage> const&, std::size_t, std::vector<int>&) {
   unavailable();

@@ -108,10 +108,10 @@ void exchange(void* comm, void* stream, double const* send, std::vector<PeerMess
 }  // namespace detail::nccl
 
 namespace detail::ipc {
-/// Device memory that the processes of other ranks can map (its own allocation); release frees
-/// it.
-void* allocate(std::size_t bytes);
-void release(void* p) noexcept;
+/// `bytes` of device memory that the processes of other ranks can map (its own allocation),
+/// reported to Kokkos Tools as an allocation labelled `label`; release frees it.
+void* allocate(std::size_t bytes, std::string const& label);
+void release(void* p, std::size_t bytes, std::string const& label) noexcept;
 /// The pairing of a bound message set with the ranks on this node (opaque).
 struct Pairing;
 /// Pairs `sends` (from `sendBase`, an allocation of `allocate`) and `recvs`, at most one message
@@ -179,6 +179,8 @@ class PeerExchange {
       m_inFlight = o.m_inFlight;
       m_ipc = o.m_ipc;
       m_ipcSend = o.m_ipcSend;
+      m_ipcSendBytes = o.m_ipcSendBytes;
+      m_ipcSendLabel = std::move(o.m_ipcSendLabel);
       m_viaIpc = std::move(o.m_viaIpc);
       m_boundSends = std::move(o.m_boundSends);
       m_boundRecvs = std::move(o.m_boundRecvs);
@@ -214,11 +216,13 @@ class PeerExchange {
     if (m_kind == TransportKind::CudaIpc && m_nccl) {
       prepare(sends, "send", m_boundSends);
       prepare(recvs, "receive", m_boundRecvs);
-      m_ipcSend = detail::ipc::allocate(sendCount * sizeof(double));
+      m_ipcSendLabel = label + "::sendBuffer";
+      m_ipcSendBytes = sendCount * sizeof(double);
+      m_ipcSend = detail::ipc::allocate(m_ipcSendBytes, m_ipcSendLabel);
       m_ipc = detail::ipc::pair(m_comm, static_cast<double*>(m_ipcSend), m_boundSends, m_boundRecvs,
                                 transport::ipcMinBytes(), m_viaIpc);
       if (m_ipc) return {Buffer(static_cast<double*>(m_ipcSend), sendCount), recv};
-      detail::ipc::release(m_ipcSend);  // no peer on this node: nccl carries everything
+      detail::ipc::release(m_ipcSend, m_ipcSendBytes, m_ipcSendLabel);  // nccl carries all
       m_ipcSend = nullptr;
     }
     return {Buffer(Kokkos::view_alloc(space, label + "::sendBuffer"), sendCount), recv};
@@ -351,7 +355,8 @@ class PeerExchange {
     cancel();
     m_inFlight = false;
     if (m_ipc) unwinding ? detail::ipc::abandon(m_ipc) : detail::ipc::destroy(m_ipc);
-    if (m_ipcSend && !unwinding) detail::ipc::release(m_ipcSend);  // a peer may still map it
+    // Unwinding, a peer may still map the buffer: it is left to exit.
+    if (m_ipcSend && !unwinding) detail::ipc::release(m_ipcSend, m_ipcSendBytes, m_ipcSendLabel);
     m_ipc = nullptr;
     m_ipcSend = nullptr;
   }
@@ -431,8 +436,10 @@ class PeerExchange {
   HostBuffer m_sendHost, m_recvHost;
   std::vector<std::pair<std::size_t, std::size_t>> m_recvRanges;  ///< staged: copied back
   bool m_inFlight = false;
-  detail::ipc::Pairing* m_ipc = nullptr;                ///< cuda-ipc: the bound messages' pairing
-  void* m_ipcSend = nullptr;                            ///< cuda-ipc: the bound send buffer (owned)
+  detail::ipc::Pairing* m_ipc = nullptr;  ///< cuda-ipc: the bound messages' pairing
+  void* m_ipcSend = nullptr;              ///< cuda-ipc: the bound send buffer (owned)
+  std::size_t m_ipcSendBytes = 0;         ///< its size and label (Kokkos Tools)
+  std::string m_ipcSendLabel;
   std::vector<int> m_viaIpc;                            ///< peers reached by CUDA IPC
   std::vector<PeerMessage> m_boundSends, m_boundRecvs;  ///< coalesced, as bound
   bool m_ipcRound = false;  ///< the round in flight pulls the bound messages
