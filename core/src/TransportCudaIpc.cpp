@@ -131,14 +131,17 @@ void receiveToken(Pairing const& p, int peer, int tag) {
 /// alone when unwinding (the peers may not get there; mappings and events are left to exit).
 void teardown(Pairing* p, bool collective) noexcept;
 
+/// Unmaps the peer's buffer and releases its events.
+void closeLink(Link& l) noexcept {
+  if (l.remoteBase) cudaIpcCloseMemHandle(l.remoteBase);
+  if (l.peerSent) cudaEventDestroy(l.peerSent);
+  if (l.peerPulled) cudaEventDestroy(l.peerPulled);
+  l.remoteBase = nullptr;
+  l.peerSent = l.peerPulled = nullptr;
+}
+
 void closeLinks(Pairing& p) noexcept {
-  for (auto& l : p.links) {
-    if (l.remoteBase) cudaIpcCloseMemHandle(l.remoteBase);
-    if (l.peerSent) cudaEventDestroy(l.peerSent);
-    if (l.peerPulled) cudaEventDestroy(l.peerPulled);
-    l.remoteBase = nullptr;
-    l.peerSent = l.peerPulled = nullptr;
-  }
+  for (auto& l : p.links) closeLink(l);
 }
 
 }  // namespace
@@ -150,10 +153,13 @@ Pairing* pair(MPI_Comm comm, double const* sendBase, std::vector<PeerMessage> co
   int rank = 0;
   checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   // One link per peer other than this rank, in increasing peer order on both sides.
+  auto const toPeer = [rank](PeerMessage const& m) {
+    return m.peer != MPI_PROC_NULL && m.peer != rank && m.count > 0;
+  };
   std::vector<int> peers;
   for (auto const* set : {&sends, &recvs})
     for (auto const& m : *set)
-      if (m.peer != MPI_PROC_NULL && m.peer != rank && m.count > 0) peers.push_back(m.peer);
+      if (toPeer(m)) peers.push_back(m.peer);
   std::sort(peers.begin(), peers.end());
   peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
   if (peers.empty()) return nullptr;
@@ -171,9 +177,7 @@ Pairing* pair(MPI_Comm comm, double const* sendBase, std::vector<PeerMessage> co
 
   std::size_t const host = hostHash();
   cudaIpcMemHandle_t memory{};
-  bool const haveMemory = std::any_of(sends.begin(), sends.end(), [&](PeerMessage const& m) {
-    return m.peer != MPI_PROC_NULL && m.peer != rank && m.count > 0;
-  });
+  bool const haveMemory = std::any_of(sends.begin(), sends.end(), toPeer);
   if (haveMemory)
     check(cudaIpcGetMemHandle(&memory, const_cast<double*>(sendBase)), "cudaIpcGetMemHandle");
   cudaIpcEventHandle_t sentHandle{}, pulledHandle{};
@@ -272,9 +276,7 @@ Pairing* pair(MPI_Comm comm, double const* sendBase, std::vector<PeerMessage> co
       used.push_back(state->links[q]);
       viaIpc.push_back(peers[q]);
     } else {
-      Pairing one;
-      one.links.push_back(state->links[q]);
-      closeLinks(one);
+      closeLink(state->links[q]);
     }
   }
   state->links = std::move(used);
