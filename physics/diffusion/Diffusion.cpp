@@ -5,6 +5,7 @@
 #include "eddy/core/FieldBoundary.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
+#include "eddy/core/StencilSweep.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <cmath>
@@ -85,21 +86,17 @@ void Model::setInitialState(ExecSpace const& space) {
 
 void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
                          Field<MemSpace>& out) const {
-  auto u = field.access();
-  auto un = out.access();
   auto const n = m_decomp.localCells();
   int const dims = m_decomp.dims();
   double const cx = m_params.diffusivity * m_dt / (m_h[0] * m_h[0]);
   double const cy = m_params.diffusivity * m_dt / (m_h[1] * m_h[1]);
   double const cz = m_params.diffusivity * m_dt / (m_h[2] * m_h[2]);
-  forEachCellStreaming(
-      "eddy::diffusion::stencil", space, {0, 0, 0}, {n[0], n[1], n[2]},
-      KOKKOS_LAMBDA(int i, int j, int k) {
-        double const c = u(i, j, k);
-        double d = cx * (u(i - 1, j, k) - 2 * c + u(i + 1, j, k)) +
-                   cy * (u(i, j - 1, k) - 2 * c + u(i, j + 1, k));
-        if (dims == 3) d += cz * (u(i, j, k - 1) - 2 * c + u(i, j, k + 1));
-        un(i, j, k) = c + d;
+  sweepSevenPoint(
+      "eddy::diffusion::stencil", space, field, out, {0, 0, 0}, {n[0], n[1], n[2]},
+      KOKKOS_LAMBDA(int, int, int, Neighbours7 const& u) {
+        double d = cx * (u.xm - 2 * u.c + u.xp) + cy * (u.ym - 2 * u.c + u.yp);
+        if (dims == 3) d += cz * (u.zm - 2 * u.c + u.zp);
+        return u.c + d;
       });
 }
 

@@ -1,10 +1,10 @@
 // Benchmark: one sweep of the 7-point (3D) diffusion stencil of eddy::diffusion over an N^3
 // FP64 field on one rank, as effective bandwidth (one read and one write of the field) divided
-// by the deep_copy bandwidth of the same bytes measured in the same run. Also the halo
-// exchange of that field, and iteration variants of the same stencil (MDRange tiles, View
-// indexing, marching in z, flat ranges, row blocks). Prints a Markdown table. (Shared-memory
-// planes, 2.5D blocking in team scratch, ran at 0.46-0.56 of copy on an H200 and were removed:
-// docs/PERFORMANCE.md.)
+// by the deep_copy bandwidth of the same bytes measured in the same run. Also the halo exchange
+// of that field; iteration variants of the same stencil (MDRange tiles, View indexing, marching
+// in z, flat ranges, row blocks, planes streamed through team scratch by sweepSevenPoint); and
+// the ceilings of the iterations themselves (copies of the field: flat with 8 and 16 bytes per
+// thread, by row blocks, by planes). Prints a Markdown table.
 //
 //   bench_stencil [N]      (default 512 on GPUs, 128 on hosts)
 #include "PerfCommon.hpp"
@@ -14,6 +14,7 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/StencilSweep.hpp"
 
 #include <array>
 #include <cstdlib>
@@ -94,6 +95,77 @@ double rowBlockSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
   return eddy::perf::medianSeconds(space, 3, 20, [&] {
     Kokkos::parallel_for("eddy::perf::stencilRows", policy,
                          eddy::BoxRowBlockCells<N, Stencil7>{blocks, st});
+  });
+}
+
+/// The stencil as a seven-point map (sweepSevenPoint's f).
+struct Stencil7Map {
+  double c;
+  KOKKOS_INLINE_FUNCTION double operator()(int, int, int, eddy::Neighbours7 const& u) const {
+    return u.c + c * (u.xm + u.xp + u.ym + u.yp + u.zm + u.zp - 6 * u.c);
+  }
+};
+
+/// The diffusion model's arithmetic as a seven-point map (Diffusion.cpp), to tell its cost from
+/// the iteration's.
+struct DiffusionMap {
+  double cx, cy, cz;
+  int dims;
+  KOKKOS_INLINE_FUNCTION double operator()(int, int, int, eddy::Neighbours7 const& u) const {
+    double d = cx * (u.xm - 2 * u.c + u.xp) + cy * (u.ym - 2 * u.c + u.yp);
+    if (dims == 3) d += cz * (u.zm - 2 * u.c + u.zp);
+    return u.c + d;
+  }
+};
+
+/// A copy as a seven-point map: the plane iteration's own ceiling (no stencil arithmetic).
+struct CopyMap {
+  KOKKOS_INLINE_FUNCTION double operator()(int, int, int, eddy::Neighbours7 const& u) const {
+    return u.c;
+  }
+};
+
+/// A copy cell by cell through GhostedView: the row-block iteration's own ceiling.
+struct CopyCell {
+  eddy::GhostedView<eddy::MemSpace> u, out;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { out(i, j, k) = u(i, j, k); }
+};
+
+/// Two doubles in one 16-byte access.
+struct alignas(16) Double2 {
+  double x, y;
+};
+
+/// A flat copy of `n` values, `Width` (1 or 2) consecutive doubles per thread: what a plain
+/// kernel's accesses reach, against deep_copy.
+template <int Width>
+struct FlatCopy {
+  double const* a;
+  double* b;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    if constexpr (Width == 2)
+      reinterpret_cast<Double2*>(b)[t] = reinterpret_cast<Double2 const*>(a)[t];
+    else
+      b[t] = a[t];
+  }
+};
+
+template <int Width>
+double flatCopySeconds(eddy::ExecSpace const& space, double const* a, double* b, std::int64_t n) {
+  Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>> policy(space, 0, n / Width);
+  return eddy::perf::medianSeconds(space, 3, 20, [&] {
+    Kokkos::parallel_for("eddy::perf::flatCopy", policy, FlatCopy<Width>{a, b});
+  });
+}
+
+/// Seconds per sweep of the plane-streaming iteration with tile TX x TY, Depth planes in flight,
+/// Rows cells per thread and `run` planes per team (0: the sweep's choice).
+template <int TX, int TY, int Depth, int Rows = 1, class Map = Stencil7Map>
+double planeSweepSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
+                         std::array<int, 3> const& n, int run, Map const& map = Map{0.1}) {
+  return eddy::perf::medianSeconds(space, 3, 20, [&] {
+    eddy::sweepSevenPointPlanes<TX, TY, Depth, Rows>("eddy::perf::stencilPlanes", space, st.u,
+                                                     st.out, {0, 0, 0}, n, run, map);
   });
 }
 
@@ -196,6 +268,78 @@ int main(int argc, char** argv) {
         eddy::perf::row(eddy::str("stencil, row blocks of ", 1 << v, " rows (BoxRowBlocks)"),
                         bytes / tr[v] * 1e-9, "GB/s", "copy", bytes / tr[v] / copy);
     }
+    // Plane streaming through team scratch (sweepSevenPoint's iteration on CUDA): tile, planes
+    // in flight, planes per team.
+    struct PlaneVariant {
+      std::string shape;
+      int run;
+      double seconds;
+    };
+    std::vector<PlaneVariant> planes;
+    // (Host backends run teams of one thread, and their team scratch holds 32 KiB: the plane
+    // iteration is for GPUs only.)
+    for (int run : {0, 32, 64, 128}) {
+      if (!eddy::kDeviceBackend) break;
+      // A shape whose scratch does not fit a team is reported, not fatal.
+      auto add = [&](std::string shape, auto seconds) {
+        try {
+          planes.push_back({std::move(shape), run, seconds()});
+        } catch (eddy::Error const& e) {
+          if (rt.rank() == 0) std::printf("| %s: skipped (%s) | | | |\n", shape.c_str(), e.what());
+        }
+      };
+      add("128x4, depth 3 (the sweep's)",
+          [&] { return planeSweepSeconds<128, 4, 3>(space, st, n3, run); });
+      add("128x4, depth 3, the diffusion model's arithmetic", [&] {
+        return planeSweepSeconds<128, 4, 3, 1>(space, st, n3, run, DiffusionMap{0.1, 0.1, 0.1, 3});
+      });
+      add("128x4, depth 2", [&] { return planeSweepSeconds<128, 4, 2>(space, st, n3, run); });
+      add("128x4, depth 1", [&] { return planeSweepSeconds<128, 4, 1>(space, st, n3, run); });
+      add("128x2, depth 2", [&] { return planeSweepSeconds<128, 2, 2>(space, st, n3, run); });
+      add("64x8, depth 2", [&] { return planeSweepSeconds<64, 8, 2>(space, st, n3, run); });
+      add("128x4, depth 2, 2 cells per thread",
+          [&] { return planeSweepSeconds<128, 4, 2, 2>(space, st, n3, run); });
+      add("128x4, depth 2, 4 cells per thread",
+          [&] { return planeSweepSeconds<128, 4, 2, 4>(space, st, n3, run); });
+      add("128x6, depth 1, 2 cells per thread",
+          [&] { return planeSweepSeconds<128, 6, 1, 2>(space, st, n3, run); });
+      add("64x16, depth 1, 4 cells per thread",
+          [&] { return planeSweepSeconds<64, 16, 1, 4>(space, st, n3, run); });
+      add("64x8, depth 2, 2 cells per thread",
+          [&] { return planeSweepSeconds<64, 8, 2, 2>(space, st, n3, run); });
+    }
+    // The iterations' own ceilings: the same sweeps copying the centre value.
+    double const copyPlanes[2] = {planeSweepSeconds<128, 4, 2, 1>(space, st, n3, 64, CopyMap{}),
+                                  planeSweepSeconds<64, 8, 2, 1>(space, st, n3, 64, CopyMap{})};
+    auto const rows4 = eddy::BoxRowBlocks<4>::of({0, 0, 0}, n3);
+    double const copyRows = eddy::perf::medianSeconds(space, 3, 20, [&] {
+      Kokkos::parallel_for("eddy::perf::copyRows",
+                           Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                               space, 0, rows4.items),
+                           eddy::BoxRowBlockCells<4, CopyCell>{rows4, CopyCell{st.u, st.out}});
+    });
+    std::int64_t const span = static_cast<std::int64_t>(st.u.view.span()) / 2 * 2;
+    double const flatCopy[2] = {
+        flatCopySeconds<1>(space, st.u.view.data(), st.out.view.data(), span),
+        flatCopySeconds<2>(space, st.u.view.data(), st.out.view.data(), span)};
+    if (rt.rank() == 0) {
+      for (int w = 0; w < 2; ++w)
+        eddy::perf::row(eddy::str("copy kernel, flat, ", 8 * (w + 1), " bytes per thread"),
+                        16.0 * span / flatCopy[w] * 1e-9, "GB/s", "copy",
+                        16.0 * span / flatCopy[w] / copy);
+      eddy::perf::row("copy of the field, planes in team scratch, tile 128x4, depth 2, 64 planes",
+                      bytes / copyPlanes[0] * 1e-9, "GB/s", "copy", bytes / copyPlanes[0] / copy);
+      eddy::perf::row("copy of the field, planes in team scratch, tile 64x8, depth 2, 64 planes",
+                      bytes / copyPlanes[1] * 1e-9, "GB/s", "copy", bytes / copyPlanes[1] / copy);
+      eddy::perf::row("copy of the field, row blocks of 4 rows", bytes / copyRows * 1e-9, "GB/s",
+                      "copy", bytes / copyRows / copy);
+    }
+    if (rt.rank() == 0)
+      for (auto const& v : planes)
+        eddy::perf::row(eddy::str("stencil, planes in team scratch, tile ", v.shape, ", ",
+                                  v.run > 0 ? eddy::str(v.run, " planes per team")
+                                            : std::string("planes per team by the sweep")),
+                        bytes / v.seconds * 1e-9, "GB/s", "copy", bytes / v.seconds / copy);
   }
   return 0;
 }

@@ -13,7 +13,8 @@
 /// use) run the plain 7-point stencil at 0.75 of copy bandwidth against 0.60 for the MDRange
 /// (bench_stencil), but forEachCell built on them left the Navier-Stokes step unchanged
 /// (V-cycle and RK stages within 1%) and the 256^3 step 4% slower, so the MDRange stays; plain
-/// whole-field sweeps that gain (the diffusion stencil) use forEachCellStreaming.
+/// whole-field sweeps that gain use forEachCellStreaming (seven-point maps go through
+/// sweepSevenPoint, StencilSweep.hpp, which streams planes through team scratch on GPUs).
 /// Debian host (one core), rows against the MDRange: Taylor-Green 64^3 RK stages 0.556 s against
 /// 0.68-0.73 over 10 steps and the whole step 3-5% faster (the V-cycle's stride-2 red-black
 /// sweeps gain nothing), the diffusion step of bench_stencil 128 1.43x faster.

@@ -452,6 +452,44 @@ constexpr bool plainBoxItemLanes() {
   return isCuda<Exec>();
 }
 
+/// Whether 3D seven-point sweeps on `Exec` (sweepSevenPoint in StencilSweep.hpp) stream planes
+/// of x-y tiles through team scratch with asynchronous copies several planes ahead (CUDA), or
+/// gather the neighbours of each cell from the field (host backends: rows, forEachCellStreaming).
+/// The plain sweep is latency-bound on an H200: 0.718 of copy bandwidth by row blocks, with the
+/// ideal bytes to and from DRAM but too few of them in flight (docs/PERFORMANCE.md).
+template <class Exec>
+constexpr bool planeSweeps() {
+  return isCuda<Exec>();
+}
+
+/// Starts copying one double from global memory into team scratch: `cp.async` on GPUs of compute
+/// capability 8.0 and later (the copy bypasses the registers and the thread does not wait for
+/// it), a plain copy elsewhere. The value may be read only after asyncWait has covered the group
+/// it was committed in and the team has passed a barrier.
+KOKKOS_FORCEINLINE_FUNCTION void asyncCopy(double* scratch, double const* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  auto const s = static_cast<unsigned>(__cvta_generic_to_shared(scratch));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(global) : "memory");
+#else
+  *scratch = *global;
+#endif
+}
+
+/// Closes the group of this thread's asyncCopy calls issued since the last commit.
+KOKKOS_FORCEINLINE_FUNCTION void asyncCommit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most `Pending` of this thread's committed groups are still in flight.
+template <int Pending>
+KOKKOS_FORCEINLINE_FUNCTION void asyncWait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
+
 /// Marks a region for Kokkos profiling tools.
 inline void pushRegion(std::string const& name) {
   Kokkos::Profiling::pushRegion(name);

@@ -1,0 +1,214 @@
+// Unit tests of sweepSevenPoint (StencilSweep.hpp), for every enabled backend: every iteration
+// (the backend's choice, and the plane-streaming one with several tiles, depths and runs of planes
+// per team) hands f the right neighbours of every cell of the box, and writes no other cell.
+#include "EddyTest.hpp"
+
+#include "eddy/core/StencilSweep.hpp"
+
+#include <array>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using eddy::CartDecomposition;
+using eddy::Field;
+using eddy::Neighbours7;
+
+template <class Exec>
+class StencilSweepTest : public ::testing::Test {};
+TYPED_TEST_SUITE(StencilSweepTest, eddy::test::ExecSpaces);
+
+/// A map that tells every neighbour and the cell index apart. Its weights are powers of two and
+/// the inputs are multiples of 2^-20 below 2^10, so every product is exact and every partial sum
+/// fits 53 bits: the result is the same bits with or without fused multiply-adds, on any backend.
+struct Tagged {
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k, Neighbours7 const& u) const {
+    return u.c + 2 * u.xm + 4 * u.xp + 8 * u.ym + 16 * u.yp + 32 * u.zm + 64 * u.zp +
+           0.5 * (i + 64 * j + 4096 * k);
+  }
+};
+
+constexpr double kUnwritten = -12345.0;
+
+using HostField = Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+
+/// Random multiples of 2^-20 in [0, 1) in every entry of `in`, ghosts included; kUnwritten in
+/// every entry of `out`. Returns the host copy of `in`.
+template <class Mem>
+HostField fill(Field<Mem>& in, Field<Mem>& out, unsigned seed) {
+  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), in.view());
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(0, (1 << 20) - 1);
+  for (std::size_t e = 0; e < h.span(); ++e) h.data()[e] = d(rng) * 0x1p-20;
+  Kokkos::deep_copy(in.view(), h);
+  Kokkos::deep_copy(out.view(), kUnwritten);
+  return h;
+}
+
+/// Compares `out` with Tagged over the box [lo, hi) computed on the host from `h` (the input),
+/// and kUnwritten everywhere else, ghosts included. Returns the number of wrong entries.
+template <class Mem>
+long long wrongEntries(Field<Mem> const& out, HostField const& h, std::array<int, 3> const& g,
+                       std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  auto const o = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.view());
+  auto in = [&](int i, int j, int k) {
+    return h(i + g[0], j + g[1], k + g[2]);
+  };
+  bool const withZ = g[2] > 0;
+  long long wrong = 0;
+  for (int k = -g[2]; k < static_cast<int>(o.extent(2)) - g[2]; ++k)
+    for (int j = -g[1]; j < static_cast<int>(o.extent(1)) - g[1]; ++j)
+      for (int i = -g[0]; i < static_cast<int>(o.extent(0)) - g[0]; ++i) {
+        double expected = kUnwritten;
+        if (i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2]) {
+          double const c = in(i, j, k);
+          Neighbours7 const u{c,
+                              in(i - 1, j, k),
+                              in(i + 1, j, k),
+                              in(i, j - 1, k),
+                              in(i, j + 1, k),
+                              withZ ? in(i, j, k - 1) : c,
+                              withZ ? in(i, j, k + 1) : c};
+          expected = Tagged{}(i, j, k, u);
+        }
+        wrong += o(i + g[0], j + g[1], k + g[2]) != expected;
+      }
+  return wrong;
+}
+
+std::string boxName(std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  return eddy::str("box [", lo[0], ",", lo[1], ",", lo[2], ") .. [", hi[0], ",", hi[1], ",", hi[2],
+                   ")");
+}
+
+TYPED_TEST(StencilSweepTest, EveryIterationGivesEachCellOfTheBoxItsNeighbours) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  using A = std::array<int, 3>;
+  Exec space;
+  struct Case {
+    eddy::Index3 cells;
+    int ghost;
+    std::vector<std::pair<A, A>> boxes;
+  };
+  // Extents that are not multiples of any tile, ghost widths 1 and 2; and a field whose rows
+  // are 16-byte aligned, with boxes of whole 8- and 32-wide tiles (rows copied in pairs).
+  std::vector<Case> const cases = {
+      {{37, 11, 9},
+       1,
+       {{{0, 0, 0}, {37, 11, 9}}, {{3, 2, 1}, {30, 10, 8}}, {{0, 0, 4}, {37, 11, 5}}}},
+      {{37, 11, 9}, 2, {{{0, 0, 0}, {37, 11, 9}}, {{3, 2, 1}, {30, 10, 8}}}},
+      {{38, 11, 9},
+       1,
+       {{{0, 0, 0}, {32, 11, 9}}, {{0, 1, 2}, {32, 10, 7}}, {{1, 1, 1}, {33, 10, 8}}}},
+  };
+  for (auto const& cs : cases) {
+    int const ghost = cs.ghost;
+    CartDecomposition const d(cs.cells, 3, {true, true, true}, 1, 0);
+    Field<Mem> in(space, "eddy::test::sweepIn", d, ghost);
+    Field<Mem> out(space, "eddy::test::sweepOut", d, ghost);
+    A const g{ghost, ghost, ghost};
+    for (auto const& [lo, hi] : cs.boxes) {
+      struct Run {
+        std::string what;
+        std::function<void()> sweep;
+      };
+      std::vector<Run> runs = {
+          {"sweepSevenPoint",
+           [&] {
+             eddy::sweepSevenPoint("eddy::test::sweep", space, in, out, lo, hi, Tagged{});
+           }},
+          {"planes 8x4, depth 1, run by the sweep",
+           [&] {
+             eddy::sweepSevenPointPlanes<8, 4, 1>("eddy::test::sweep", space, in.access(),
+                                                  out.access(), lo, hi, 0, Tagged{});
+           }},
+          {"planes 8x4, depth 2, runs of 1",
+           [&] {
+             eddy::sweepSevenPointPlanes<8, 4, 2>("eddy::test::sweep", space, in.access(),
+                                                  out.access(), lo, hi, 1, Tagged{});
+           }},
+          {"planes 8x4, depth 2, runs of 4",
+           [&] {
+             eddy::sweepSevenPointPlanes<8, 4, 2>("eddy::test::sweep", space, in.access(),
+                                                  out.access(), lo, hi, 4, Tagged{});
+           }},
+          {"planes 4x2, depth 3, runs of 3",
+           [&] {
+             eddy::sweepSevenPointPlanes<4, 2, 3>("eddy::test::sweep", space, in.access(),
+                                                  out.access(), lo, hi, 3, Tagged{});
+           }},
+          {"planes 32x8, depth 4, one run",
+           [&] {
+             eddy::sweepSevenPointPlanes<32, 8, 4>("eddy::test::sweep", space, in.access(),
+                                                   out.access(), lo, hi, 100, Tagged{});
+           }},
+          {"planes 1x1 (a thread per cell on any backend), depth 2, runs of 3",
+           [&] {
+             eddy::sweepSevenPointPlanes<1, 1, 2>("eddy::test::sweep", space, in.access(),
+                                                  out.access(), lo, hi, 3, Tagged{});
+           }},
+          {"planes 1x4, depth 1, 4 cells per thread, runs of 5",
+           [&] {
+             eddy::sweepSevenPointPlanes<1, 4, 1, 4>("eddy::test::sweep", space, in.access(),
+                                                     out.access(), lo, hi, 5, Tagged{});
+           }},
+          {"planes 8x4, depth 2, 2 cells per thread, runs of 3",
+           [&] {
+             eddy::sweepSevenPointPlanes<8, 4, 2, 2>("eddy::test::sweep", space, in.access(),
+                                                     out.access(), lo, hi, 3, Tagged{});
+           }},
+      };
+      // sweepSevenPoint's own shape, with short runs, where it uses it (its scratch may not fit
+      // the teams of host backends).
+      if (eddy::compat::planeSweeps<Exec>())
+        runs.push_back(
+            {"planes of sweepSevenPoint's shape, runs of 2", [&] {
+               eddy::sweepSevenPointPlanes<eddy::kSweepTileX, eddy::kSweepTileY, eddy::kSweepDepth>(
+                   "eddy::test::sweep", space, in.access(), out.access(), lo, hi, 2, Tagged{});
+             }});
+      unsigned seed = 7;
+      for (auto const& r : runs) {
+        auto const h = fill(in, out, ++seed);
+        r.sweep();
+        space.fence();
+        EXPECT_EQ(wrongEntries(out, h, g, lo, hi), 0)
+            << r.what << ", ghost " << ghost << ", " << boxName(lo, hi);
+      }
+    }
+  }
+}
+
+TYPED_TEST(StencilSweepTest, A2DFieldGetsItsCentreForTheZNeighbours) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  Exec space;
+  CartDecomposition const d({41, 13, 1}, 2, {true, true, false}, 1, 0);
+  Field<Mem> in(space, "eddy::test::sweepIn", d, 1);
+  Field<Mem> out(space, "eddy::test::sweepOut", d, 1);
+  ASSERT_EQ(in.ghosts()[2], 0);
+  std::array<int, 3> const lo{1, 0, 0}, hi{40, 13, 1};
+  auto const h = fill(in, out, 3);
+  eddy::sweepSevenPoint("eddy::test::sweep", space, in, out, lo, hi, Tagged{});
+  space.fence();
+  EXPECT_EQ(wrongEntries(out, h, {1, 1, 0}, lo, hi), 0);
+}
+
+TYPED_TEST(StencilSweepTest, RefusesToWriteTheFieldItReads) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  Exec space;
+  CartDecomposition const d({8, 8, 8}, 3, {true, true, true}, 1, 0);
+  Field<Mem> f(space, "eddy::test::sweepSame", d, 1);
+  try {
+    eddy::sweepSevenPoint("eddy::test::sweep", space, f, f, {0, 0, 0}, {8, 8, 8}, Tagged{});
+    FAIL() << "expected an error";
+  } catch (eddy::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("eddy::test::sweepSame"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
