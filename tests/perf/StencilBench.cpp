@@ -159,13 +159,14 @@ double flatCopySeconds(eddy::ExecSpace const& space, double const* a, double* b,
 }
 
 /// Seconds per sweep of the plane-streaming iteration with tile TX x TY, Depth planes in flight,
-/// Rows cells per thread and `run` planes per team (0: the sweep's choice).
-template <int TX, int TY, int Depth, int Rows = 1, class Map = Stencil7Map>
+/// a cell or (Pairs) two cells adjacent in x per thread, and `run` planes per team (0: the
+/// sweep's choice).
+template <int TX, int TY, int Depth, bool Pairs = false, class Map = Stencil7Map>
 double planeSweepSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
                          std::array<int, 3> const& n, int run, Map const& map = Map{0.1}) {
   return eddy::perf::medianSeconds(space, 3, 20, [&] {
-    eddy::sweepSevenPointPlanes<TX, TY, Depth, Rows>("eddy::perf::stencilPlanes", space, st.u,
-                                                     st.out, {0, 0, 0}, n, run, map);
+    eddy::sweepSevenPointPlanes<TX, TY, Depth, Pairs>("eddy::perf::stencilPlanes", space, st.u,
+                                                      st.out, {0, 0, 0}, n, run, map);
   });
 }
 
@@ -288,29 +289,32 @@ int main(int argc, char** argv) {
           if (rt.rank() == 0) std::printf("| %s: skipped (%s) | | | |\n", shape.c_str(), e.what());
         }
       };
-      add("128x4, depth 3 (the sweep's)",
-          [&] { return planeSweepSeconds<128, 4, 3>(space, st, n3, run); });
-      add("128x4, depth 3, the diffusion model's arithmetic", [&] {
-        return planeSweepSeconds<128, 4, 3, 1>(space, st, n3, run, DiffusionMap{0.1, 0.1, 0.1, 3});
+      add("128x4, depth 3, pairs (the sweep's)",
+          [&] { return planeSweepSeconds<128, 4, 3, true>(space, st, n3, run); });
+      add("128x4, depth 3, pairs, the diffusion model's arithmetic", [&] {
+        return planeSweepSeconds<128, 4, 3, true>(space, st, n3, run,
+                                                  DiffusionMap{0.1, 0.1, 0.1, 3});
       });
+      add("128x4, depth 3", [&] { return planeSweepSeconds<128, 4, 3>(space, st, n3, run); });
+      add("128x4, depth 3, the diffusion model's arithmetic", [&] {
+        return planeSweepSeconds<128, 4, 3>(space, st, n3, run, DiffusionMap{0.1, 0.1, 0.1, 3});
+      });
+      add("128x4, depth 2, pairs",
+          [&] { return planeSweepSeconds<128, 4, 2, true>(space, st, n3, run); });
       add("128x4, depth 2", [&] { return planeSweepSeconds<128, 4, 2>(space, st, n3, run); });
-      add("128x4, depth 1", [&] { return planeSweepSeconds<128, 4, 1>(space, st, n3, run); });
-      add("128x2, depth 2", [&] { return planeSweepSeconds<128, 2, 2>(space, st, n3, run); });
-      add("64x8, depth 2", [&] { return planeSweepSeconds<64, 8, 2>(space, st, n3, run); });
-      add("128x4, depth 2, 2 cells per thread",
-          [&] { return planeSweepSeconds<128, 4, 2, 2>(space, st, n3, run); });
-      add("128x4, depth 2, 4 cells per thread",
-          [&] { return planeSweepSeconds<128, 4, 2, 4>(space, st, n3, run); });
-      add("128x6, depth 1, 2 cells per thread",
-          [&] { return planeSweepSeconds<128, 6, 1, 2>(space, st, n3, run); });
-      add("64x16, depth 1, 4 cells per thread",
-          [&] { return planeSweepSeconds<64, 16, 1, 4>(space, st, n3, run); });
-      add("64x8, depth 2, 2 cells per thread",
-          [&] { return planeSweepSeconds<64, 8, 2, 2>(space, st, n3, run); });
+      add("128x2, depth 3, pairs",
+          [&] { return planeSweepSeconds<128, 2, 3, true>(space, st, n3, run); });
+      add("64x8, depth 2, pairs",
+          [&] { return planeSweepSeconds<64, 8, 2, true>(space, st, n3, run); });
+      add("64x4, depth 3, pairs",
+          [&] { return planeSweepSeconds<64, 4, 3, true>(space, st, n3, run); });
     }
     // The iterations' own ceilings: the same sweeps copying the centre value.
-    double const copyPlanes[2] = {planeSweepSeconds<128, 4, 2, 1>(space, st, n3, 64, CopyMap{}),
-                                  planeSweepSeconds<64, 8, 2, 1>(space, st, n3, 64, CopyMap{})};
+    double copyPlanes[2] = {0, 0};  // GPUs only, as above
+    if (eddy::kDeviceBackend) {
+      copyPlanes[0] = planeSweepSeconds<128, 4, 3, false>(space, st, n3, 64, CopyMap{});
+      copyPlanes[1] = planeSweepSeconds<128, 4, 3, true>(space, st, n3, 64, CopyMap{});
+    }
     auto const rows4 = eddy::BoxRowBlocks<4>::of({0, 0, 0}, n3);
     double const copyRows = eddy::perf::medianSeconds(space, 3, 20, [&] {
       Kokkos::parallel_for("eddy::perf::copyRows",
@@ -327,10 +331,13 @@ int main(int argc, char** argv) {
         eddy::perf::row(eddy::str("copy kernel, flat, ", 8 * (w + 1), " bytes per thread"),
                         16.0 * span / flatCopy[w] * 1e-9, "GB/s", "copy",
                         16.0 * span / flatCopy[w] / copy);
-      eddy::perf::row("copy of the field, planes in team scratch, tile 128x4, depth 2, 64 planes",
-                      bytes / copyPlanes[0] * 1e-9, "GB/s", "copy", bytes / copyPlanes[0] / copy);
-      eddy::perf::row("copy of the field, planes in team scratch, tile 64x8, depth 2, 64 planes",
-                      bytes / copyPlanes[1] * 1e-9, "GB/s", "copy", bytes / copyPlanes[1] / copy);
+      if (eddy::kDeviceBackend) {
+        eddy::perf::row("copy of the field, planes in team scratch, tile 128x4, depth 3, 64 planes",
+                        bytes / copyPlanes[0] * 1e-9, "GB/s", "copy", bytes / copyPlanes[0] / copy);
+        eddy::perf::row(
+            "copy of the field, planes in team scratch, tile 128x4, depth 3, pairs, 64 planes",
+            bytes / copyPlanes[1] * 1e-9, "GB/s", "copy", bytes / copyPlanes[1] / copy);
+      }
       eddy::perf::row("copy of the field, row blocks of 4 rows", bytes / copyRows * 1e-9, "GB/s",
                       "copy", bytes / copyRows / copy);
     }

@@ -8,18 +8,19 @@
 /// - host backends (compat::planeSweeps false), and 2D fields: forEachCellStreaming, each cell
 ///   gathering its neighbours from `in`;
 /// - CUDA, 3D: a team per x-y tile of kSweepTileX x kSweepTileY cells marches along z through a
-///   run of planes, a thread per cell. The team copies each plane of its tile (with a ghost ring
-///   in x and y) into team scratch with asynchronous copies, kSweepDepth planes ahead of the
-///   plane it computes; a cell's seven values then come from scratch, so each value of `in`
-///   leaves L2 about once instead of once per neighbour that reads it.
+///   run of planes. The team copies each plane of its tile (with a ghost ring in x and y) into
+///   team scratch with asynchronous copies, kSweepDepth planes ahead of the plane it computes; a
+///   cell's seven values then come from scratch, so each value of `in` leaves L2 about once
+///   instead of once per neighbour that reads it. Where the rows of `out` allow it, a thread
+///   takes two cells adjacent in x and stores them in one 16-byte store (kSweepPairs).
 /// Either way f gets the same values in the same order, so the results are the same bits.
 ///
 /// Measured on an H200 (bench_stencil 512, ratio of effective bandwidth to deep_copy's): the
-/// plane sweep 0.780-0.787 against 0.751 for the best gathering iteration (row blocks of 4).
-/// What holds it there is the width of the accesses, not the stencil: the same plane iteration
-/// copying the field (f = centre) reaches 0.806, a flat copy kernel moving 8 bytes a thread 0.791
-/// and one moving 16 bytes a thread 0.995. ncu: the plane sweep moves the ideal bytes to and
-/// from DRAM, with L2 throughput at 89% of peak and the warps mostly waiting at the plane barrier.
+/// diffusion model's sweep 0.776 this way against 0.718 by row blocks of 4 (the best gathering
+/// iteration); the plain 7-point stencil 0.785, 0.828 at depth 2. Before the pairs, ncu showed
+/// the ideal bytes to and from DRAM, L2 throughput at 89% of peak and the warps mostly waiting at
+/// the plane barrier; a flat copy kernel moving 8 bytes a thread reaches 0.79 of deep_copy, one
+/// moving 16 bytes 1.00 (docs/PERFORMANCE.md, tenth batch).
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -28,6 +29,7 @@
 #include "eddy/core/Field.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace eddy {
@@ -41,57 +43,80 @@ struct Neighbours7 {
 namespace detail {
 
 /// The plane-streaming sweep of one team: tile (tx, ty) of the box, planes [k0, k1).
-/// Scratch holds kSlots planes of (TX + 2) x (TY + 2) values; plane m lives in slot
+/// Scratch holds kSlots planes of the tile with a ghost ring in x and y; plane m lives in slot
 /// (m - k0 + 1) % kSlots. The team computes plane k from slots k - 1, k, k + 1 while planes
 /// k + 2 .. k + Depth + 1 are in flight; the copy into a slot starts only after the barrier that
 /// follows the last reads of the plane it held (k - 2), so Depth + 3 slots suffice.
-template <int TX, int TY, int Depth, int Rows, class Exec, class Mem, class F>
+///
+/// With Pairs a thread takes two cells adjacent in x: it reads their values from scratch in
+/// 16-byte loads and stores them to `out` in one 16-byte store. The tiles then start at xs0, the
+/// first x from lo0 on where the rows of `out` are 16-byte aligned (lo0 or lo0 + 1:
+/// planePairShift); when that is lo0 + 1, the first thread of each row of the first tiles also
+/// computes cell lo0 alone. A cell of a pair past the box is not stored.
+template <int TX, int TY, int Depth, bool Pairs, class Exec, class Mem, class F>
 struct PlaneSweep {
   static_assert(Depth >= 1, "PlaneSweep: at least one plane in flight");
-  static_assert(TY % Rows == 0, "PlaneSweep: the tile's rows split evenly among its threads");
-  /// Threads of a team on GPUs: each takes Rows cells of the tile, one per TY / Rows rows.
-  static constexpr int kThreads = TX * TY / Rows;
-  static constexpr int kPX = TX + 2, kPY = TY + 2, kPlane = kPX * kPY, kSlots = Depth + 3;
+  static_assert(!Pairs || TX % 2 == 0, "PlaneSweep: pairs of cells need an even tile width");
+  static constexpr int kWidth = Pairs ? 2 : 1;       ///< cells per thread
+  static constexpr int kThreads = TX * TY / kWidth;  ///< threads of a team on GPUs
+  /// Scratch index of the tile's first x in a row; a row holds x from xs - kPad on. With pairs
+  /// kPad is even, so a pair's first value is 16-byte aligned, and the row holds xs - 2 for the
+  /// cell before the tile.
+  static constexpr int kPad = Pairs ? 2 : 1;
+  static constexpr int kPX = TX + 2 * kPad, kPY = TY + 2, kPlane = kPX * kPY, kSlots = Depth + 3;
+  /// Entries of a row copied per plane (x from xs - kPad to xs + TX), and of a plane.
+  static constexpr int kRowCopies = TX + kPad + 1, kCopies = kRowCopies * kPY;
   using Team = typename Kokkos::TeamPolicy<Exec>::member_type;
   using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   GhostedView<Mem> in, out;
+  int xs0;  ///< x of the first tile's first cell
   int lo0, lo1, lo2, hi0, hi1, hi2;
   int tilesX, tilesY, planesPerTeam;
   F f;
 
-  static std::size_t scratchBytes() { return Scratch::shmem_size(kSlots * kPlane); }
+  /// The ring, and one more value so that it can start on 16 bytes.
+  static std::size_t scratchBytes() { return Scratch::shmem_size(kSlots * kPlane + 1); }
 
   KOKKOS_INLINE_FUNCTION void operator()(Team const& team) const {
-    Scratch ring(team.team_scratch(0), kSlots * kPlane);
+    Scratch scratch(team.team_scratch(0), kSlots * kPlane + 1);
+    double* ring = scratch.data();
+    if (reinterpret_cast<std::uintptr_t>(ring) % 16 != 0) ring += 1;
     int const t = team.league_rank();
-    int const x0 = lo0 + (t % tilesX) * TX;
+    int const xs = xs0 + (t % tilesX) * TX;
     int const y0 = lo1 + (t / tilesX % tilesY) * TY;
     int const k0 = lo2 + t / (tilesX * tilesY) * planesPerTeam;
     int const k1 = k0 + planesPerTeam < hi2 ? k0 + planesPerTeam : hi2;
     if (team.team_size() == kThreads)
-      cellPerThread(team, ring.data(), x0, y0, k0, k1);
+      cellsPerThread(team, ring, xs, y0, k0, k1);
     else
-      anyTeamSize(team, ring.data(), x0, y0, k0, k1);
+      anyTeamSize(team, ring, xs, y0, k0, k1);
+  }
+
+  /// Entry e of a plane's copy: its offset in a plane of `in` and in a slot. Entries outside
+  /// [lo0 - 1, hi0] x [lo1 - 1, hi1] are clamped onto it: read, not used.
+  KOKKOS_INLINE_FUNCTION void copyEntry(int e, int xs, int y0, int& from, int& to) const {
+    int const ex = e % kRowCopies, ey = e / kRowCopies;
+    int gx = xs - kPad + ex;
+    gx = gx < lo0 - 1 ? lo0 - 1 : (gx > hi0 ? hi0 : gx);
+    int const gy = y0 - 1 + ey < hi1 ? y0 - 1 + ey : hi1;
+    from = gx + gy * in.sy;
+    to = ey * kPX + ex;
   }
 
   /// kThreads threads (GPUs): each thread's copies of a plane (at most a few) and its cells are
   /// worked out once, so a plane costs each thread its copies, one barrier, and seven scratch
-  /// reads and one store per cell.
-  KOKKOS_INLINE_FUNCTION void cellPerThread(Team const& team, double* ring, int x0, int y0, int k0,
-                                            int k1) const {
-    constexpr int kPerThread = (kPlane + kThreads - 1) / kThreads;
+  /// reads and a store per cell (per pair with Pairs).
+  KOKKOS_INLINE_FUNCTION void cellsPerThread(Team const& team, double* ring, int xs, int y0, int k0,
+                                             int k1) const {
+    constexpr int kPerThread = (kCopies + kThreads - 1) / kThreads;
     int const r = team.team_rank();
     int from[kPerThread], to[kPerThread];  // offsets in a plane of `in`, in a slot; to < 0: none
     for (int u = 0; u < kPerThread; ++u) {
       int const e = r + u * kThreads;
-      int const ex = e % kPX, ey = e / kPX;
-      // Entries past the box's high side are clamped onto the first ghost: read, not used.
-      int const gx = x0 - 1 + ex < hi0 ? x0 - 1 + ex : hi0;
-      int const gy = y0 - 1 + ey < hi1 ? y0 - 1 + ey : hi1;
-      from[u] = gx + gy * in.sy;
-      to[u] = e < kPlane ? e : -1;
+      copyEntry(e, xs, y0, from[u], to[u]);
+      if (e >= kCopies) to[u] = -1;
     }
     // Plane m into slot `slot`; always one commit, so that the count of groups in flight is the
     // same on every path (a group past the run is empty).
@@ -106,9 +131,15 @@ struct PlaneSweep {
     auto next = [](int slot) {
       return slot + 1 == kSlots ? 0 : slot + 1;
     };
-    int const i = x0 + r % TX;
-    int const s = r % TX + 1 + (r / TX + 1) * kPX;  // the first cell's entry in a slot
-    int slot = 0;                                   // the slot of the next plane to issue
+    constexpr int kRowThreads = TX / kWidth;
+    int const cx = kWidth * (r % kRowThreads), cy = r / kRowThreads;
+    int const i = xs + cx, j = y0 + cy;
+    int const s = cx + kPad + (cy + 1) * kPX;  // the (first) cell's entry in a slot
+    bool const row = j < hi1;
+    bool const in0 = row && i >= lo0 && i < hi0;
+    bool const in1 = Pairs && row && i + 1 >= lo0 && i + 1 < hi0;
+    bool const edge = Pairs && row && cx == 0 && xs - 1 == lo0 && lo0 < hi0;  // cell lo0 alone
+    int slot = 0;  // the slot of the next plane to issue
     for (int m = k0 - 1; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
     int below = 0;  // the slot of plane k - 1
     for (int k = k0; k < k1; ++k) {
@@ -117,40 +148,45 @@ struct PlaneSweep {
       issue(k + Depth + 1, slot);
       slot = next(slot);
       int const here = next(below), above = next(here);
-      for (int q = 0; q < Rows; ++q) {
-        int const j = y0 + r / TX + q * (TY / Rows);
-        if (i < hi0 && j < hi1) {
-          int const c = s + q * (TY / Rows) * kPX;
-          double const* const h = ring + here * kPlane;
-          Neighbours7 const nb{h[c],
-                               h[c - 1],
-                               h[c + 1],
-                               h[c - kPX],
-                               h[c + kPX],
-                               ring[below * kPlane + c],
-                               ring[above * kPlane + c]};
-          out(i, j, k) = f(i, j, k, nb);
+      double const* const h = ring + here * kPlane + s;
+      double const* const b = ring + below * kPlane + s;
+      double const* const a = ring + above * kPlane + s;
+      if constexpr (Pairs) {
+        auto const c = compat::load2(h), ym = compat::load2(h - kPX), yp = compat::load2(h + kPX);
+        auto const zm = compat::load2(b), zp = compat::load2(a);
+        Neighbours7 const nb0{c.x, h[-1], c.y, ym.x, yp.x, zm.x, zp.x};
+        Neighbours7 const nb1{c.y, c.x, h[2], ym.y, yp.y, zm.y, zp.y};
+        if (in0 && in1) {
+          compat::store2(&out(i, j, k), f(i, j, k, nb0), f(i + 1, j, k, nb1));
+        } else {
+          if (in0) out(i, j, k) = f(i, j, k, nb0);
+          if (in1) out(i + 1, j, k) = f(i + 1, j, k, nb1);
         }
+        if (edge) {
+          Neighbours7 const nb{h[-1], h[-2], c.x, h[-1 - kPX], h[-1 + kPX], b[-1], a[-1]};
+          out(i - 1, j, k) = f(i - 1, j, k, nb);
+        }
+      } else if (in0) {
+        Neighbours7 const nb{h[0], h[-1], h[1], h[-kPX], h[kPX], b[0], a[0]};
+        out(i, j, k) = f(i, j, k, nb);
       }
       below = here;
     }
   }
 
   /// Any team size (host backends run teams of one thread): the threads share out the copies
-  /// and the cells of each plane in strided loops.
-  KOKKOS_INLINE_FUNCTION void anyTeamSize(Team const& team, double* ring, int x0, int y0, int k0,
+  /// and the cells of each plane in strided loops, a cell at a time.
+  KOKKOS_INLINE_FUNCTION void anyTeamSize(Team const& team, double* ring, int xs, int y0, int k0,
                                           int k1) const {
     int const rank = team.team_rank(), size = team.team_size();
-    double const* const src = in.origin;
-    int const sy = in.sy, sz = in.sz;
     auto issue = [&](int m) {
       if (m <= k1) {
         double* const slot = ring + (m - k0 + 1) % kSlots * kPlane;
-        for (int e = rank; e < kPlane; e += size) {
-          int const ex = e % kPX, ey = e / kPX;
-          int const gx = x0 - 1 + ex < hi0 ? x0 - 1 + ex : hi0;
-          int const gy = y0 - 1 + ey < hi1 ? y0 - 1 + ey : hi1;
-          compat::asyncCopy(slot + e, src + (gx + gy * sy + m * sz));
+        double const* const plane = in.origin + m * in.sz;
+        for (int e = rank; e < kCopies; e += size) {
+          int from, to;
+          copyEntry(e, xs, y0, from, to);
+          compat::asyncCopy(slot + to, plane + from);
         }
       }
       compat::asyncCommit();
@@ -163,10 +199,12 @@ struct PlaneSweep {
       double const* const below = ring + (k - k0) % kSlots * kPlane;
       double const* const here = ring + (k - k0 + 1) % kSlots * kPlane;
       double const* const above = ring + (k - k0 + 2) % kSlots * kPlane;
-      for (int c = rank; c < TX * TY; c += size) {
-        int const i = x0 + c % TX, j = y0 + c / TX;
-        if (i < hi0 && j < hi1) {
-          int const s = c % TX + 1 + (c / TX + 1) * kPX;
+      // Cells xs - 1 .. xs + TX - 1 of each row; xs - 1 only as the pairs' cell lo0 alone.
+      for (int c = rank; c < (TX + 1) * TY; c += size) {
+        int const cx = c % (TX + 1) - 1, i = xs + cx, j = y0 + c / (TX + 1);
+        bool const mine = cx >= 0 || (Pairs && i == lo0);
+        if (mine && i >= lo0 && i < hi0 && j < hi1) {
+          int const s = cx + kPad + (c / (TX + 1) + 1) * kPX;
           Neighbours7 const nb{here[s],       here[s - 1], here[s + 1], here[s - kPX],
                                here[s + kPX], below[s],    above[s]};
           out(i, j, k) = f(i, j, k, nb);
@@ -175,6 +213,16 @@ struct PlaneSweep {
     }
   }
 };
+
+/// Where the tiles of a plane sweep with pairs start so that every pair's first cell is 16-byte
+/// aligned in `out`: 0 (at lo0) or 1 (at lo0 + 1); -1 when the rows of `out` do not all share
+/// one alignment (odd strides).
+template <class Mem>
+int planePairShift(GhostedView<Mem> const& out, int lo0) {
+  if (out.sy % 2 != 0 || out.sz % 2 != 0) return -1;
+  auto const at = reinterpret_cast<std::uintptr_t>(out.origin + lo0) % 16;
+  return at == 0 ? 0 : (at == 8 ? 1 : -1);
+}
 
 /// Planes per team when the caller leaves it to the sweep (0): runs of 64 planes, shorter where
 /// that would leave fewer than two teams per resident team slot, down to 8 planes. H200, 512^3,
@@ -196,26 +244,42 @@ int defaultPlanesPerTeam(Exec const& space, int threadsPerTeam, long long tiles,
 
 }  // namespace detail
 
-/// Tile and depth of the plane-streaming sweep used by sweepSevenPoint on CUDA (a thread per
-/// cell). H200, 512^3, runs of 32 or 64 planes (bench_stencil, ratio to copy): 128 x 4 depth 3
-/// 0.791-0.802, depth 2 0.779-0.787, depth 1 0.715-0.724; 128 x 2 0.772-0.774, 256 x 2 0.765,
-/// 64 x 8 0.718-0.750, 32 x 8 0.601; two or four cells per thread (128 x 4, 128 x 6, 64 x 8,
-/// 64 x 16) 0.64-0.80, no better. Wider tiles read longer runs of each row. Depth 3 takes 37 KB of
-/// the 40 KB of scratch a team can have.
+/// Tile, depth and cells per thread of the plane-streaming sweep used by sweepSevenPoint on CUDA.
+/// H200, 512^3, runs of 64 planes (bench_stencil, ratio to copy). A cell per thread: 128 x 4
+/// depth 3 0.781-0.801, depth 2 0.772-0.789, depth 1 0.714-0.727; 128 x 2 0.761-0.782, 256 x 2
+/// 0.765, 64 x 8 0.718-0.759, 32 x 8 0.601 (wider tiles read longer runs of each row). Pairs of
+/// cells (one run): 128 x 4 depth 3 0.785 (the diffusion model's arithmetic 0.770), depth 2 0.828,
+/// 64 x 8 depth 2 0.819. Depth 3 with pairs is the combination measured end to end in the model
+/// (its sweep 0.776); depth 2 with pairs, faster on the plain stencil (fewer scratch bytes per
+/// team, more teams per multiprocessor), is yet to be measured there. A team's scratch is limited
+/// to 40 KB: 128 x 4 with pairs at depth 3 takes 38 KB.
 inline constexpr int kSweepTileX = 128, kSweepTileY = 4, kSweepDepth = 3;
+
+/// Whether sweepSevenPoint on CUDA gives each thread two cells adjacent in x (16-byte loads and
+/// stores) where the rows of the output allow it (even strides; otherwise a cell per thread).
+inline constexpr bool kSweepPairs = true;
 
 /// The plane-streaming sweep with an explicit tile, depth and run of planes per team (0: chosen
 /// by the sweep), for benchmarks and tests; runs on any backend (on host backends with one thread
 /// per team and plain copies). Callers use sweepSevenPoint.
-template <int TX, int TY, int Depth, int Rows = 1, class Exec, class Mem, class F>
+template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class F>
 void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
                            GhostedView<Mem> const& out, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
   for (int d = 0; d < 3; ++d)
     if (hi[d] <= lo[d]) return;
-  using K = detail::PlaneSweep<TX, TY, Depth, Rows, Exec, Mem, F>;
+  using K = detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>;
+  int xs0 = lo[0];
+  if constexpr (Pairs) {
+    int const shift = detail::planePairShift(out, lo[0]);
+    EDDY_REQUIRE(shift >= 0, "sweepSevenPoint '", label,
+                 "': pairs of cells need rows of the output that start on 16 bytes alike (strides ",
+                 out.sy, ", ", out.sz, ")");
+    xs0 += shift;
+  }
   int const teamSize = compat::planeSweeps<Exec>() ? K::kThreads : 1;
-  long long const tilesX = (hi[0] - lo[0] + TX - 1) / TX;
+  long long tilesX = (hi[0] - xs0 + TX - 1) / TX;
+  if (tilesX < 1) tilesX = 1;  // a box one cell wide, that cell alone (pairs from lo0 + 1)
   long long const tilesY = (hi[1] - lo[1] + TY - 1) / TY;
   int const planes = hi[2] - lo[2];
   int const run = planesPerTeam > 0
@@ -233,7 +297,7 @@ void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedV
                " a team can have");
   policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
   Kokkos::parallel_for(label, policy,
-                       K{in, out, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
+                       K{in, out, xs0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
                          static_cast<int>(tilesX), static_cast<int>(tilesY), run, f});
 }
 
@@ -255,8 +319,12 @@ void sweepSevenPoint(std::string const& label, Exec const& space, Field<Mem> con
   auto const o = out.access();
   if constexpr (compat::planeSweeps<Exec>()) {
     if (withZ) {
-      sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth>(label, space, u, o, lo, hi, 0,
-                                                                   f);
+      if (kSweepPairs && detail::planePairShift(o, lo[0]) >= 0)
+        sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, true>(label, space, u, o, lo,
+                                                                           hi, 0, f);
+      else
+        sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, false>(label, space, u, o, lo,
+                                                                            hi, 0, f);
       return;
     }
   }
