@@ -79,6 +79,17 @@ long long wrongEntries(Field<Mem> const& out, HostField const& h, std::array<int
   return wrong;
 }
 
+/// A plane sweep of Tagged over [lo, hi): tile TX x TY, Depth planes in flight, a cell or
+/// (Pairs) two cells a thread, runs of `run` planes per team (0: the sweep's choice).
+template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem>
+std::function<void()> planes(Exec const& space, Field<Mem> const& in, Field<Mem> const& out,
+                             std::array<int, 3> const& lo, std::array<int, 3> const& hi, int run) {
+  return [=, &in, &out] {
+    eddy::sweepSevenPointPlanes<TX, TY, Depth, Pairs>("eddy::test::sweep", space, in.access(),
+                                                      out.access(), lo, hi, run, Tagged{});
+  };
+}
+
 std::string boxName(std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
   return eddy::str("box [", lo[0], ",", lo[1], ",", lo[2], ") .. [", hi[0], ",", hi[1], ",", hi[2],
                    ")");
@@ -138,63 +149,34 @@ TYPED_TEST(StencilSweepTest, EveryIterationGivesEachCellOfTheBoxItsNeighbours) {
            [&] {
              eddy::sweepSevenPoint("eddy::test::sweep", space, in, out, lo, hi, Tagged{});
            }},
-          {"planes 8x4, depth 1, run by the sweep",
-           [&] {
-             eddy::sweepSevenPointPlanes<8, 4, 1>("eddy::test::sweep", space, in.access(),
-                                                  out.access(), lo, hi, 0, Tagged{});
-           }},
-          {"planes 8x4, depth 2, runs of 1",
-           [&] {
-             eddy::sweepSevenPointPlanes<8, 4, 2>("eddy::test::sweep", space, in.access(),
-                                                  out.access(), lo, hi, 1, Tagged{});
-           }},
-          {"planes 8x4, depth 2, runs of 4",
-           [&] {
-             eddy::sweepSevenPointPlanes<8, 4, 2>("eddy::test::sweep", space, in.access(),
-                                                  out.access(), lo, hi, 4, Tagged{});
-           }},
-          {"planes 4x2, depth 3, runs of 3",
-           [&] {
-             eddy::sweepSevenPointPlanes<4, 2, 3>("eddy::test::sweep", space, in.access(),
-                                                  out.access(), lo, hi, 3, Tagged{});
-           }},
-          {"planes 32x8, depth 4, one run",
-           [&] {
-             eddy::sweepSevenPointPlanes<32, 8, 4>("eddy::test::sweep", space, in.access(),
-                                                   out.access(), lo, hi, 100, Tagged{});
-           }},
+          {"planes 8x4, depth 1, run by the sweep", planes<8, 4, 1>(space, in, out, lo, hi, 0)},
+          {"planes 8x4, depth 2, runs of 1", planes<8, 4, 2>(space, in, out, lo, hi, 1)},
+          {"planes 8x4, depth 2, runs of 4", planes<8, 4, 2>(space, in, out, lo, hi, 4)},
+          {"planes 4x2, depth 3, runs of 3", planes<4, 2, 3>(space, in, out, lo, hi, 3)},
+          {"planes 32x8, depth 4, one run", planes<32, 8, 4>(space, in, out, lo, hi, 100)},
           {"planes 1x1 (a thread per cell on any backend), depth 2, runs of 3",
-           [&] {
-             eddy::sweepSevenPointPlanes<1, 1, 2>("eddy::test::sweep", space, in.access(),
-                                                  out.access(), lo, hi, 3, Tagged{});
-           }},
-          {"planes 1x4, depth 1, runs of 5",
-           [&] {
-             eddy::sweepSevenPointPlanes<1, 4, 1>("eddy::test::sweep", space, in.access(),
-                                                  out.access(), lo, hi, 5, Tagged{});
-           }},
+           planes<1, 1, 2>(space, in, out, lo, hi, 3)},
+          {"planes 1x4, depth 1, runs of 5", planes<1, 4, 1>(space, in, out, lo, hi, 5)},
       };
+      bool const pairs = eddy::detail::planePairShift(out.access(), lo[0]) >= 0;
       // sweepSevenPoint's own shape, with short runs, where it uses it (its scratch may not fit
       // the teams of host backends).
-      if (eddy::compat::planeSweeps<Exec>())
-        runs.push_back(
-            {"planes of sweepSevenPoint's shape, runs of 2", [&] {
-               eddy::sweepSevenPointPlanes<eddy::kSweepTileX, eddy::kSweepTileY, eddy::kSweepDepth>(
-                   "eddy::test::sweep", space, in.access(), out.access(), lo, hi, 2, Tagged{});
-             }});
+      if (eddy::compat::planeSweeps<Exec>()) {
+        runs.push_back({"planes of sweepSevenPoint's shape, runs of 2",
+                        planes<eddy::kSweepTileX, eddy::kSweepTileY, eddy::kSweepDepth>(
+                            space, in, out, lo, hi, 2)});
+        if (pairs)
+          runs.push_back({"planes of sweepSevenPoint's shape in pairs, runs of 2",
+                          planes<eddy::kSweepTileX, eddy::kSweepTileY, eddy::kSweepDepth, true>(
+                              space, in, out, lo, hi, 2)});
+      }
       // Pairs of cells adjacent in x, where the rows of the output allow them (a tile of 2 x 1
       // runs them on a host backend's one-thread teams too).
-      if (eddy::detail::planePairShift(out.access(), lo[0]) >= 0) {
-        runs.push_back({"planes 2x1 in pairs, depth 2, runs of 3", [&] {
-                          eddy::sweepSevenPointPlanes<2, 1, 2, true>("eddy::test::sweep", space,
-                                                                     in.access(), out.access(), lo,
-                                                                     hi, 3, Tagged{});
-                        }});
-        runs.push_back({"planes 8x4 in pairs, depth 3, runs of 4", [&] {
-                          eddy::sweepSevenPointPlanes<8, 4, 3, true>("eddy::test::sweep", space,
-                                                                     in.access(), out.access(), lo,
-                                                                     hi, 4, Tagged{});
-                        }});
+      if (pairs) {
+        runs.push_back({"planes 2x1 in pairs, depth 2, runs of 3",
+                        planes<2, 1, 2, true>(space, in, out, lo, hi, 3)});
+        runs.push_back({"planes 8x4 in pairs, depth 3, runs of 4",
+                        planes<8, 4, 3, true>(space, in, out, lo, hi, 4)});
       }
       unsigned seed = 7;
       for (auto const& r : runs) {
