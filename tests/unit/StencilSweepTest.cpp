@@ -139,7 +139,9 @@ TYPED_TEST(StencilSweepTest, EveryIterationGivesEachCellOfTheBoxItsNeighbours) {
                                                                {4, 4, 4}, 2, Tagged{})),
                    eddy::Error);
     }
-    for (auto const& [lo, hi] : cs.boxes) {
+    for (auto const& box : cs.boxes) {
+      // Not a structured binding: the lambdas below capture the corners.
+      A const lo = box.first, hi = box.second;
       struct Run {
         std::string what;
         std::function<void()> sweep;

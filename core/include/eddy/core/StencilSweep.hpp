@@ -105,6 +105,36 @@ struct PlaneSweep {
     to = ey * kPX + ex;
   }
 
+  /// The pipeline both ways below share: copyPlane(src, dst) starts this thread's copies of the
+  /// tile's plane at `src` (a plane of `in`) into `dst` (a slot); computePlane(k, below, here,
+  /// above) computes this thread's cells of plane k from the slots of planes k - 1, k, k + 1.
+  /// Every issue commits one group, so the count of groups in flight is the same on every path
+  /// (a group past the run is empty).
+  template <class CopyPlane, class ComputePlane>
+  KOKKOS_INLINE_FUNCTION void march(Team const& team, double* ring, int k0, int k1,
+                                    CopyPlane const& copyPlane,
+                                    ComputePlane const& computePlane) const {
+    auto issue = [&](int m, int slot) {
+      if (m <= k1) copyPlane(in.origin + m * in.sz, ring + slot * kPlane);
+      compat::asyncCommit();
+    };
+    auto next = [](int slot) {
+      return slot + 1 == kSlots ? 0 : slot + 1;
+    };
+    int slot = 0;  // the slot of the next plane to issue
+    for (int m = k0 - 1; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
+    int below = 0;  // the slot of plane k - 1
+    for (int k = k0; k < k1; ++k) {
+      compat::asyncWait<Depth - 1>();  // planes up to k + 1 have landed (this thread's part)
+      team.team_barrier();             // ... and every thread's; plane k - 2 is read by no one
+      issue(k + Depth + 1, slot);
+      slot = next(slot);
+      int const here = next(below), above = next(here);
+      computePlane(k, ring + below * kPlane, ring + here * kPlane, ring + above * kPlane);
+      below = here;
+    }
+  }
+
   /// kThreads threads (GPUs): each thread's copies of a plane (at most a few) and its cells are
   /// worked out once, so a plane costs each thread its copies, one barrier, and seven scratch
   /// reads and a store per cell (per pair with Pairs).
@@ -118,19 +148,6 @@ struct PlaneSweep {
       copyEntry(e, xs, y0, from[u], to[u]);
       if (e >= kCopies) to[u] = -1;
     }
-    // Plane m into slot `slot`; always one commit, so that the count of groups in flight is the
-    // same on every path (a group past the run is empty).
-    auto issue = [&](int m, int slot) {
-      if (m <= k1) {
-        double const* const plane = in.origin + m * in.sz;
-        for (int u = 0; u < kPerThread; ++u)
-          if (to[u] >= 0) compat::asyncCopy(ring + slot * kPlane + to[u], plane + from[u]);
-      }
-      compat::asyncCommit();
-    };
-    auto next = [](int slot) {
-      return slot + 1 == kSlots ? 0 : slot + 1;
-    };
     constexpr int kRowThreads = TX / kWidth;
     int const cx = kWidth * (r % kRowThreads), cy = r / kRowThreads;
     int const i = xs + cx, j = y0 + cy;
@@ -139,39 +156,37 @@ struct PlaneSweep {
     bool const in0 = row && i >= lo0 && i < hi0;
     bool const in1 = Pairs && row && i + 1 >= lo0 && i + 1 < hi0;
     bool const edge = Pairs && row && cx == 0 && xs - 1 == lo0 && lo0 < hi0;  // cell lo0 alone
-    int slot = 0;  // the slot of the next plane to issue
-    for (int m = k0 - 1; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
-    int below = 0;  // the slot of plane k - 1
-    for (int k = k0; k < k1; ++k) {
-      compat::asyncWait<Depth - 1>();  // planes up to k + 1 have landed (this thread's part)
-      team.team_barrier();             // ... and every thread's; plane k - 2 is read by no one
-      issue(k + Depth + 1, slot);
-      slot = next(slot);
-      int const here = next(below), above = next(here);
-      double const* const h = ring + here * kPlane + s;
-      double const* const b = ring + below * kPlane + s;
-      double const* const a = ring + above * kPlane + s;
-      if constexpr (Pairs) {
-        auto const c = compat::load2(h), ym = compat::load2(h - kPX), yp = compat::load2(h + kPX);
-        auto const zm = compat::load2(b), zp = compat::load2(a);
-        Neighbours7 const nb0{c.x, h[-1], c.y, ym.x, yp.x, zm.x, zp.x};
-        Neighbours7 const nb1{c.y, c.x, h[2], ym.y, yp.y, zm.y, zp.y};
-        if (in0 && in1) {
-          compat::store2(&out(i, j, k), f(i, j, k, nb0), f(i + 1, j, k, nb1));
-        } else {
-          if (in0) out(i, j, k) = f(i, j, k, nb0);
-          if (in1) out(i + 1, j, k) = f(i + 1, j, k, nb1);
-        }
-        if (edge) {
-          Neighbours7 const nb{h[-1], h[-2], c.x, h[-1 - kPX], h[-1 + kPX], b[-1], a[-1]};
-          out(i - 1, j, k) = f(i - 1, j, k, nb);
-        }
-      } else if (in0) {
-        Neighbours7 const nb{h[0], h[-1], h[1], h[-kPX], h[kPX], b[0], a[0]};
-        out(i, j, k) = f(i, j, k, nb);
-      }
-      below = here;
-    }
+    march(
+        team, ring, k0, k1,
+        [&](double const* src, double* dst) {
+          for (int u = 0; u < kPerThread; ++u)
+            if (to[u] >= 0) compat::asyncCopy(dst + to[u], src + from[u]);
+        },
+        [&](int k, double const* below, double const* here, double const* above) {
+          double const* const h = here + s;
+          double const* const b = below + s;
+          double const* const a = above + s;
+          if constexpr (Pairs) {
+            auto const c = compat::load2(h), ym = compat::load2(h - kPX),
+                       yp = compat::load2(h + kPX);
+            auto const zm = compat::load2(b), zp = compat::load2(a);
+            Neighbours7 const nb0{c.x, h[-1], c.y, ym.x, yp.x, zm.x, zp.x};
+            Neighbours7 const nb1{c.y, c.x, h[2], ym.y, yp.y, zm.y, zp.y};
+            if (in0 && in1) {
+              compat::store2(&out(i, j, k), f(i, j, k, nb0), f(i + 1, j, k, nb1));
+            } else {
+              if (in0) out(i, j, k) = f(i, j, k, nb0);
+              if (in1) out(i + 1, j, k) = f(i + 1, j, k, nb1);
+            }
+            if (edge) {
+              Neighbours7 const nb{h[-1], h[-2], c.x, h[-1 - kPX], h[-1 + kPX], b[-1], a[-1]};
+              out(i - 1, j, k) = f(i - 1, j, k, nb);
+            }
+          } else if (in0) {
+            Neighbours7 const nb{h[0], h[-1], h[1], h[-kPX], h[kPX], b[0], a[0]};
+            out(i, j, k) = f(i, j, k, nb);
+          }
+        });
   }
 
   /// Any team size (host backends run teams of one thread): the threads share out the copies
@@ -179,38 +194,28 @@ struct PlaneSweep {
   KOKKOS_INLINE_FUNCTION void anyTeamSize(Team const& team, double* ring, int xs, int y0, int k0,
                                           int k1) const {
     int const rank = team.team_rank(), size = team.team_size();
-    auto issue = [&](int m) {
-      if (m <= k1) {
-        double* const slot = ring + (m - k0 + 1) % kSlots * kPlane;
-        double const* const plane = in.origin + m * in.sz;
-        for (int e = rank; e < kCopies; e += size) {
-          int from, to;
-          copyEntry(e, xs, y0, from, to);
-          compat::asyncCopy(slot + to, plane + from);
-        }
-      }
-      compat::asyncCommit();
-    };
-    for (int m = k0 - 1; m <= k0 + Depth; ++m) issue(m);
-    for (int k = k0; k < k1; ++k) {
-      compat::asyncWait<Depth - 1>();
-      team.team_barrier();
-      issue(k + Depth + 1);
-      double const* const below = ring + (k - k0) % kSlots * kPlane;
-      double const* const here = ring + (k - k0 + 1) % kSlots * kPlane;
-      double const* const above = ring + (k - k0 + 2) % kSlots * kPlane;
-      // Cells xs - 1 .. xs + TX - 1 of each row; xs - 1 only as the pairs' cell lo0 alone.
-      for (int c = rank; c < (TX + 1) * TY; c += size) {
-        int const cx = c % (TX + 1) - 1, i = xs + cx, j = y0 + c / (TX + 1);
-        bool const mine = cx >= 0 || (Pairs && i == lo0);
-        if (mine && i >= lo0 && i < hi0 && j < hi1) {
-          int const s = cx + kPad + (c / (TX + 1) + 1) * kPX;
-          Neighbours7 const nb{here[s],       here[s - 1], here[s + 1], here[s - kPX],
-                               here[s + kPX], below[s],    above[s]};
-          out(i, j, k) = f(i, j, k, nb);
-        }
-      }
-    }
+    march(
+        team, ring, k0, k1,
+        [&](double const* src, double* dst) {
+          for (int e = rank; e < kCopies; e += size) {
+            int from, to;
+            copyEntry(e, xs, y0, from, to);
+            compat::asyncCopy(dst + to, src + from);
+          }
+        },
+        [&](int k, double const* below, double const* here, double const* above) {
+          // Cells xs - 1 .. xs + TX - 1 of each row; xs - 1 only as the pairs' cell lo0 alone.
+          for (int c = rank; c < (TX + 1) * TY; c += size) {
+            int const cx = c % (TX + 1) - 1, i = xs + cx, j = y0 + c / (TX + 1);
+            bool const mine = cx >= 0 || (Pairs && i == lo0);
+            if (mine && i >= lo0 && i < hi0 && j < hi1) {
+              int const s = cx + kPad + (c / (TX + 1) + 1) * kPX;
+              Neighbours7 const nb{here[s],       here[s - 1], here[s + 1], here[s - kPX],
+                                   here[s + kPX], below[s],    above[s]};
+              out(i, j, k) = f(i, j, k, nb);
+            }
+          }
+        });
   }
 };
 
