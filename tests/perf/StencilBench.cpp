@@ -131,22 +131,20 @@ struct CopyCell {
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const { out(i, j, k) = u(i, j, k); }
 };
 
-/// Two doubles in one 16-byte access.
-struct alignas(16) Double2 {
-  double x, y;
-};
-
-/// A flat copy of `n` values, `Width` (1 or 2) consecutive doubles per thread: what a plain
-/// kernel's accesses reach, against deep_copy.
+/// A flat copy of `n` values, `Width` (1 or 2) consecutive doubles per thread (2: one 16-byte
+/// load and store on GPUs, compat::load2 / store2): what a plain kernel's accesses reach,
+/// against deep_copy.
 template <int Width>
 struct FlatCopy {
   double const* a;
   double* b;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
-    if constexpr (Width == 2)
-      reinterpret_cast<Double2*>(b)[t] = reinterpret_cast<Double2 const*>(a)[t];
-    else
+    if constexpr (Width == 2) {
+      auto const v = eddy::compat::load2(a + 2 * t);
+      eddy::compat::store2(b + 2 * t, v.x, v.y);
+    } else {
       b[t] = a[t];
+    }
   }
 };
 
