@@ -7,6 +7,8 @@
 // thread, by row blocks, by planes). Prints a Markdown table.
 //
 //   bench_stencil [N]      (default 512 on GPUs, 128 on hosts)
+//   bench_stencil N rounds [R]   only the model's sweep and its candidate iterations, in R
+//                                interleaved rounds (default 5)
 #include "PerfCommon.hpp"
 
 #include "diffusion/Diffusion.hpp"
@@ -16,8 +18,11 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/StencilSweep.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace {
@@ -168,6 +173,66 @@ double planeSweepSeconds(eddy::ExecSpace const& space, Stencil7 const& st,
   });
 }
 
+/// `rounds` rounds; in each, the copy bandwidth and every candidate once (median of 20 sweeps).
+/// Prints each candidate's ratio to the copy of the same round, and their median.
+void interleavedRounds(eddy::Runtime const& rt, eddy::ExecSpace const& space, Stencil7 const& st,
+                       std::array<int, 3> const& n3, eddy::diffusion::Model& model,
+                       eddy::Field<eddy::MemSpace>& out, int rounds) {
+  struct Candidate {
+    std::string what;
+    std::function<double()> seconds;
+    std::vector<double> ratios;
+  };
+  DiffusionMap const diffusion{0.1, 0.1, 0.1, 3};
+  std::vector<Candidate> cs;
+  auto add = [&](std::string what, std::function<double()> seconds) {
+    cs.push_back(Candidate{std::move(what), std::move(seconds), {}});
+  };
+  add("the model's sweep", [&] {
+    return eddy::perf::medianSeconds(space, 3, 20,
+                                     [&] { model.applyStencil(space, model.field(), out); });
+  });
+  if (eddy::kDeviceBackend) {
+    add("planes 128x4, depth 3, pairs, 64 planes, diffusion arithmetic",
+        [&] { return planeSweepSeconds<128, 4, 3, true>(space, st, n3, 64, diffusion); });
+    add("planes 128x4, depth 2, pairs, 64 planes, diffusion arithmetic",
+        [&] { return planeSweepSeconds<128, 4, 2, true>(space, st, n3, 64, diffusion); });
+    add("planes 128x4, depth 2, pairs, 64 planes",
+        [&] { return planeSweepSeconds<128, 4, 2, true>(space, st, n3, 64); });
+    add("planes 128x4, depth 3, pairs, 64 planes",
+        [&] { return planeSweepSeconds<128, 4, 3, true>(space, st, n3, 64); });
+    add("planes 64x8, depth 2, pairs, 64 planes, diffusion arithmetic",
+        [&] { return planeSweepSeconds<64, 8, 2, true>(space, st, n3, 64, diffusion); });
+    add("planes 128x4, depth 2, pairs, 64 planes, a copy",
+        [&] { return planeSweepSeconds<128, 4, 2, true>(space, st, n3, 64, CopyMap{}); });
+  }
+  std::int64_t const span = static_cast<std::int64_t>(st.u.view.span()) / 2 * 2;
+  add("copy kernel, flat, 16 bytes per thread (bytes of the field)", [&] {
+    return flatCopySeconds<2>(space, st.u.view.data(), st.out.view.data(), span) *
+           (double(n3[0]) * n3[1] * n3[2] / span);
+  });
+  double const bytes = 16.0 * n3[0] * n3[1] * n3[2];
+  std::vector<double> copies;
+  for (int r = 0; r < rounds; ++r) {
+    double const copy = eddy::perf::copyBandwidth(space, bytes / 16);
+    copies.push_back(copy);
+    for (auto& c : cs) c.ratios.push_back(bytes / c.seconds() / copy);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  if (rt.rank() != 0) return;
+  std::printf("# %d^3, %d interleaved rounds; copy %.1f GB/s (median)\n", n3[0], rounds,
+              median(copies) * 1e-9);
+  std::printf("| candidate | ratio to copy, median | each round |\n|---|---|---|\n");
+  for (auto const& c : cs) {
+    std::string each;
+    for (double x : c.ratios) each += eddy::str(x).substr(0, 5) + " ";
+    std::printf("| %s | %.3f | %s|\n", c.what.c_str(), median(c.ratios), each.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,8 +262,16 @@ int main(int argc, char** argv) {
                       cells * rt.size() / tstep, "", "stencil-only rate",
                       (cells / tstep) / (cells / ts));
     }
-    // Tile shapes of the box policy (the default is marked), and a flattened 1D range.
     Stencil7 st{model.field().access(), out.access(), 0.1, local[0], local[1]};
+    std::array<int, 3> const n3{local[0], local[1], local[2]};
+    if (argc > 2 && std::string(argv[2]) == "rounds") {
+      // The candidate iterations of the model's sweep in interleaved rounds (each round measures
+      // every candidate and the copy once): a kernel's place in a long benchmark moves its
+      // figure, interleaving spreads that over all of them.
+      interleavedRounds(rt, space, st, n3, model, out, argc > 3 ? std::atoi(argv[3]) : 5);
+      return 0;
+    }
+    // Tile shapes of the box policy (the default is marked), and a flattened 1D range.
     auto const def = eddy::boxTile<eddy::ExecSpace>();
     std::vector<std::array<int, 3>> tiles{def,         {0, 0, 0},   {16, 2, 2},  {32, 2, 2},
                                           {32, 4, 2},  {32, 4, 4},  {32, 8, 1},  {64, 2, 2},
@@ -251,7 +324,6 @@ int main(int argc, char** argv) {
     if (rt.rank() == 0)
       eddy::perf::row("stencil, flattened 1D range", bytes / tf * 1e-9, "GB/s", "copy",
                       bytes / tf / copy);
-    std::array<int, 3> const n3{local[0], local[1], local[2]};
     auto const box = eddy::FlatBox::of({0, 0, 0}, n3);
     Kokkos::RangePolicy<eddy::ExecSpace, Kokkos::IndexType<std::int64_t>> flat32(space, 0,
                                                                                  box.size);
@@ -287,18 +359,19 @@ int main(int argc, char** argv) {
           if (rt.rank() == 0) std::printf("| %s: skipped (%s) | | | |\n", shape.c_str(), e.what());
         }
       };
-      add("128x4, depth 3, pairs (the sweep's)",
+      add("128x4, depth 2, pairs (the sweep's)",
+          [&] { return planeSweepSeconds<128, 4, 2, true>(space, st, n3, run); });
+      add("128x4, depth 2, pairs, the diffusion model's arithmetic", [&] {
+        return planeSweepSeconds<128, 4, 2, true>(space, st, n3, run,
+                                                  DiffusionMap{0.1, 0.1, 0.1, 3});
+      });
+      add("128x4, depth 3, pairs",
           [&] { return planeSweepSeconds<128, 4, 3, true>(space, st, n3, run); });
       add("128x4, depth 3, pairs, the diffusion model's arithmetic", [&] {
         return planeSweepSeconds<128, 4, 3, true>(space, st, n3, run,
                                                   DiffusionMap{0.1, 0.1, 0.1, 3});
       });
       add("128x4, depth 3", [&] { return planeSweepSeconds<128, 4, 3>(space, st, n3, run); });
-      add("128x4, depth 3, the diffusion model's arithmetic", [&] {
-        return planeSweepSeconds<128, 4, 3>(space, st, n3, run, DiffusionMap{0.1, 0.1, 0.1, 3});
-      });
-      add("128x4, depth 2, pairs",
-          [&] { return planeSweepSeconds<128, 4, 2, true>(space, st, n3, run); });
       add("128x4, depth 2", [&] { return planeSweepSeconds<128, 4, 2>(space, st, n3, run); });
       add("128x2, depth 3, pairs",
           [&] { return planeSweepSeconds<128, 2, 3, true>(space, st, n3, run); });
@@ -310,8 +383,8 @@ int main(int argc, char** argv) {
     // The iterations' own ceilings: the same sweeps copying the centre value.
     double copyPlanes[2] = {0, 0};  // GPUs only, as above
     if (eddy::kDeviceBackend) {
-      copyPlanes[0] = planeSweepSeconds<128, 4, 3, false>(space, st, n3, 64, CopyMap{});
-      copyPlanes[1] = planeSweepSeconds<128, 4, 3, true>(space, st, n3, 64, CopyMap{});
+      copyPlanes[0] = planeSweepSeconds<128, 4, 2, false>(space, st, n3, 64, CopyMap{});
+      copyPlanes[1] = planeSweepSeconds<128, 4, 2, true>(space, st, n3, 64, CopyMap{});
     }
     auto const rows4 = eddy::BoxRowBlocks<4>::of({0, 0, 0}, n3);
     double const copyRows = eddy::perf::medianSeconds(space, 3, 20, [&] {
@@ -330,10 +403,10 @@ int main(int argc, char** argv) {
                         16.0 * span / flatCopy[w] * 1e-9, "GB/s", "copy",
                         16.0 * span / flatCopy[w] / copy);
       if (eddy::kDeviceBackend) {
-        eddy::perf::row("copy of the field, planes in team scratch, tile 128x4, depth 3, 64 planes",
+        eddy::perf::row("copy of the field, planes in team scratch, tile 128x4, depth 2, 64 planes",
                         bytes / copyPlanes[0] * 1e-9, "GB/s", "copy", bytes / copyPlanes[0] / copy);
         eddy::perf::row(
-            "copy of the field, planes in team scratch, tile 128x4, depth 3, pairs, 64 planes",
+            "copy of the field, planes in team scratch, tile 128x4, depth 2, pairs, 64 planes",
             bytes / copyPlanes[1] * 1e-9, "GB/s", "copy", bytes / copyPlanes[1] / copy);
       }
       eddy::perf::row("copy of the field, row blocks of 4 rows", bytes / copyRows * 1e-9, "GB/s",
