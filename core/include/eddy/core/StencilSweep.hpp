@@ -15,12 +15,14 @@
 ///   takes two cells adjacent in x and stores them in one 16-byte store (kSweepPairs).
 /// Either way f gets the same values in the same order, so the results are the same bits.
 ///
-/// Measured on an H200 (bench_stencil 512, ratio of effective bandwidth to deep_copy's): the
-/// diffusion model's sweep 0.776 this way against 0.718 by row blocks of 4 (the best gathering
-/// iteration); the plain 7-point stencil 0.785, 0.828 at depth 2. Before the pairs, ncu showed
-/// the ideal bytes to and from DRAM, L2 throughput at 89% of peak and the warps mostly waiting at
-/// the plane barrier; a flat copy kernel moving 8 bytes a thread reaches 0.79 of deep_copy, one
-/// moving 16 bytes 1.00 (docs/PERFORMANCE.md, tenth batch).
+/// Measured on an H200 (bench_stencil 512, ratio of effective bandwidth to deep_copy's, medians
+/// of 9 interleaved rounds): the diffusion model's sweep 0.835 this way (0.779 three planes
+/// ahead) against 0.718 by row blocks of 4 (the best gathering iteration); the plain 7-point
+/// stencil 0.843. The kernel takes 56 registers a thread (four teams of 256 threads a
+/// multiprocessor); launch bounds for five or six teams made it slower (0.79, 0.65). Before the
+/// pairs, ncu showed the ideal bytes to and from DRAM, L2 throughput at 89% of peak and the warps
+/// mostly waiting at the plane barrier; a flat copy kernel moving 8 bytes a thread reaches 0.79
+/// of deep_copy, one moving 16 bytes 1.00 (docs/PERFORMANCE.md, tenth and eleventh batches).
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -250,36 +252,40 @@ int defaultPlanesPerTeam(Exec const& space, int threadsPerTeam, long long tiles,
 }  // namespace detail
 
 /// Tile, depth and cells per thread of the plane-streaming sweep used by sweepSevenPoint on CUDA.
-/// H200, 512^3, runs of 64 planes (bench_stencil, ratio to copy). A cell per thread: 128 x 4
-/// depth 3 0.781-0.801, depth 2 0.772-0.789, depth 1 0.714-0.727; 128 x 2 0.761-0.782, 256 x 2
-/// 0.765, 64 x 8 0.718-0.759, 32 x 8 0.601 (wider tiles read longer runs of each row). Pairs of
-/// cells (one run): 128 x 4 depth 3 0.785 (the diffusion model's arithmetic 0.770), depth 2 0.828,
-/// 64 x 8 depth 2 0.819. Depth 3 with pairs is the combination measured end to end in the model
-/// (its sweep 0.776); depth 2 with pairs, faster on the plain stencil (fewer scratch bytes per
-/// team, more teams per multiprocessor), is yet to be measured there. A team's scratch is limited
-/// to 40 KB: 128 x 4 with pairs at depth 3 takes 38 KB.
-inline constexpr int kSweepTileX = 128, kSweepTileY = 4, kSweepDepth = 3;
+/// H200, 512^3, runs of 64 planes (bench_stencil, ratio to copy). Pairs of cells, medians of 9
+/// interleaved rounds: 128 x 4 depth 2 0.843 (the diffusion model's arithmetic 0.835), depth 3
+/// 0.789 (0.782); 64 x 8 depth 2 0.822 (the model's arithmetic). A cell per thread (single runs):
+/// 128 x 4 depth 3 0.781-0.801, depth 2 0.772-0.789, depth 1 0.714-0.727; 128 x 2 0.761-0.782,
+/// 256 x 2 0.765, 64 x 8 0.718-0.759, 32 x 8 0.601 (wider tiles read longer runs of each row). A
+/// team's scratch is limited to 40 KB: 128 x 4 with pairs takes 32 KB at depth 2, 38 KB at 3.
+inline constexpr int kSweepTileX = 128, kSweepTileY = 4, kSweepDepth = 2;
 
 /// Whether sweepSevenPoint on CUDA gives each thread two cells adjacent in x (16-byte loads and
 /// stores) where the rows of the output allow it (even strides; otherwise a cell per thread).
 inline constexpr bool kSweepPairs = true;
 
-/// The plane-streaming sweep with an explicit tile, depth and run of planes per team (0: chosen
-/// by the sweep), for benchmarks and tests; runs on any backend (on host backends with one thread
-/// per team and plain copies). Callers use sweepSevenPoint.
-template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class F>
-void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
-                           GhostedView<Mem> const& out, std::array<int, 3> const& lo,
-                           std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
+namespace detail {
+
+/// Launches the tile kernel K (PlaneSweep: tiles TX x TY, Pairs) over the box:
+/// a team per tile and run of planes (`planesPerTeam`, 0: defaultPlanesPerTeam), K::kThreads
+/// threads a team on GPUs, one on host backends. With Pairs the tiles start where the rows of
+/// `out` (and, with `inAligned`, of `in` at the same x) start on 16 bytes.
+template <class K, int TX, int TY, bool Pairs, class Exec, class Mem, class F>
+void launchTiles(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
+                 GhostedView<Mem> const& out, std::array<int, 3> const& lo,
+                 std::array<int, 3> const& hi, int planesPerTeam, F const& f, bool inAligned) {
   for (int d = 0; d < 3; ++d)
     if (hi[d] <= lo[d]) return;
-  using K = detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>;
   int xs0 = lo[0];
   if constexpr (Pairs) {
-    int const shift = detail::planePairShift(out, lo[0]);
+    int const shift = planePairShift(out, lo[0]);
     EDDY_REQUIRE(shift >= 0, "sweepSevenPoint '", label,
                  "': pairs of cells need rows of the output that start on 16 bytes alike (strides ",
                  out.sy, ", ", out.sz, ")");
+    EDDY_REQUIRE(!inAligned || planePairShift(in, lo[0]) == shift, "sweepSevenPoint '", label,
+                 "': pairs of cells read in 16-byte loads need the rows of the input to start on "
+                 "16 bytes where those of the output do (input strides ",
+                 in.sy, ", ", in.sz, ")");
     xs0 += shift;
   }
   int const teamSize = compat::planeSweeps<Exec>() ? K::kThreads : 1;
@@ -289,21 +295,35 @@ void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedV
   int const planes = hi[2] - lo[2];
   int const run = planesPerTeam > 0
                       ? planesPerTeam
-                      : detail::defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, planes);
+                      : defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, planes);
   long long const teams = tilesX * tilesY * ((planes + run - 1) / run);
   EDDY_REQUIRE(teams < (1LL << 31), "sweepSevenPoint '", label, "': ", teams, " teams for box [",
                lo[0], ",", hi[0], ") x [", lo[1], ",", hi[1], ") x [", lo[2], ",", hi[2],
                "), expected fewer than 2^31");
   Kokkos::TeamPolicy<Exec> policy(space, static_cast<int>(teams), teamSize);
-  EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
-               "sweepSevenPoint '", label, "': tile ", TX, " x ", TY, " with ", Depth,
-               " planes in flight needs ", K::scratchBytes(),
-               " bytes of team scratch, more than the ", policy.scratch_size_max(0),
-               " a team can have");
-  policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
+  if (K::scratchBytes() > 0) {
+    EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
+                 "sweepSevenPoint '", label, "': tile ", TX, " x ", TY, " needs ",
+                 K::scratchBytes(), " bytes of team scratch, more than the ",
+                 policy.scratch_size_max(0), " a team can have");
+    policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
+  }
   Kokkos::parallel_for(label, policy,
                        K{in, out, xs0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
                          static_cast<int>(tilesX), static_cast<int>(tilesY), run, f});
+}
+
+}  // namespace detail
+
+/// The plane-streaming sweep with an explicit tile, depth and run of planes per team (0: chosen
+/// by the sweep), for benchmarks and tests; runs on any backend (on host backends with one thread
+/// per team and plain copies). Callers use sweepSevenPoint.
+template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class F>
+void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
+                           GhostedView<Mem> const& out, std::array<int, 3> const& lo,
+                           std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
+  detail::launchTiles<detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>, TX, TY, Pairs>(
+      label, space, in, out, lo, hi, planesPerTeam, f, false);
 }
 
 /// out(i, j, k) = f(i, j, k, Neighbours7 of `in` at (i, j, k)) for lo <= (i, j, k) < hi, on
