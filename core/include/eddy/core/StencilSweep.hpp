@@ -22,7 +22,10 @@
 /// multiprocessor); launch bounds for five or six teams made it slower (0.79, 0.65). Before the
 /// pairs, ncu showed the ideal bytes to and from DRAM, L2 throughput at 89% of peak and the warps
 /// mostly waiting at the plane barrier; a flat copy kernel moving 8 bytes a thread reaches 0.79
-/// of deep_copy, one moving 16 bytes 1.00 (docs/PERFORMANCE.md, tenth and eleventh batches).
+/// of deep_copy, one moving 16 bytes 1.00. Measured slower and not kept: columns marched along z
+/// in registers, the x and y neighbours from L1 (0.76), and planes brought by bulk copies
+/// (cp.async.bulk) from a producer warp with scratch barriers instead of the team barrier
+/// (0.67-0.71; docs/PERFORMANCE.md, tenth and eleventh batches).
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -264,28 +267,22 @@ inline constexpr int kSweepTileX = 128, kSweepTileY = 4, kSweepDepth = 2;
 /// stores) where the rows of the output allow it (even strides; otherwise a cell per thread).
 inline constexpr bool kSweepPairs = true;
 
-namespace detail {
-
-/// Launches the tile kernel K (PlaneSweep: tiles TX x TY, Pairs) over the box:
-/// a team per tile and run of planes (`planesPerTeam`, 0: defaultPlanesPerTeam), K::kThreads
-/// threads a team on GPUs, one on host backends. With Pairs the tiles start where the rows of
-/// `out` (and, with `inAligned`, of `in` at the same x) start on 16 bytes.
-template <class K, int TX, int TY, bool Pairs, class Exec, class Mem, class F>
-void launchTiles(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
-                 GhostedView<Mem> const& out, std::array<int, 3> const& lo,
-                 std::array<int, 3> const& hi, int planesPerTeam, F const& f, bool inAligned) {
+/// The plane-streaming sweep with an explicit tile, depth and run of planes per team (0: chosen
+/// by the sweep), for benchmarks and tests; runs on any backend (on host backends with one thread
+/// per team and plain copies). Callers use sweepSevenPoint.
+template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class F>
+void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
+                           GhostedView<Mem> const& out, std::array<int, 3> const& lo,
+                           std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
   for (int d = 0; d < 3; ++d)
     if (hi[d] <= lo[d]) return;
+  using K = detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>;
   int xs0 = lo[0];
   if constexpr (Pairs) {
-    int const shift = planePairShift(out, lo[0]);
+    int const shift = detail::planePairShift(out, lo[0]);
     EDDY_REQUIRE(shift >= 0, "sweepSevenPoint '", label,
                  "': pairs of cells need rows of the output that start on 16 bytes alike (strides ",
                  out.sy, ", ", out.sz, ")");
-    EDDY_REQUIRE(!inAligned || planePairShift(in, lo[0]) == shift, "sweepSevenPoint '", label,
-                 "': pairs of cells read in 16-byte loads need the rows of the input to start on "
-                 "16 bytes where those of the output do (input strides ",
-                 in.sy, ", ", in.sz, ")");
     xs0 += shift;
   }
   int const teamSize = compat::planeSweeps<Exec>() ? K::kThreads : 1;
@@ -295,35 +292,21 @@ void launchTiles(std::string const& label, Exec const& space, GhostedView<Mem> c
   int const planes = hi[2] - lo[2];
   int const run = planesPerTeam > 0
                       ? planesPerTeam
-                      : defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, planes);
+                      : detail::defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, planes);
   long long const teams = tilesX * tilesY * ((planes + run - 1) / run);
   EDDY_REQUIRE(teams < (1LL << 31), "sweepSevenPoint '", label, "': ", teams, " teams for box [",
                lo[0], ",", hi[0], ") x [", lo[1], ",", hi[1], ") x [", lo[2], ",", hi[2],
                "), expected fewer than 2^31");
   Kokkos::TeamPolicy<Exec> policy(space, static_cast<int>(teams), teamSize);
-  if (K::scratchBytes() > 0) {
-    EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
-                 "sweepSevenPoint '", label, "': tile ", TX, " x ", TY, " needs ",
-                 K::scratchBytes(), " bytes of team scratch, more than the ",
-                 policy.scratch_size_max(0), " a team can have");
-    policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
-  }
+  EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
+               "sweepSevenPoint '", label, "': tile ", TX, " x ", TY, " with ", Depth,
+               " planes in flight needs ", K::scratchBytes(),
+               " bytes of team scratch, more than the ", policy.scratch_size_max(0),
+               " a team can have");
+  policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
   Kokkos::parallel_for(label, policy,
                        K{in, out, xs0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
                          static_cast<int>(tilesX), static_cast<int>(tilesY), run, f});
-}
-
-}  // namespace detail
-
-/// The plane-streaming sweep with an explicit tile, depth and run of planes per team (0: chosen
-/// by the sweep), for benchmarks and tests; runs on any backend (on host backends with one thread
-/// per team and plain copies). Callers use sweepSevenPoint.
-template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class F>
-void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
-                           GhostedView<Mem> const& out, std::array<int, 3> const& lo,
-                           std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
-  detail::launchTiles<detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>, TX, TY, Pairs>(
-      label, space, in, out, lo, hi, planesPerTeam, f, false);
 }
 
 /// out(i, j, k) = f(i, j, k, Neighbours7 of `in` at (i, j, k)) for lo <= (i, j, k) < hi, on
