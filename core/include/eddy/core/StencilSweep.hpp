@@ -16,16 +16,16 @@
 /// Either way f gets the same values in the same order, so the results are the same bits.
 ///
 /// Measured on an H200 (bench_stencil 512, ratio of effective bandwidth to deep_copy's, medians
-/// of 9 interleaved rounds): the diffusion model's sweep 0.835 this way (0.779 three planes
+/// of interleaved rounds): the diffusion model's sweep 0.838-0.840 this way (0.779 three planes
 /// ahead) against 0.718 by row blocks of 4 (the best gathering iteration); the plain 7-point
-/// stencil 0.843. The kernel takes 56 registers a thread (four teams of 256 threads a
-/// multiprocessor); launch bounds for five or six teams made it slower (0.79, 0.65). Before the
-/// pairs, ncu showed the ideal bytes to and from DRAM, L2 throughput at 89% of peak and the warps
-/// mostly waiting at the plane barrier; a flat copy kernel moving 8 bytes a thread reaches 0.79
-/// of deep_copy, one moving 16 bytes 1.00. Measured slower and not kept: columns marched along z
-/// in registers, the x and y neighbours from L1 (0.76), and planes brought by bulk copies
+/// stencil 0.843-0.846. ncu: 74% of DRAM peak with the ideal bytes, L2 at 91% of its peak, four
+/// teams of 256 threads a multiprocessor (56 registers a thread); launch bounds for five or six
+/// teams spill and run slower (0.79, 0.65). A flat copy kernel moving 8 bytes a thread reaches
+/// 0.79 of deep_copy, one moving 16 bytes 1.00. Measured slower and not kept: columns marched
+/// along z in registers, the x and y neighbours from L1 (0.76); planes brought by bulk copies
 /// (cp.async.bulk) from a producer warp with scratch barriers instead of the team barrier
-/// (0.67-0.71; docs/PERFORMANCE.md, tenth and eleventh batches).
+/// (0.67-0.71); two rows of pairs a thread (0.58-0.83); taller tiles (docs/PERFORMANCE.md, tenth
+/// and eleventh batches).
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -49,9 +49,11 @@ namespace detail {
 
 /// The plane-streaming sweep of one team: tile (tx, ty) of the box, planes [k0, k1).
 /// Scratch holds kSlots planes of the tile with a ghost ring in x and y; plane m lives in slot
-/// (m - k0 + 1) % kSlots. The team computes plane k from slots k - 1, k, k + 1 while planes
-/// k + 2 .. k + Depth + 1 are in flight; the copy into a slot starts only after the barrier that
-/// follows the last reads of the plane it held (k - 2), so Depth + 3 slots suffice.
+/// (m - k0) % kSlots. The team computes plane k from slots k and k + 1 while planes
+/// k + 2 .. k + Depth + 1 are in flight: a cell's neighbours in x and y come from slot k, its
+/// neighbour above from slot k + 1, and the one below from the thread's registers (the centre it
+/// read at k - 1; at k0 from `in`). The copy into a slot starts only after the barrier that
+/// follows the last reads of the plane it held (k - 1), so Depth + 2 slots suffice.
 ///
 /// With Pairs a thread takes two cells adjacent in x: it reads their values from scratch in
 /// 16-byte loads and stores them to `out` in one 16-byte store. The tiles then start at xs0, the
@@ -68,7 +70,7 @@ struct PlaneSweep {
   /// kPad is even, so a pair's first value is 16-byte aligned, and the row holds xs - 2 for the
   /// cell before the tile.
   static constexpr int kPad = Pairs ? 2 : 1;
-  static constexpr int kPX = TX + 2 * kPad, kPY = TY + 2, kPlane = kPX * kPY, kSlots = Depth + 3;
+  static constexpr int kPX = TX + 2 * kPad, kPY = TY + 2, kPlane = kPX * kPY, kSlots = Depth + 2;
   /// Entries of a row copied per plane (x from xs - kPad to xs + TX), and of a plane.
   static constexpr int kRowCopies = TX + kPad + 1, kCopies = kRowCopies * kPY;
   using Team = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -111,10 +113,10 @@ struct PlaneSweep {
   }
 
   /// The pipeline both ways below share: copyPlane(src, dst) starts this thread's copies of the
-  /// tile's plane at `src` (a plane of `in`) into `dst` (a slot); computePlane(k, below, here,
-  /// above) computes this thread's cells of plane k from the slots of planes k - 1, k, k + 1.
-  /// Every issue commits one group, so the count of groups in flight is the same on every path
-  /// (a group past the run is empty).
+  /// tile's plane at `src` (a plane of `in`) into `dst` (a slot); computePlane(k, here, above)
+  /// computes this thread's cells of plane k from the slots of planes k and k + 1. Every issue
+  /// commits one group, so the count of groups in flight is the same on every path (a group past
+  /// the run is empty).
   template <class CopyPlane, class ComputePlane>
   KOKKOS_INLINE_FUNCTION void march(Team const& team, double* ring, int k0, int k1,
                                     CopyPlane const& copyPlane,
@@ -127,16 +129,16 @@ struct PlaneSweep {
       return slot + 1 == kSlots ? 0 : slot + 1;
     };
     int slot = 0;  // the slot of the next plane to issue
-    for (int m = k0 - 1; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
-    int below = 0;  // the slot of plane k - 1
+    for (int m = k0; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
+    int here = 0;  // the slot of plane k
     for (int k = k0; k < k1; ++k) {
       compat::asyncWait<Depth - 1>();  // planes up to k + 1 have landed (this thread's part)
-      team.team_barrier();             // ... and every thread's; plane k - 2 is read by no one
+      team.team_barrier();             // ... and every thread's; plane k - 1 is read by no one
       issue(k + Depth + 1, slot);
       slot = next(slot);
-      int const here = next(below), above = next(here);
-      computePlane(k, ring + below * kPlane, ring + here * kPlane, ring + above * kPlane);
-      below = here;
+      int const above = next(here);
+      computePlane(k, ring + here * kPlane, ring + above * kPlane);
+      here = above;
     }
   }
 
@@ -161,35 +163,43 @@ struct PlaneSweep {
     bool const in0 = row && i >= lo0 && i < hi0;
     bool const in1 = Pairs && row && i + 1 >= lo0 && i + 1 < hi0;
     bool const edge = Pairs && row && cx == 0 && xs - 1 == lo0 && lo0 < hi0;  // cell lo0 alone
+    // The values below this thread's cells, carried from plane to plane: plane k0 - 1 from `in`.
+    double zm0 = 0, zm1 = 0, zmEdge = 0;
+    if (in0) zm0 = in(i, j, k0 - 1);
+    if (in1) zm1 = in(i + 1, j, k0 - 1);
+    if (edge) zmEdge = in(i - 1, j, k0 - 1);
     march(
         team, ring, k0, k1,
         [&](double const* src, double* dst) {
           for (int u = 0; u < kPerThread; ++u)
             if (to[u] >= 0) compat::asyncCopy(dst + to[u], src + from[u]);
         },
-        [&](int k, double const* below, double const* here, double const* above) {
+        [&](int k, double const* here, double const* above) {
           double const* const h = here + s;
-          double const* const b = below + s;
           double const* const a = above + s;
           if constexpr (Pairs) {
             auto const c = compat::load2(h), ym = compat::load2(h - kPX),
                        yp = compat::load2(h + kPX);
-            auto const zm = compat::load2(b), zp = compat::load2(a);
-            Neighbours7 const nb0{c.x, h[-1], c.y, ym.x, yp.x, zm.x, zp.x};
-            Neighbours7 const nb1{c.y, c.x, h[2], ym.y, yp.y, zm.y, zp.y};
+            auto const zp = compat::load2(a);
+            Neighbours7 const nb0{c.x, h[-1], c.y, ym.x, yp.x, zm0, zp.x};
+            Neighbours7 const nb1{c.y, c.x, h[2], ym.y, yp.y, zm1, zp.y};
             if (in0 && in1) {
               compat::store2(&out(i, j, k), f(i, j, k, nb0), f(i + 1, j, k, nb1));
             } else {
               if (in0) out(i, j, k) = f(i, j, k, nb0);
               if (in1) out(i + 1, j, k) = f(i + 1, j, k, nb1);
             }
+            zm0 = c.x;
+            zm1 = c.y;
             if (edge) {
-              Neighbours7 const nb{h[-1], h[-2], c.x, h[-1 - kPX], h[-1 + kPX], b[-1], a[-1]};
+              Neighbours7 const nb{h[-1], h[-2], c.x, h[-1 - kPX], h[-1 + kPX], zmEdge, a[-1]};
               out(i - 1, j, k) = f(i - 1, j, k, nb);
+              zmEdge = h[-1];
             }
           } else if (in0) {
-            Neighbours7 const nb{h[0], h[-1], h[1], h[-kPX], h[kPX], b[0], a[0]};
+            Neighbours7 const nb{h[0], h[-1], h[1], h[-kPX], h[kPX], zm0, a[0]};
             out(i, j, k) = f(i, j, k, nb);
+            zm0 = h[0];
           }
         });
   }
@@ -208,15 +218,16 @@ struct PlaneSweep {
             compat::asyncCopy(dst + to, src + from);
           }
         },
-        [&](int k, double const* below, double const* here, double const* above) {
+        [&](int k, double const* here, double const* above) {
           // Cells xs - 1 .. xs + TX - 1 of each row; xs - 1 only as the pairs' cell lo0 alone.
+          // The values below come from `in` (a thread here has many cells a plane).
           for (int c = rank; c < (TX + 1) * TY; c += size) {
             int const cx = c % (TX + 1) - 1, i = xs + cx, j = y0 + c / (TX + 1);
             bool const mine = cx >= 0 || (Pairs && i == lo0);
             if (mine && i >= lo0 && i < hi0 && j < hi1) {
               int const s = cx + kPad + (c / (TX + 1) + 1) * kPX;
-              Neighbours7 const nb{here[s],       here[s - 1], here[s + 1], here[s - kPX],
-                                   here[s + kPX], below[s],    above[s]};
+              Neighbours7 const nb{here[s],       here[s - 1],     here[s + 1], here[s - kPX],
+                                   here[s + kPX], in(i, j, k - 1), above[s]};
               out(i, j, k) = f(i, j, k, nb);
             }
           }
@@ -255,12 +266,13 @@ int defaultPlanesPerTeam(Exec const& space, int threadsPerTeam, long long tiles,
 }  // namespace detail
 
 /// Tile, depth and cells per thread of the plane-streaming sweep used by sweepSevenPoint on CUDA.
-/// H200, 512^3, runs of 64 planes (bench_stencil, ratio to copy). Pairs of cells, medians of 9
-/// interleaved rounds: 128 x 4 depth 2 0.843 (the diffusion model's arithmetic 0.835), depth 3
-/// 0.789 (0.782); 64 x 8 depth 2 0.822 (the model's arithmetic). A cell per thread (single runs):
-/// 128 x 4 depth 3 0.781-0.801, depth 2 0.772-0.789, depth 1 0.714-0.727; 128 x 2 0.761-0.782,
-/// 256 x 2 0.765, 64 x 8 0.718-0.759, 32 x 8 0.601 (wider tiles read longer runs of each row). A
-/// team's scratch is limited to 40 KB: 128 x 4 with pairs takes 32 KB at depth 2, 38 KB at 3.
+/// H200, 512^3, runs of 64 planes (bench_stencil, ratio to copy). Pairs of cells, the diffusion
+/// model's arithmetic, medians of 5 interleaved rounds: 128 x 4 depth 2 0.841, depth 3 0.785,
+/// depth 4 0.767; 128 x 6 depth 2 0.830; 128 x 8 depth 1 0.708; 64 x 8 depth 2 0.827, depth 3
+/// 0.756; 64 x 12 and 64 x 16 depth 2 0.809, 0.823. A cell per thread (single runs, before the
+/// value below came from registers): 128 x 4 depth 3 0.781-0.801, depth 2 0.772-0.789, depth 1
+/// 0.714-0.727; 128 x 2 0.761-0.782, 256 x 2 0.765, 64 x 8 0.718-0.759, 32 x 8 0.601. A team's
+/// scratch is limited to 40 KB: 128 x 4 with pairs takes 25 KB at depth 2, 32 KB at depth 3.
 inline constexpr int kSweepTileX = 128, kSweepTileY = 4, kSweepDepth = 2;
 
 /// Whether sweepSevenPoint on CUDA gives each thread two cells adjacent in x (16-byte loads and
