@@ -247,8 +247,8 @@ void interleavedRounds(eddy::Runtime const& rt, eddy::ExecSpace const& space, St
     return v[v.size() / 2];
   };
   if (rt.rank() != 0) return;
-  std::printf("# %d^3, %d interleaved rounds; copy %.1f GB/s (median)\n", n3[0], rounds,
-              median(copies) * 1e-9);
+  std::printf("# %d^3 FP64 on %s, %d interleaved rounds; copy %.1f GB/s (median)\n", n3[0],
+              eddy::ExecSpace::name(), rounds, median(copies) * 1e-9);
   std::printf("| candidate | ratio to copy, median | each round |\n|---|---|---|\n");
   for (auto const& c : cs) {
     std::string each;
@@ -271,6 +271,15 @@ int main(int argc, char** argv) {
     eddy::Field<eddy::MemSpace> out(space, "eddy::perf::stencilOut", decomp, 1);
     auto const local = decomp.localCells();
     double const cells = double(local[0]) * local[1] * local[2];
+    Stencil7 st{model.field().access(), out.access(), 0.1, local[0], local[1]};
+    std::array<int, 3> const n3{local[0], local[1], local[2]};
+    if (argc > 2 && std::string(argv[2]) == "rounds") {
+      // The candidate iterations of the model's sweep in interleaved rounds (each round measures
+      // every candidate and the copy once): a kernel's place in a long benchmark moves its
+      // figure, interleaving spreads that over all of them.
+      interleavedRounds(rt, space, st, n3, model, out, argc > 3 ? std::atoi(argv[3]) : 5);
+      return 0;
+    }
     double const copy = eddy::perf::copyBandwidth(space, static_cast<std::size_t>(cells));
     double const ts = eddy::perf::medianSeconds(
         space, 3, 20, [&] { model.applyStencil(space, model.field(), out); });
@@ -285,15 +294,6 @@ int main(int argc, char** argv) {
       eddy::perf::row("diffusion step (halo exchange + stencil), cell-updates/s",
                       cells * rt.size() / tstep, "", "stencil-only rate",
                       (cells / tstep) / (cells / ts));
-    }
-    Stencil7 st{model.field().access(), out.access(), 0.1, local[0], local[1]};
-    std::array<int, 3> const n3{local[0], local[1], local[2]};
-    if (argc > 2 && std::string(argv[2]) == "rounds") {
-      // The candidate iterations of the model's sweep in interleaved rounds (each round measures
-      // every candidate and the copy once): a kernel's place in a long benchmark moves its
-      // figure, interleaving spreads that over all of them.
-      interleavedRounds(rt, space, st, n3, model, out, argc > 3 ? std::atoi(argv[3]) : 5);
-      return 0;
     }
     // Tile shapes of the box policy (the default is marked), and a flattened 1D range.
     auto const def = eddy::boxTile<eddy::ExecSpace>();
