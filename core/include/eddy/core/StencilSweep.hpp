@@ -10,8 +10,9 @@
 /// - CUDA, 3D: a team per x-y tile of kSweepTileX x kSweepTileY cells marches along z through a
 ///   run of planes. The team copies each plane of its tile (with a ghost ring in x and y) into
 ///   team scratch with asynchronous copies, kSweepDepth planes ahead of the plane it computes; a
-///   cell's seven values then come from scratch, so each value of `in` leaves L2 about once
-///   instead of once per neighbour that reads it. Where the rows of `out` allow it, a thread
+///   cell's values then come from scratch (the one below from the thread's registers: it read it
+///   as the centre one plane before), so each value of `in` leaves L2 about once instead of once
+///   per neighbour that reads it. Where the rows of `out` allow it, a thread
 ///   takes two cells adjacent in x and stores them in one 16-byte store (kSweepPairs).
 /// Either way f gets the same values in the same order, so the results are the same bits.
 ///
@@ -20,12 +21,12 @@
 /// ahead) against 0.718 by row blocks of 4 (the best gathering iteration); the plain 7-point
 /// stencil 0.843-0.846. ncu: 74% of DRAM peak with the ideal bytes, L2 at 91% of its peak, four
 /// teams of 256 threads a multiprocessor (56 registers a thread); launch bounds for five or six
-/// teams spill and run slower (0.79, 0.65). A flat copy kernel moving 8 bytes a thread reaches
-/// 0.79 of deep_copy, one moving 16 bytes 1.00. Measured slower and not kept: columns marched
-/// along z in registers, the x and y neighbours from L1 (0.76); planes brought by bulk copies
-/// (cp.async.bulk) from a producer warp with scratch barriers instead of the team barrier
-/// (0.67-0.71); two rows of pairs a thread (0.58-0.83); taller tiles (docs/PERFORMANCE.md, tenth
-/// and eleventh batches).
+/// teams (48 registers; 40 with spills) run slower (0.79, 0.65). A flat copy kernel moving 8 bytes
+/// a thread reaches 0.79 of deep_copy, one moving 16 bytes 1.00. Measured slower and not kept:
+/// columns marched along z in registers, the x and y neighbours from L1 (0.76); planes brought by
+/// bulk copies (cp.async.bulk) from a producer warp with scratch barriers instead of the team
+/// barrier (0.67-0.71); two rows of pairs a thread (0.58-0.83); taller tiles (docs/PERFORMANCE.md,
+/// tenth and eleventh batches).
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
