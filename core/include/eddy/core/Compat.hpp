@@ -455,8 +455,8 @@ constexpr bool plainBoxItemLanes() {
 /// Whether 3D seven-point sweeps on `Exec` (sweepSevenPoint in StencilSweep.hpp) stream planes
 /// of x-y tiles through team scratch with asynchronous copies several planes ahead (CUDA), or
 /// gather the neighbours of each cell from the field (host backends: rows, forEachCellStreaming).
-/// The plain sweep is latency-bound on an H200: 0.718 of copy bandwidth by row blocks, with the
-/// ideal bytes to and from DRAM but too few of them in flight (docs/PERFORMANCE.md).
+/// The plain sweep is L2-bound on an H200: 0.718 of copy bandwidth by row blocks, every cell's y
+/// and z neighbours read from L2 (docs/PERFORMANCE.md, tenth batch).
 template <class Exec>
 constexpr bool planeSweeps() {
   return isCuda<Exec>();

@@ -144,8 +144,8 @@ struct PlaneSweep {
   }
 
   /// kThreads threads (GPUs): each thread's copies of a plane (at most a few) and its cells are
-  /// worked out once, so a plane costs each thread its copies, one barrier, and seven scratch
-  /// reads and a store per cell (per pair with Pairs).
+  /// worked out once, so a plane costs each thread its copies, one barrier, and six scratch reads
+  /// and a store per cell (per pair with Pairs); the value below is the centre of the plane before.
   KOKKOS_INLINE_FUNCTION void cellsPerThread(Team const& team, double* ring, int xs, int y0, int k0,
                                              int k1) const {
     constexpr int kPerThread = (kCopies + kThreads - 1) / kThreads;
