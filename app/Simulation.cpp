@@ -154,6 +154,12 @@ int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart)
       CartDecomposition::fromComm(rt.comm(), toIndex3(cells, 1), dims, periodic,
                                   toIndex3(deck.getIntList("parallel.decomposition"), 0));
   log::info(str("decomposition: ", decomp.describe(), "; transport ", transport::describe()));
+  if (transport::gpuShared())
+    log::warn(str("ranks of one node drive the same GPU (", rt.localSize(),
+                  " ranks on this node): the GPU time-slices between their processes, so each "
+                  "message waits for the other process's turn, and nccl and cuda-ipc are off. "
+                  "Runs can be many times slower than with one rank per GPU; launch as many "
+                  "ranks per node as it has GPUs"));
   if (log::debugEnabled()) log::debug(str("rank ", rt.rank(), ": ", decomp.describe()));
 
   int code = 0;
