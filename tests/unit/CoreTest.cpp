@@ -99,7 +99,41 @@ TEST(Str, ConcatenatesMixedTypes) {
   EXPECT_EQ(eddy::str("a", 1, ' ', 2.5), "a1 2.5");
 }
 
+/// a(i) = i on `space`, doubled on `second` after it, plus one on `space` after that, each
+/// step ordered after the last by compat::orderAfter; returns the cells that came out wrong.
+long long wrongAfterTwoInstances(eddy::ExecSpace const& space, eddy::ExecSpace const& second) {
+  int const n = 1 << 20;
+  Kokkos::View<double*, eddy::MemSpace> a("eddy::test::twoInstances", n);
+  using Policy = Kokkos::RangePolicy<eddy::ExecSpace>;
+  Kokkos::parallel_for(
+      "eddy::test::fill", Policy(space, 0, n), KOKKOS_LAMBDA(int i) { a(i) = i; });
+  eddy::compat::orderAfter(second, space);
+  Kokkos::parallel_for(
+      "eddy::test::twice", Policy(second, 0, n), KOKKOS_LAMBDA(int i) { a(i) *= 2; });
+  eddy::compat::orderAfter(space, second);
+  Kokkos::parallel_for(
+      "eddy::test::plusOne", Policy(space, 0, n), KOKKOS_LAMBDA(int i) { a(i) += 1; });
+  long long wrong = 0;
+  Kokkos::parallel_reduce(
+      "eddy::test::check", Policy(space, 0, n),
+      KOKKOS_LAMBDA(int i, long long& w) { w += a(i) == 2.0 * i + 1 ? 0 : 1; }, wrong);
+  space.fence();
+  return wrong;
+}
+
 }  // namespace
+
+TEST(Compat, ASecondInstanceRunsOrderedWorkAtEitherStreamPriority) {
+  for (char const* priority : {"0", "1"}) {
+    eddy::test::ScopedEnv env("EDDY_HALO_STREAM_PRIORITY", priority);
+    EXPECT_EQ(eddy::compat::haloStreamHighPriority(), priority[0] == '1');
+    eddy::ExecSpace const space;
+    EXPECT_EQ(wrongAfterTwoInstances(space, eddy::compat::secondInstance(space)), 0)
+        << "EDDY_HALO_STREAM_PRIORITY=" << priority;
+  }
+  eddy::test::ScopedEnv bad("EDDY_HALO_STREAM_PRIORITY", "high");
+  EXPECT_THROW((void)eddy::compat::haloStreamHighPriority(), eddy::ConfigError);
+}
 
 TEST(Environment, TuningVariablesTakeTheirRangeOrFail) {
   char const* const name = "EDDY_TEST_TUNING";

@@ -7,6 +7,9 @@
 /// backend macro. A test greps the tree to keep it that way.
 #pragma once
 
+#include "eddy/core/Environment.hpp"
+#include "eddy/core/Error.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <array>
@@ -202,9 +205,19 @@ inline void* nativeStream(Kokkos::Cuda const& space) {
 }
 #endif
 
+/// EDDY_HALO_STREAM_PRIORITY: 1 when the streams of secondInstance take the device's greatest
+/// priority, 0 (the default) when they take the default priority.
+inline bool haloStreamHighPriority() {
+  return integerFromEnvironment("EDDY_HALO_STREAM_PRIORITY", 0, 0, 1,
+                                "0 (overlapped exchanges on a stream of the default priority) or "
+                                "1 (of the greatest priority)") == 1;
+}
+
 /// A second instance of `space`'s execution space, for work that should run concurrently with
 /// the work enqueued on `space` (a halo exchange beside an interior kernel). On device backends
-/// with Kokkos 4 a new instance (its own stream) from Kokkos::Experimental::partition_space;
+/// with Kokkos 4 a new instance (its own stream) from Kokkos::Experimental::partition_space, on
+/// CUDA of the greatest stream priority when haloStreamHighPriority() (the block scheduler then
+/// starts its kernels, the pack and NCCL's, ahead of the waiting blocks of a kernel on `space`);
 /// `space` itself on host backends (their kernels run on the calling thread; partitioning would
 /// only split the thread pool) and with Kokkos 3.4 (no partition_space). Work on two instances is
 /// ordered by orderAfter().
@@ -220,6 +233,21 @@ Exec secondInstance(Exec const& space) {
   return space;
 #endif
 }
+#if defined(KOKKOS_ENABLE_CUDA) && EDDY_KOKKOS_4
+inline Kokkos::Cuda secondInstance(Kokkos::Cuda const& space) {
+  if (!haloStreamHighPriority()) return Kokkos::Experimental::partition_space(space, 1)[0];
+  int least = 0, greatest = 0;
+  cudaStream_t stream = nullptr;
+  cudaError_t e = cudaSetDevice(space.cuda_device());
+  if (e == cudaSuccess) e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&stream, cudaStreamDefault, greatest);
+  if (e != cudaSuccess)
+    throw Error(std::string("compat::secondInstance: a stream of priority ") +
+                std::to_string(greatest) + " on GPU " + std::to_string(space.cuda_device()) +
+                " could not be created: " + cudaGetErrorString(e));
+  return Kokkos::Cuda(stream, Kokkos::Impl::ManageStream::yes);  // destroyed with the last copy
+}
+#endif
 
 /// Makes the work enqueued on `waiter` from now on wait for the work enqueued on `signaller` so
 /// far, without blocking the calling thread where the backend allows: on CUDA an event recorded
