@@ -3,6 +3,7 @@
 #include "fluids/PoissonKernels.hpp"
 
 #include "eddy/core/BoxPolicy.hpp"
+#include "eddy/core/BoxSplit.hpp"
 #include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/HaloExchange.hpp"
@@ -29,6 +30,13 @@ int correctionRingsFromEnvironment() {
   return static_cast<int>(integerFromEnvironment(
       "EDDY_MG_CORRECTION_RINGS", 2, 1, 2,
       "1 or 2 (ghost layers of the multigrid corrections; 2 exchanges them half as often)"));
+}
+
+long long overlapCellsFromEnvironment() {
+  // Smaller levels take longer to split (a launch per slab of the shell) than their messages.
+  return integerFromEnvironment("EDDY_MG_OVERLAP_CELLS", 131072, 0, LLONG_MAX,
+                                "a cell count >= 0 (with overlap, multigrid levels whose ranks "
+                                "own at least that many cells overlap their exchanges)");
 }
 
 long long fusedCellsFromEnvironment() {
@@ -218,6 +226,10 @@ struct Multigrid::Level {
   FieldLayout layout;  ///< of every field of the level
   std::unique_ptr<FieldType> x, b, res;
   std::unique_ptr<Halo> halo;
+  /// With overlap: the owned cells split around the faces towards other ranks (`split`) and
+  /// the coarse level's owned cells split the same way for the restriction (`coarseSplit`).
+  bool overlap = false;
+  BoxSplit split, coarseSplit;
 
   // Gather point only.
   std::unique_ptr<CartDecomposition> twinDecomp;
@@ -297,9 +309,29 @@ struct Multigrid::Level {
   }
 };
 
+namespace {
+/// The exchange of `field` on `halo` overlapped with `work`, a callable taking a box of cells:
+/// the messages travel on `haloSpace` while `work(split.inner)` runs on `space` (after the
+/// ghosts this rank sends itself), then `work` on each slab of `split.shell` once they have
+/// arrived. `split` must leave in its shell every cell whose work reads a ghost from another
+/// rank, and `work` must not write the entries that the exchange sends.
+template <class Work>
+void exchangeBeside(ExecSpace const& space, ExecSpace const& haloSpace, Halo& halo,
+                    FieldType& field, BoxSplit const& split, Work const& work) {
+  compat::orderAfter(haloSpace, space);  // field was written on space; haloSpace packs it
+  halo.start(haloSpace, field);
+  halo.copySelf(space, field);
+  work(split.inner);
+  halo.finishPeers(haloSpace, field);
+  compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
+  for (Box3 const& slab : split.shell) work(slab);
+}
+}  // namespace
+
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
-                     long long fusedCells, long long gatherCells, int correctionRings)
+                     long long fusedCells, long long gatherCells, int correctionRings,
+                     long long overlapCells)
     : m_pre(preSmooth), m_post(postSmooth) {
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
@@ -377,6 +409,29 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     }
     level.allocate(space, wide ? 2 : 1);
   }
+  // Overlap on the distributed one-layer levels with a rank behind some face (not the coarsest:
+  // it only sweeps, and is gathered or whole on every rank in practice).
+  bool anyOverlap = false;
+  for (int l = 0; overlapCells >= 0 && l + 1 < levels() && l < m_fusedFrom; ++l) {
+    Level& level = *m_levels[l];
+    Level const& coarse = *m_levels[l + 1];
+    long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
+    if (level.replicated || level.layout.ghosts[0] != 1 || !level.halo->hasPeers() ||
+        owned < overlapCells)
+      continue;
+    auto const faces = level.halo->peerFaces();
+    level.overlap = true;
+    level.split = BoxSplit::insideFaces(Box3{{0, 0, 0}, level.grid.hi()}, faces);
+    if (!coarse.replicated)  // else the restriction reads the gathered residual, all owned
+      level.coarseSplit = BoxSplit::insideFaces(Box3{{0, 0, 0}, coarse.grid.hi()}, faces);
+    anyOverlap = true;
+  }
+  if (anyOverlap) m_haloSpace = compat::secondInstance(space);
+}
+
+bool Multigrid::overlaps(int l) const {
+  EDDY_REQUIRE(l >= 0 && l < levels(), "Multigrid::overlaps: level ", l, " of ", levels());
+  return m_levels[l]->overlap;
 }
 
 Multigrid::~Multigrid() = default;
@@ -435,6 +490,16 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
       detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour,
                                    detail::withGhostRings(level.grid, rings));
       d.colour[0] = d.colour[1] = rings;
+      continue;
+    }
+    if (d.colour[1 - colour] == 0 && level.overlap) {
+      // One ghost layer: the half sweep updates owned cells only, none of them sent (a half
+      // sweep writes one colour, the exchange carries the values before it of both).
+      exchangeBeside(space, m_haloSpace, *level.halo, x, level.split, [&](Box3 const& cells) {
+        detail::smoothColour(space, level.grid, b.access(), x.access(), colour, cells);
+      });
+      d.colour[1 - colour] = width;
+      d.colour[colour] = 0;
       continue;
     }
     if (d.colour[1 - colour] == 0) {  // the other colour's first ghost layer is stale
@@ -523,16 +588,29 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     }
     d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d);
     int const resRings = wide && !gathers ? 1 : 0;
-    if (d.least() < resRings + 1) {
-      exchange(space, *level.halo, x);
+    auto const residualOn = [&](Box3 const& cells) {
+      detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells);
+    };
+    if (d.least() < resRings + 1 && level.overlap) {  // one layer: resRings is 0
+      exchangeBeside(space, m_haloSpace, *level.halo, x, level.split, residualOn);
       d.colour[0] = d.colour[1] = x.ghost();
+    } else {
+      if (d.least() < resRings + 1) {
+        exchange(space, *level.halo, x);
+        d.colour[0] = d.colour[1] = x.ghost();
+      }
+      residualOn(detail::withGhostRings(level.grid, resRings));
     }
-    detail::residual(space, level.grid, b.access(), x.access(), res.access(),
-                     detail::withGhostRings(level.grid, resRings));
     if (gathers) {
       gather(space, level, res);
       detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
                                coarse.b->access());
+    } else if (resRings == 0 && level.overlap) {
+      exchangeBeside(space, m_haloSpace, *level.halo, res, level.coarseSplit,
+                     [&](Box3 const& coarseCells) {
+                       detail::restrictResidual(space, level.grid, res.access(), coarse.grid,
+                                                coarse.b->access(), coarseCells);
+                     });
     } else {
       if (resRings == 0) exchange(space, *level.halo, res);
       detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access());

@@ -33,6 +33,9 @@
 /// The finest level keeps one layer: it is bound by bandwidth, not by exchanges, and its extra
 /// layer of cells cost more than its exchanges saved (3D Taylor-Green 512^3 on H200s: 0.7%
 /// slower per step on one GPU and 1% on two than with two layers on the coarser levels alone).
+/// With overlap (PoissonOptions::overlap) the one-layer levels split over several ranks run each
+/// of their 8 exchanges per V-cycle (before a half sweep, the residual and the restriction)
+/// beside the cells that read no ghost from another rank.
 ///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
@@ -64,6 +67,11 @@ long long gatherCellsFromEnvironment();
 /// EDDY_MG_CORRECTION_RINGS (1 or 2; 2 when unset); throws eddy::ConfigError otherwise.
 int correctionRingsFromEnvironment();
 
+/// EDDY_MG_OVERLAP_CELLS as a cell count (131072 when unset): with overlap, the least owned cells
+/// per rank of a multigrid level that overlaps its exchanges; throws eddy::ConfigError when it is
+/// not a non-negative integer.
+long long overlapCellsFromEnvironment();
+
 class Multigrid {
  public:
   /// Collective over `comm`: builds every level, its fields and halo exchanges.
@@ -77,9 +85,15 @@ class Multigrid {
   /// kernels over the whole level and no message between ranks.
   /// `correctionRings` (1 or 2): the most ghost layers a level's correction holds (1: an
   /// exchange before every half sweep; the same bits either way).
+  /// `overlapCells` >= 0: on the distributed levels with one ghost layer (the finest, or every
+  /// level with `correctionRings` 1) whose ranks own at least that many cells each and have
+  /// another rank behind some face, the exchanges before the half sweeps, the residual and the
+  /// restriction run on a second execution-space instance (compat::secondInstance) while the
+  /// cells that read no ghost from another rank are computed; the cells next to those faces
+  /// follow once the messages have arrived. The same bits. < 0: no overlap.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
-            long long gatherCells = 0, int correctionRings = 2);
+            long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
@@ -91,6 +105,8 @@ class Multigrid {
              Field<MemSpace>& work);
   /// Ghost layers of level l's correction (1 or 2, see the top of this file).
   int correctionGhost(int l) const;
+  /// Whether level l overlaps its exchanges with its work (see the constructor).
+  bool overlaps(int l) const;
 
   /// Number of levels, the finest included.
   int levels() const;
@@ -141,8 +157,9 @@ class Multigrid {
   int m_pre = 2;
   int m_post = 2;
   int m_coarseSweeps = 4;
-  int m_fusedFrom = 0;  ///< set by the constructor
-  int m_fusedTeam = 0;  ///< team size of the one launch (0 until the first)
+  int m_fusedFrom = 0;    ///< set by the constructor
+  int m_fusedTeam = 0;    ///< team size of the one launch (0 until the first)
+  ExecSpace m_haloSpace;  ///< the exchanges of the overlapping levels (when any level does)
   /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
   /// levels excluded): "eddy::fluids::poisson::level<l>".
   std::vector<std::string> m_levelRegions;

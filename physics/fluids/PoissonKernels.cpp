@@ -159,10 +159,15 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b) {
+  restrictResidual(space, fine, r, coarse, b, Box3{{0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}});
+}
+
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
   forEachCell(
-      "eddy::fluids::poisson::restrict", space, {0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz},
+      "eddy::fluids::poisson::restrict", space, coarseCells.lo, coarseCells.hi,
       KOKKOS_LAMBDA(int ci, int cj, int ck) { b(ci, cj, ck) = restrictCell(f, r, c, ci, cj, ck); });
 }
 

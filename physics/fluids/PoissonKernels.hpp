@@ -261,6 +261,10 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
 /// residual's rank and periodic ghosts must be current.
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b);
+/// restrictResidual over the coarse cells of `coarseCells` only (owned coarse cells). A coarse
+/// cell away from a face reads no fine ghost across it: its fine cells 2C-1 .. 2C+2 are owned.
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells);
 /// x_fine += P e_coarse: bilinear / trilinear cell-centred interpolation, weights 3/4 (parent)
 /// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). Also
 /// updates `rings` layers of x's ghosts (rank and periodic ghosts; wall ghosts are never read):

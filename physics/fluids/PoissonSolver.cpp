@@ -82,8 +82,10 @@ struct PoissonSolver::Impl {
           options.fusedCoarseCells >= 0 ? options.fusedCoarseCells : fusedCellsFromEnvironment(),
           options.gatheredCoarseCells >= 0 ? options.gatheredCoarseCells
                                            : gatherCellsFromEnvironment(),
-          options.correctionRings >= 0 ? options.correctionRings
-                                       : correctionRingsFromEnvironment());
+          options.correctionRings >= 0 ? options.correctionRings : correctionRingsFromEnvironment(),
+          !options.overlap            ? -1
+          : options.overlapCells >= 0 ? options.overlapCells
+                                      : overlapCellsFromEnvironment());
     }
     // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
     // solve holds; other widths get theirs on first use.

@@ -45,8 +45,13 @@ struct PoissonOptions {
   /// EDDY_MG_GATHER_CELLS from the environment (default compat::gatheredCoarseCells).
   long long gatheredCoarseCells = -1;
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
-  /// runs on a second execution-space instance, then to the shell (bitwise the same result).
+  /// runs on a second execution-space instance, then to the shell (bitwise the same result);
+  /// likewise the multigrid levels with one ghost layer (the finest) whose ranks own at least
+  /// `overlapCells` cells each (Multigrid's constructor).
   bool overlap = false;
+  /// With overlap: the least owned cells per rank of a multigrid level that overlaps its
+  /// exchanges. -1: EDDY_MG_OVERLAP_CELLS from the environment (default 131072).
+  long long overlapCells = -1;
   /// Ghost layers of the multigrid corrections, 1 or 2 (Multigrid.hpp): 2 exchanges a level's
   /// correction once per red-black sweep instead of before every half sweep (the same bits).
   /// -1: EDDY_MG_CORRECTION_RINGS from the environment (default 2).
