@@ -226,10 +226,27 @@ struct Multigrid::Level {
   FieldLayout layout;  ///< of every field of the level
   std::unique_ptr<FieldType> x, b, res;
   std::unique_ptr<Halo> halo;
-  /// With overlap: the owned cells split around the faces towards other ranks (`split`) and
-  /// the coarse level's owned cells split the same way for the restriction (`coarseSplit`).
+  /// With overlap: exchanges of the level's fields run beside the cells of a kernel that read
+  /// no ghost from another rank (aroundPeers); `coarseSplit` splits the coarse level's owned
+  /// cells the same way for the restriction of a one-layer level.
   bool overlap = false;
-  BoxSplit split, coarseSplit;
+  BoxSplit coarseSplit;
+
+  /// `cells` (withGhostRings) split for a kernel that reads its neighbours one cell away and
+  /// writes one field, beside an exchange of one of the level's fields: along an axis with
+  /// another rank behind a face, the inner box keeps `ghost` cells away from it, so that it
+  /// neither reads a ghost that rank sends nor writes an entry this rank sends it (the owned
+  /// cells within the ghost width of the face).
+  BoxSplit aroundPeers(Box3 const& cells) const {
+    auto const peer = halo->peerFaces();
+    Box3 safe = cells;
+    for (int a = 0; a < 3; ++a) {
+      int const w = layout.ghosts[a];
+      if (peer[a][0]) safe.lo[a] = w;
+      if (peer[a][1]) safe.hi[a] = layout.cells[a] - w;
+    }
+    return BoxSplit::of(cells, safe);
+  }
 
   // Gather point only.
   std::unique_ptr<CartDecomposition> twinDecomp;
@@ -409,19 +426,16 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     }
     level.allocate(space, wide ? 2 : 1);
   }
-  // Overlap on the distributed one-layer levels with a rank behind some face (not the coarsest:
-  // it only sweeps, and is gathered or whole on every rank in practice).
+  // Overlap on the distributed levels with a rank behind some face (not the coarsest: it only
+  // sweeps, and is gathered or whole on every rank in practice).
   bool anyOverlap = false;
   for (int l = 0; overlapCells >= 0 && l + 1 < levels() && l < m_fusedFrom; ++l) {
     Level& level = *m_levels[l];
     Level const& coarse = *m_levels[l + 1];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
-    if (level.replicated || level.layout.ghosts[0] != 1 || !level.halo->hasPeers() ||
-        owned < overlapCells)
-      continue;
+    if (level.replicated || !level.halo->hasPeers() || owned < overlapCells) continue;
     auto const faces = level.halo->peerFaces();
     level.overlap = true;
-    level.split = BoxSplit::insideFaces(Box3{{0, 0, 0}, level.grid.hi()}, faces);
     if (!coarse.replicated)  // else the restriction reads the gathered residual, all owned
       level.coarseSplit = BoxSplit::insideFaces(Box3{{0, 0, 0}, coarse.grid.hi()}, faces);
     anyOverlap = true;
@@ -493,13 +507,16 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
       continue;
     }
     if (d.colour[1 - colour] == 0 && level.overlap) {
-      // One ghost layer: the half sweep updates owned cells only, none of them sent (a half
-      // sweep writes one colour, the exchange carries the values before it of both).
-      exchangeBeside(space, m_haloSpace, *level.halo, x, level.split, [&](Box3 const& cells) {
-        detail::smoothColour(space, level.grid, b.access(), x.access(), colour, cells);
-      });
+      // The exchange carries x as it is before this half sweep, which its shell writes after the
+      // pack; with every ghost current the sweep also computes width - 1 ghost layers.
+      int const rings = width - 1;
+      exchangeBeside(
+          space, m_haloSpace, *level.halo, x,
+          level.aroundPeers(detail::withGhostRings(level.grid, rings)), [&](Box3 const& cells) {
+            detail::smoothColour(space, level.grid, b.access(), x.access(), colour, cells);
+          });
       d.colour[1 - colour] = width;
-      d.colour[colour] = 0;
+      d.colour[colour] = rings;
       continue;
     }
     if (d.colour[1 - colour] == 0) {  // the other colour's first ghost layer is stale
@@ -591,8 +608,9 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     auto const residualOn = [&](Box3 const& cells) {
       detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells);
     };
-    if (d.least() < resRings + 1 && level.overlap) {  // one layer: resRings is 0
-      exchangeBeside(space, m_haloSpace, *level.halo, x, level.split, residualOn);
+    if (d.least() < resRings + 1 && level.overlap) {
+      exchangeBeside(space, m_haloSpace, *level.halo, x,
+                     level.aroundPeers(detail::withGhostRings(level.grid, resRings)), residualOn);
       d.colour[0] = d.colour[1] = x.ghost();
     } else {
       if (d.least() < resRings + 1) {

@@ -33,9 +33,10 @@
 /// The finest level keeps one layer: it is bound by bandwidth, not by exchanges, and its extra
 /// layer of cells cost more than its exchanges saved (3D Taylor-Green 512^3 on H200s: 0.7%
 /// slower per step on one GPU and 1% on two than with two layers on the coarser levels alone).
-/// With overlap (PoissonOptions::overlap) the one-layer levels split over several ranks run each
-/// of their 8 exchanges per V-cycle (before a half sweep, the residual and the restriction)
-/// beside the cells that read no ghost from another rank.
+/// With overlap (PoissonOptions::overlap) the levels split over several ranks run their
+/// exchanges before a half sweep, the residual and (one layer) the restriction beside the cells
+/// that read no ghost from another rank and write no entry sent to one: 8 of 8 per V-cycle on a
+/// one-layer level, 3 of 5 on a two-layer level (not b's, not the coarser correction's).
 ///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
@@ -85,12 +86,12 @@ class Multigrid {
   /// kernels over the whole level and no message between ranks.
   /// `correctionRings` (1 or 2): the most ghost layers a level's correction holds (1: an
   /// exchange before every half sweep; the same bits either way).
-  /// `overlapCells` >= 0: on the distributed levels with one ghost layer (the finest, or every
-  /// level with `correctionRings` 1) whose ranks own at least that many cells each and have
-  /// another rank behind some face, the exchanges before the half sweeps, the residual and the
-  /// restriction run on a second execution-space instance (compat::secondInstance) while the
-  /// cells that read no ghost from another rank are computed; the cells next to those faces
-  /// follow once the messages have arrived. The same bits. < 0: no overlap.
+  /// `overlapCells` >= 0: on the distributed levels whose ranks own at least that many cells
+  /// each and have another rank behind some face, the exchanges before the half sweeps, the
+  /// residual and the restriction (see above) run on a second execution-space instance
+  /// (compat::secondInstance) while the cells that read no ghost from another rank are
+  /// computed; the cells next to those faces follow once the messages have arrived. The same
+  /// bits. < 0: no overlap.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
             long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1);

@@ -46,8 +46,8 @@ struct PoissonOptions {
   long long gatheredCoarseCells = -1;
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
   /// runs on a second execution-space instance, then to the shell (bitwise the same result);
-  /// likewise the multigrid levels with one ghost layer (the finest) whose ranks own at least
-  /// `overlapCells` cells each (Multigrid's constructor).
+  /// likewise the multigrid levels whose ranks own at least `overlapCells` cells each
+  /// (Multigrid's constructor).
   bool overlap = false;
   /// With overlap: the least owned cells per rank of a multigrid level that overlaps its
   /// exchanges. -1: EDDY_MG_OVERLAP_CELLS from the environment (default 131072).
