@@ -232,18 +232,19 @@ struct Multigrid::Level {
   bool overlap = false;
   BoxSplit coarseSplit;
 
-  /// `cells` (withGhostRings) split for a kernel that reads its neighbours one cell away and
-  /// writes one field, beside an exchange of one of the level's fields: along an axis with
-  /// another rank behind a face, the inner box keeps `ghost` cells away from it, so that it
-  /// neither reads a ghost that rank sends nor writes an entry this rank sends it (the owned
-  /// cells within the ghost width of the face).
-  BoxSplit aroundPeers(Box3 const& cells) const {
+  /// `cells` (withGhostRings) split for a kernel beside an exchange: along an axis with another
+  /// rank behind a face, the inner box keeps `away` cells from that face and every ghost cell
+  /// out of it. The caller chooses `away` so that the inner cells read no ghost that rank sends
+  /// and write no entry this rank sends it: the ghost width for a half sweep of the exchanged
+  /// x (it writes x, whose owned cells within the ghost width of the face are sent), 1 for a
+  /// kernel that reads neighbours one cell away and writes another field, 0 for one that reads
+  /// only the cell itself.
+  BoxSplit aroundPeers(Box3 const& cells, int away) const {
     auto const peer = halo->peerFaces();
     Box3 safe = cells;
     for (int a = 0; a < 3; ++a) {
-      int const w = layout.ghosts[a];
-      if (peer[a][0]) safe.lo[a] = w;
-      if (peer[a][1]) safe.hi[a] = layout.cells[a] - w;
+      if (peer[a][0]) safe.lo[a] = away;
+      if (peer[a][1]) safe.hi[a] = layout.cells[a] - away;
     }
     return BoxSplit::of(cells, safe);
   }
@@ -493,16 +494,28 @@ void Multigrid::apply(ExecSpace const& space, FieldType const& r, FieldType& z, 
 
 Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldType const& b,
                                    FieldType& x, int sweeps, bool redFirst, bool fromZero,
-                                   Rings current) {
+                                   Rings current, bool exchangeB) {
   int const width = x.ghost();  // b is current width - 1 layers out (see cycle)
+  EDDY_REQUIRE(!exchangeB || (fromZero && sweeps > 0 && level.b.get() == &b),
+               "Multigrid::smooth: b's exchange goes with the first half sweep from zero of a "
+               "level that holds b");
   Rings d = current;
   for (int n = 0; n < 2 * sweeps; ++n) {
     int const colour = redFirst ? n % 2 : 1 - n % 2;
     if (n == 0 && fromZero) {
-      // Writes both colours (the other as 0) of its cells from b alone.
+      // Writes both colours (the other as 0) of its cells from b alone, reading b only at the
+      // cell itself: beside b's exchange only the ghost cells across peer faces wait for it.
       int const rings = width - 1;
-      detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour,
-                                   detail::withGhostRings(level.grid, rings));
+      Box3 const all = detail::withGhostRings(level.grid, rings);
+      auto const sweep = [&](Box3 const& cells) {
+        detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour, cells);
+      };
+      if (exchangeB && level.overlap) {
+        exchangeBeside(space, m_haloSpace, *level.halo, *level.b, level.aroundPeers(all, 0), sweep);
+      } else {
+        if (exchangeB) exchange(space, *level.halo, *level.b);
+        sweep(all);
+      }
       d.colour[0] = d.colour[1] = rings;
       continue;
     }
@@ -510,11 +523,12 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
       // The exchange carries x as it is before this half sweep, which its shell writes after the
       // pack; with every ghost current the sweep also computes width - 1 ghost layers.
       int const rings = width - 1;
-      exchangeBeside(
-          space, m_haloSpace, *level.halo, x,
-          level.aroundPeers(detail::withGhostRings(level.grid, rings)), [&](Box3 const& cells) {
-            detail::smoothColour(space, level.grid, b.access(), x.access(), colour, cells);
-          });
+      exchangeBeside(space, m_haloSpace, *level.halo, x,
+                     level.aroundPeers(detail::withGhostRings(level.grid, rings), width),
+                     [&](Box3 const& cells) {
+                       detail::smoothColour(space, level.grid, b.access(), x.access(), colour,
+                                            cells);
+                     });
       d.colour[1 - colour] = width;
       d.colour[colour] = rings;
       continue;
@@ -598,19 +612,21 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   Rings d;
   {
     ScopedRegion own(m_levelRegions[l]);
-    if (wide) exchange(space, *level.halo, *level.b);  // b is the level's own (not the finest)
+    // b is the level's own (not the finest): its ghosts are exchanged with the first half sweep.
+    if (wide && m_pre == 0) exchange(space, *level.halo, *level.b);
     if (m_pre == 0) {
       Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
       d.colour[0] = d.colour[1] = x.ghost();
     }
-    d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d);
+    d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d, wide && m_pre > 0);
     int const resRings = wide && !gathers ? 1 : 0;
     auto const residualOn = [&](Box3 const& cells) {
       detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells);
     };
     if (d.least() < resRings + 1 && level.overlap) {
       exchangeBeside(space, m_haloSpace, *level.halo, x,
-                     level.aroundPeers(detail::withGhostRings(level.grid, resRings)), residualOn);
+                     level.aroundPeers(detail::withGhostRings(level.grid, resRings), 1),
+                     residualOn);
       d.colour[0] = d.colour[1] = x.ghost();
     } else {
       if (d.least() < resRings + 1) {
@@ -636,11 +652,22 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   }
   cycle(space, l + 1, *coarse.b, *coarse.x, *coarse.res);
   ScopedRegion own(m_levelRegions[l]);
-  exchange(space, *coarse.halo, *coarse.x);
   // The prolongation also brings x's ghosts up to date, as deep as they were current (x is not
-  // written between the residual and here) and as the coarse correction's ghosts reach.
+  // written between the residual and here) and as the coarse correction's ghosts reach. With
+  // overlap, the fine cells whose parent and its neighbour are owned go first, beside the
+  // coarse correction's exchange.
   int const rings = std::min(d.least(), coarse.x->ghost());
-  detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), rings);
+  Box3 const fineCells = detail::withGhostRings(level.grid, rings);
+  auto const prolong = [&](Box3 const& cells) {
+    detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), cells);
+  };
+  if (level.overlap && !coarse.replicated && coarse.halo->hasPeers()) {
+    exchangeBeside(space, m_haloSpace, *coarse.halo, *coarse.x, level.aroundPeers(fineCells, 1),
+                   prolong);
+  } else {
+    exchange(space, *coarse.halo, *coarse.x);
+    prolong(fineCells);
+  }
   d.colour[0] = d.colour[1] = rings;
   smooth(space, level, b, x, m_post, false, false, d);
 }

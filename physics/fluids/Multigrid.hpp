@@ -33,10 +33,11 @@
 /// The finest level keeps one layer: it is bound by bandwidth, not by exchanges, and its extra
 /// layer of cells cost more than its exchanges saved (3D Taylor-Green 512^3 on H200s: 0.7%
 /// slower per step on one GPU and 1% on two than with two layers on the coarser levels alone).
-/// With overlap (PoissonOptions::overlap) the levels split over several ranks run their
-/// exchanges before a half sweep, the residual and (one layer) the restriction beside the cells
-/// that read no ghost from another rank and write no entry sent to one: 8 of 8 per V-cycle on a
-/// one-layer level, 3 of 5 on a two-layer level (not b's, not the coarser correction's).
+/// With overlap (PoissonOptions::overlap) the levels split over several ranks run every
+/// exchange of a V-cycle beside the cells of the next kernel that read no ghost from another
+/// rank and write no entry sent to one: x's before a half sweep and before the residual, b's
+/// before the first half sweep, the residual's before the restriction, and the coarser
+/// correction's before the prolongation.
 ///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
@@ -145,9 +146,11 @@ class Multigrid {
   /// next half sweep reads ghosts that are not current; a half sweep also updates x's first
   /// ghost layer where x has two (b must then be current one layer out). `fromZero`: x counts as
   /// 0 and the first half sweep writes its cells from b alone; else `current` says which of x's
-  /// ghosts are current. Returns what is current at the end.
+  /// ghosts are current. `exchangeB` (with `fromZero`, on a level that holds its own b):
+  /// exchange b's ghosts before the first half sweep, beside it with overlap. Returns what is
+  /// current at the end.
   Rings smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
-               int sweeps, bool redFirst, bool fromZero, Rings current);
+               int sweeps, bool redFirst, bool fromZero, Rings current, bool exchangeB = false);
   void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,

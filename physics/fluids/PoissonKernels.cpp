@@ -173,9 +173,13 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e, int rings) {
+  prolongAdd(space, fine, x, coarse, e, withGhostRings(fine, rings));
+}
+
+void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
+                PoissonGrid const& coarse, CellView const& e, Box3 const& cells) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
-  Box3 const cells = withGhostRings(f, rings);
   forEachCell(
       "eddy::fluids::poisson::prolong", space, cells.lo, cells.hi,
       KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += prolongCell(f, c, e, i, j, k); });

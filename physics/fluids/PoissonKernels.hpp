@@ -273,5 +273,9 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 /// `rings` layers deep (one layer reaches the fine ghosts of the first).
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e, int rings);
+/// prolongAdd over the fine cells of `cells` only (within withGhostRings(fine, rings)). A fine
+/// cell reads its parent and the parent's neighbour on its side: away from a face, both owned.
+void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
+                PoissonGrid const& coarse, CellView const& e, Box3 const& cells);
 
 }  // namespace eddy::fluids::detail
