@@ -328,21 +328,22 @@ struct Multigrid::Level {
 };
 
 namespace {
-/// The exchange of `field` on `halo` overlapped with `work`, a callable taking a box of cells:
-/// the messages travel on `haloSpace` while `work(split.inner)` runs on `space` (after the
-/// ghosts this rank sends itself), then `work` on each slab of `split.shell` once they have
-/// arrived. `split` must leave in its shell every cell whose work reads a ghost from another
-/// rank, and `work` must not write the entries that the exchange sends.
+/// The exchange of `field` on `halo` overlapped with `work`, a callable taking a box of cells
+/// and whether it is a slab of the shell: the messages travel on `haloSpace` while
+/// `work(split.inner, false)` runs on `space` (after the ghosts this rank sends itself), then
+/// `work(slab, true)` on each slab of `split.shell` once they have arrived. `split` must leave in
+/// its shell every cell whose work reads a ghost from another rank, and `work` must not write the
+/// entries that the exchange sends.
 template <class Work>
 void exchangeBeside(ExecSpace const& space, ExecSpace const& haloSpace, Halo& halo,
                     FieldType& field, BoxSplit const& split, Work const& work) {
   compat::orderAfter(haloSpace, space);  // field was written on space; haloSpace packs it
   halo.start(haloSpace, field);
   halo.copySelf(space, field);
-  work(split.inner);
+  work(split.inner, false);
   halo.finishPeers(haloSpace, field);
   compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
-  for (Box3 const& slab : split.shell) work(slab);
+  for (Box3 const& slab : split.shell) work(slab, true);
 }
 }  // namespace
 
@@ -507,14 +508,15 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
       // cell itself: beside b's exchange only the ghost cells across peer faces wait for it.
       int const rings = width - 1;
       Box3 const all = detail::withGhostRings(level.grid, rings);
-      auto const sweep = [&](Box3 const& cells) {
-        detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour, cells);
+      auto const sweep = [&](Box3 const& cells, bool slab) {
+        detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour, cells,
+                                     slab);
       };
       if (exchangeB && level.overlap) {
         exchangeBeside(space, m_haloSpace, *level.halo, *level.b, level.aroundPeers(all, 0), sweep);
       } else {
         if (exchangeB) exchange(space, *level.halo, *level.b);
-        sweep(all);
+        sweep(all, false);
       }
       d.colour[0] = d.colour[1] = rings;
       continue;
@@ -525,9 +527,9 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
       int const rings = width - 1;
       exchangeBeside(space, m_haloSpace, *level.halo, x,
                      level.aroundPeers(detail::withGhostRings(level.grid, rings), width),
-                     [&](Box3 const& cells) {
+                     [&](Box3 const& cells, bool slab) {
                        detail::smoothColour(space, level.grid, b.access(), x.access(), colour,
-                                            cells);
+                                            cells, slab);
                      });
       d.colour[1 - colour] = width;
       d.colour[colour] = rings;
@@ -620,8 +622,8 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     }
     d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d, wide && m_pre > 0);
     int const resRings = wide && !gathers ? 1 : 0;
-    auto const residualOn = [&](Box3 const& cells) {
-      detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells);
+    auto const residualOn = [&](Box3 const& cells, bool slab) {
+      detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells, slab);
     };
     if (d.least() < resRings + 1 && level.overlap) {
       exchangeBeside(space, m_haloSpace, *level.halo, x,
@@ -633,7 +635,7 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
         exchange(space, *level.halo, x);
         d.colour[0] = d.colour[1] = x.ghost();
       }
-      residualOn(detail::withGhostRings(level.grid, resRings));
+      residualOn(detail::withGhostRings(level.grid, resRings), false);
     }
     if (gathers) {
       gather(space, level, res);
@@ -641,9 +643,9 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
                                coarse.b->access());
     } else if (resRings == 0 && level.overlap) {
       exchangeBeside(space, m_haloSpace, *level.halo, res, level.coarseSplit,
-                     [&](Box3 const& coarseCells) {
+                     [&](Box3 const& coarseCells, bool slab) {
                        detail::restrictResidual(space, level.grid, res.access(), coarse.grid,
-                                                coarse.b->access(), coarseCells);
+                                                coarse.b->access(), coarseCells, slab);
                      });
     } else {
       if (resRings == 0) exchange(space, *level.halo, res);
@@ -658,15 +660,15 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   // coarse correction's exchange.
   int const rings = std::min(d.least(), coarse.x->ghost());
   Box3 const fineCells = detail::withGhostRings(level.grid, rings);
-  auto const prolong = [&](Box3 const& cells) {
-    detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), cells);
+  auto const prolong = [&](Box3 const& cells, bool slab) {
+    detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), cells, slab);
   };
   if (level.overlap && !coarse.replicated && coarse.halo->hasPeers()) {
     exchangeBeside(space, m_haloSpace, *coarse.halo, *coarse.x, level.aroundPeers(fineCells, 1),
                    prolong);
   } else {
     exchange(space, *coarse.halo, *coarse.x);
-    prolong(fineCells);
+    prolong(fineCells, false);
   }
   d.colour[0] = d.colour[1] = rings;
   smooth(space, level, b, x, m_post, false, false, d);

@@ -6,6 +6,19 @@
 
 namespace eddy::fluids::detail {
 
+namespace {
+/// f over the box [lo, hi): forEachCell, or forEachSlabCell for a slab of an overlap's shell
+/// (the same kernel with the MDRange tile cut to the slab on GPUs: the same bits).
+template <class F>
+void forCells(char const* label, ExecSpace const& space, std::array<int, 3> const& lo,
+              std::array<int, 3> const& hi, bool slab, F const& f) {
+  if (slab)
+    forEachSlabCell(label, space, Box3{lo, hi}, f);
+  else
+    forEachCell(label, space, lo, hi, f);
+}
+}  // namespace
+
 PoissonGrid PoissonGrid::make(CartDecomposition const& decomp, std::array<double, 3> const& h) {
   PoissonGrid g;
   g.dims = decomp.dims();
@@ -92,9 +105,9 @@ Box3 withGhostRings(PoissonGrid const& g, int rings) {
 }
 
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
-              CellView const& r, Box3 const& cells) {
-  forEachCell(
-      "eddy::fluids::poisson::residual", space, cells.lo, cells.hi,
+              CellView const& r, Box3 const& cells, bool slab) {
+  forCells(
+      "eddy::fluids::poisson::residual", space, cells.lo, cells.hi, slab,
       KOKKOS_LAMBDA(int i, int j, int k) { r(i, j, k) = residualCell(g, b, x, i, j, k); });
 }
 
@@ -139,21 +152,21 @@ void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src
 }
 
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                  CellView const& x, int colour, Box3 const& cells) {
+                  CellView const& x, int colour, Box3 const& cells, bool slab) {
   int const shift = colour + g.ox + g.oy + g.oz;
   int const lo0 = cells.lo[0], hi0 = cells.hi[0];
-  forEachCell(
+  forCells(
       "eddy::fluids::poisson::smoothColour", space, {0, cells.lo[1], cells.lo[2]},
-      {(hi0 - lo0 + 1) / 2, cells.hi[1], cells.hi[2]}, KOKKOS_LAMBDA(int t, int j, int k) {
+      {(hi0 - lo0 + 1) / 2, cells.hi[1], cells.hi[2]}, slab, KOKKOS_LAMBDA(int t, int j, int k) {
         smoothColourRowItem(g, b, x, shift, lo0, hi0, t, j, k);
       });
 }
 
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                          CellView const& x, int colour, Box3 const& cells) {
+                          CellView const& x, int colour, Box3 const& cells, bool slab) {
   int const shift = colour + g.ox + g.oy + g.oz;
-  forEachCell(
-      "eddy::fluids::poisson::smoothColourFromZero", space, cells.lo, cells.hi,
+  forCells(
+      "eddy::fluids::poisson::smoothColourFromZero", space, cells.lo, cells.hi, slab,
       KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) = fromZeroCell(g, b, shift, i, j, k); });
 }
 
@@ -163,11 +176,12 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 }
 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
-                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells) {
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                      bool slab) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
-  forEachCell(
-      "eddy::fluids::poisson::restrict", space, coarseCells.lo, coarseCells.hi,
+  forCells(
+      "eddy::fluids::poisson::restrict", space, coarseCells.lo, coarseCells.hi, slab,
       KOKKOS_LAMBDA(int ci, int cj, int ck) { b(ci, cj, ck) = restrictCell(f, r, c, ci, cj, ck); });
 }
 
@@ -177,11 +191,11 @@ void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const&
 }
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
-                PoissonGrid const& coarse, CellView const& e, Box3 const& cells) {
+                PoissonGrid const& coarse, CellView const& e, Box3 const& cells, bool slab) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;
-  forEachCell(
-      "eddy::fluids::poisson::prolong", space, cells.lo, cells.hi,
+  forCells(
+      "eddy::fluids::poisson::prolong", space, cells.lo, cells.hi, slab,
       KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += prolongCell(f, c, e, i, j, k); });
 }
 

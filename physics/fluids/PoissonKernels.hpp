@@ -228,7 +228,7 @@ Box3 withGhostRings(PoissonGrid const& g, int rings);
 
 /// r = b - A x over `cells` (no reduction): x must be current one layer beyond them, b on them.
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
-              CellView const& r, Box3 const& cells);
+              CellView const& r, Box3 const& cells, bool slab = false);
 /// x += alpha p, r -= alpha q.
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
               CellView const& q, CellView const& x, CellView const& r);
@@ -244,17 +244,20 @@ void addConstant(ExecSpace const& space, PoissonGrid const& g, double c, CellVie
 void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src,
                CellView const& dst);
 
+/// The kernels below that take a box of cells take `slab` = true for a slab of an overlap's
+/// shell (BoxSplit): the same kernel with the launch shaped for a thin box on GPUs.
+///
 /// One Gauss-Seidel half sweep over `cells` (withGhostRings): updates the cells whose global
 /// i + j + k has parity `colour`. Cells of one colour only read the other colour (and, across an
 /// odd periodic wrap, ghosts), so the result does not depend on the order or the decomposition.
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                  CellView const& x, int colour, Box3 const& cells);
+                  CellView const& x, int colour, Box3 const& cells, bool slab = false);
 
 /// The first half sweep from x = 0 over `cells`, in one pass that needs no zeroed x: cells of
 /// parity `colour` get (b + 0) / diag, exactly what smoothColour gives them from zeros, the
 /// others 0. Ghosts outside `cells` are not written: exchange x before a kernel reads them.
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                          CellView const& x, int colour, Box3 const& cells);
+                          CellView const& x, int colour, Box3 const& cells, bool slab = false);
 
 /// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
 /// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine
@@ -264,7 +267,8 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 /// restrictResidual over the coarse cells of `coarseCells` only (owned coarse cells). A coarse
 /// cell away from a face reads no fine ghost across it: its fine cells 2C-1 .. 2C+2 are owned.
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
-                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells);
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                      bool slab = false);
 /// x_fine += P e_coarse: bilinear / trilinear cell-centred interpolation, weights 3/4 (parent)
 /// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). Also
 /// updates `rings` layers of x's ghosts (rank and periodic ghosts; wall ghosts are never read):
@@ -276,6 +280,6 @@ void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const&
 /// prolongAdd over the fine cells of `cells` only (within withGhostRings(fine, rings)). A fine
 /// cell reads its parent and the parent's neighbour on its side: away from a face, both owned.
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
-                PoissonGrid const& coarse, CellView const& e, Box3 const& cells);
+                PoissonGrid const& coarse, CellView const& e, Box3 const& cells, bool slab = false);
 
 }  // namespace eddy::fluids::detail
