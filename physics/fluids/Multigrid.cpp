@@ -226,11 +226,9 @@ struct Multigrid::Level {
   FieldLayout layout;  ///< of every field of the level
   std::unique_ptr<FieldType> x, b, res;
   std::unique_ptr<Halo> halo;
-  /// With overlap: exchanges of the level's fields run beside the cells of a kernel that read
-  /// no ghost from another rank (aroundPeers); `coarseSplit` splits the coarse level's owned
-  /// cells the same way for the restriction of a one-layer level.
+  /// With overlap: exchanges before the level's kernels run beside the cells that read no
+  /// ghost from another rank (exchangeThen, aroundPeers).
   bool overlap = false;
-  BoxSplit coarseSplit;
 
   /// `cells` (withGhostRings) split for a kernel beside an exchange: along an axis with another
   /// rank behind a face, the inner box keeps `away` cells from that face and every ghost cell
@@ -328,15 +326,22 @@ struct Multigrid::Level {
 };
 
 namespace {
-/// The exchange of `field` on `halo` overlapped with `work`, a callable taking a box of cells
-/// and whether it is a slab of the shell: the messages travel on `haloSpace` while
-/// `work(split.inner, false)` runs on `space` (after the ghosts this rank sends itself), then
-/// `work(slab, true)` on each slab of `split.shell` once they have arrived. `split` must leave in
-/// its shell every cell whose work reads a ghost from another rank, and `work` must not write the
-/// entries that the exchange sends.
+/// The exchange of `field` on `halo`, then `work` over `cells` (work takes a box and whether it
+/// is a slab of an overlap's shell). Without `overlap`, or without messages to other ranks, one
+/// after the other on `space`. With them, the messages travel on `haloSpace` while `work` runs
+/// on the inner cells of `splitter.aroundPeers(cells, away)` (after the ghosts this rank sends
+/// itself), then on each slab of its shell once they have arrived: `away` must keep the inner
+/// cells from reading a ghost that another rank sends and from writing an entry sent to one.
 template <class Work>
-void exchangeBeside(ExecSpace const& space, ExecSpace const& haloSpace, Halo& halo,
-                    FieldType& field, BoxSplit const& split, Work const& work) {
+void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overlap, Halo& halo,
+                  FieldType& field, Multigrid::Level const& splitter, Box3 const& cells, int away,
+                  Work const& work) {
+  if (!overlap || !halo.hasPeers()) {
+    exchange(space, halo, field);
+    work(cells, false);
+    return;
+  }
+  BoxSplit const split = splitter.aroundPeers(cells, away);
   compat::orderAfter(haloSpace, space);  // field was written on space; haloSpace packs it
   halo.start(haloSpace, field);
   halo.copySelf(space, field);
@@ -433,13 +438,9 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   bool anyOverlap = false;
   for (int l = 0; overlapCells >= 0 && l + 1 < levels() && l < m_fusedFrom; ++l) {
     Level& level = *m_levels[l];
-    Level const& coarse = *m_levels[l + 1];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
     if (level.replicated || !level.halo->hasPeers() || owned < overlapCells) continue;
-    auto const faces = level.halo->peerFaces();
     level.overlap = true;
-    if (!coarse.replicated)  // else the restriction reads the gathered residual, all owned
-      level.coarseSplit = BoxSplit::insideFaces(Box3{{0, 0, 0}, coarse.grid.hi()}, faces);
     anyOverlap = true;
   }
   if (anyOverlap) m_haloSpace = compat::secondInstance(space);
@@ -512,36 +513,30 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
         detail::smoothColourFromZero(space, level.grid, b.access(), x.access(), colour, cells,
                                      slab);
       };
-      if (exchangeB && level.overlap) {
-        exchangeBeside(space, m_haloSpace, *level.halo, *level.b, level.aroundPeers(all, 0), sweep);
-      } else {
-        if (exchangeB) exchange(space, *level.halo, *level.b);
+      if (exchangeB)
+        exchangeThen(space, m_haloSpace, level.overlap, *level.halo, *level.b, level, all, 0,
+                     sweep);
+      else
         sweep(all, false);
-      }
       d.colour[0] = d.colour[1] = rings;
       continue;
     }
-    if (d.colour[1 - colour] == 0 && level.overlap) {
-      // The exchange carries x as it is before this half sweep, which its shell writes after the
-      // pack; with every ghost current the sweep also computes width - 1 ghost layers.
+    auto const sweep = [&](Box3 const& cells, bool slab) {
+      detail::smoothColour(space, level.grid, b.access(), x.access(), colour, cells, slab);
+    };
+    if (d.colour[1 - colour] == 0) {
+      // The other colour's first ghost layer is stale: exchange x as it is before this half
+      // sweep (with overlap its shell writes the sent cells after the pack); with every ghost
+      // current the sweep also computes width - 1 ghost layers.
       int const rings = width - 1;
-      exchangeBeside(space, m_haloSpace, *level.halo, x,
-                     level.aroundPeers(detail::withGhostRings(level.grid, rings), width),
-                     [&](Box3 const& cells, bool slab) {
-                       detail::smoothColour(space, level.grid, b.access(), x.access(), colour,
-                                            cells, slab);
-                     });
+      exchangeThen(space, m_haloSpace, level.overlap, *level.halo, x, level,
+                   detail::withGhostRings(level.grid, rings), width, sweep);
       d.colour[1 - colour] = width;
       d.colour[colour] = rings;
       continue;
     }
-    if (d.colour[1 - colour] == 0) {  // the other colour's first ghost layer is stale
-      exchange(space, *level.halo, x);
-      d.colour[0] = d.colour[1] = width;
-    }
     int const rings = std::min(d.colour[1 - colour] - 1, width - 1);
-    detail::smoothColour(space, level.grid, b.access(), x.access(), colour,
-                         detail::withGhostRings(level.grid, rings));
+    sweep(detail::withGhostRings(level.grid, rings), false);
     d.colour[colour] = rings;
   }
   return d;
@@ -625,31 +620,31 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     auto const residualOn = [&](Box3 const& cells, bool slab) {
       detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells, slab);
     };
-    if (d.least() < resRings + 1 && level.overlap) {
-      exchangeBeside(space, m_haloSpace, *level.halo, x,
-                     level.aroundPeers(detail::withGhostRings(level.grid, resRings), 1),
-                     residualOn);
+    Box3 const resCells = detail::withGhostRings(level.grid, resRings);
+    if (d.least() < resRings + 1) {
+      exchangeThen(space, m_haloSpace, level.overlap, *level.halo, x, level, resCells, 1,
+                   residualOn);
       d.colour[0] = d.colour[1] = x.ghost();
     } else {
-      if (d.least() < resRings + 1) {
-        exchange(space, *level.halo, x);
-        d.colour[0] = d.colour[1] = x.ghost();
-      }
-      residualOn(detail::withGhostRings(level.grid, resRings), false);
+      residualOn(resCells, false);
     }
     if (gathers) {
       gather(space, level, res);
       detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
                                coarse.b->access());
-    } else if (resRings == 0 && level.overlap) {
-      exchangeBeside(space, m_haloSpace, *level.halo, res, level.coarseSplit,
-                     [&](Box3 const& coarseCells, bool slab) {
-                       detail::restrictResidual(space, level.grid, res.access(), coarse.grid,
-                                                coarse.b->access(), coarseCells, slab);
-                     });
     } else {
-      if (resRings == 0) exchange(space, *level.halo, res);
-      detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access());
+      auto const restrictOn = [&](Box3 const& coarseCells, bool slab) {
+        detail::restrictResidual(space, level.grid, res.access(), coarse.grid, coarse.b->access(),
+                                 coarseCells, slab);
+      };
+      Box3 const coarseCells{{0, 0, 0}, coarse.grid.hi()};
+      // A coarse cell one cell from a face reads no fine ghost across it; the coarse level is
+      // split over the same ranks.
+      if (resRings == 0)
+        exchangeThen(space, m_haloSpace, level.overlap, *level.halo, res, coarse, coarseCells, 1,
+                     restrictOn);
+      else
+        restrictOn(coarseCells, false);
     }
   }
   cycle(space, l + 1, *coarse.b, *coarse.x, *coarse.res);
@@ -663,13 +658,8 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   auto const prolong = [&](Box3 const& cells, bool slab) {
     detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(), cells, slab);
   };
-  if (level.overlap && !coarse.replicated && coarse.halo->hasPeers()) {
-    exchangeBeside(space, m_haloSpace, *coarse.halo, *coarse.x, level.aroundPeers(fineCells, 1),
-                   prolong);
-  } else {
-    exchange(space, *coarse.halo, *coarse.x);
-    prolong(fineCells, false);
-  }
+  exchangeThen(space, m_haloSpace, level.overlap, *coarse.halo, *coarse.x, level, fineCells, 1,
+               prolong);
   d.colour[0] = d.colour[1] = rings;
   smooth(space, level, b, x, m_post, false, false, d);
 }
