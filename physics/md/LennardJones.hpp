@@ -47,6 +47,17 @@ struct LennardJones {
 struct PairSums {
   double energy = 0.0;
   double virial = 0.0;
+  KOKKOS_INLINE_FUNCTION PairSums& operator+=(PairSums const& o) {
+    energy += o.energy;
+    virial += o.virial;
+    return *this;
+  }
+  // Kokkos 3.x joins through volatile references (a template: unused with Kokkos 4).
+  template <class Other>
+  KOKKOS_INLINE_FUNCTION void operator+=(volatile Other const& o) volatile {
+    energy += o.energy;
+    virial += o.virial;
+  }
 };
 
 /// The owned rows a force kernel visits: [0, count) when `rows` is empty, else rows(0 .. count).
@@ -116,6 +127,10 @@ namespace Kokkos {
 template <>
 struct reduction_identity<eddy::md::Force3> {
   KOKKOS_FORCEINLINE_FUNCTION static eddy::md::Force3 sum() { return eddy::md::Force3{}; }
+};
+template <>
+struct reduction_identity<eddy::md::PairSums> {
+  KOKKOS_FORCEINLINE_FUNCTION static eddy::md::PairSums sum() { return eddy::md::PairSums{}; }
 };
 }  // namespace Kokkos
 
@@ -266,25 +281,40 @@ struct RowPairSum {
   }
 };
 
-/// Potential energy and virial of this rank's list entries (half weight for a full list).
+/// Potential energy and virial of this rank's list entries (half weight for a full list), both in
+/// one pass over the list with `lanes` vector lanes per row (the rows as in forcesFullLanes).
+/// A plain sum: its last bits depend on the backend and lanes (RowPairSum is the term of the
+/// reproducible one).
 template <class Exec, class Mem>
 PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                  neighbor::NeighborView<Mem> const& list, int owned, bool halfList) {
+                  neighbor::NeighborView<Mem> const& list, int owned, bool halfList,
+                  int lanes = 1) {
   ScopedRegion region("eddy::md::pairSums");
+  using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
-  double const weight = halfList ? 1.0 : 0.5;
-  PairSums sums;
-  for (int which = 0; which < 2; ++which) {
-    double total = 0.0;
-    bool const energy = which == 0;
-    RowPairSum<Mem> const term{lj, x, offsets, neighbors, energy};
+  auto const kernel = KOKKOS_LAMBDA(Member const& team, int i, PairSums& sum) {
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const begin = offsets(i);
+    PairSums row;
     Kokkos::parallel_reduce(
-        "eddy::md::pairSums", Kokkos::RangePolicy<Exec>(space, 0, owned),
-        KOKKOS_LAMBDA(const int i, double& sum) { sum += term(i); }, total);
-    (energy ? sums.energy : sums.virial) = weight * total;
-  }
-  return sums;
+        Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin),
+        [&](int k, PairSums& acc) {
+          int const j = neighbors(begin + k);
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double const rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < lj.cutoffSq) {
+            acc.energy += lj.energy(rsq);
+            acc.virial += lj.forceOverR(rsq) * rsq;
+          }
+        },
+        Kokkos::Sum<PairSums>(row));
+    Kokkos::single(Kokkos::PerThread(team), [&]() { sum += row; });
+  };
+  PairSums const total =
+      sumRowsWithLanes<PairSums>("eddy::md::pairSums", space, owned, lanes, kernel);
+  double const weight = halfList ? 1.0 : 0.5;
+  return PairSums{weight * total.energy, weight * total.virial};
 }
 
 }  // namespace eddy::md

@@ -333,7 +333,7 @@ class System {
       d.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);
     } else {
       auto const sums = pairSums(space, m_lj, m_particles.positions(), m_list.view(), owned(),
-                                 m_params.list == neighbor::ListKind::Half);
+                                 m_params.list == neighbor::ListKind::Half, lanes());
       double local[2] = {sums.energy, sums.virial}, global[2] = {0.0, 0.0};
       checkMpi(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, m_comm),
                "MPI_Allreduce (eddy::md::diagnostics)");

@@ -21,6 +21,16 @@ struct RowOfTeamThread {
     if (r < rows) kernel(team, r);
   }
 };
+/// Team thread t of league l adds row l * team_size + t to the team's sum.
+template <class Member, class Kernel, class Value>
+struct RowOfTeamThreadSum {
+  Kernel kernel;
+  int rows;
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, Value& sum) const {
+    int const r = team.league_rank() * team.team_size() + team.team_rank();
+    if (r < rows) kernel(team, r, sum);
+  }
+};
 }  // namespace detail
 
 /// Runs kernel(team, r) for every row r in [0, rows) on `space`, with `lanes` vector lanes per
@@ -35,6 +45,26 @@ void forEachRowWithLanes(std::string const& label, Exec const& space, int rows, 
   int const most = Policy(space, 1, 1, lanes).team_size_max(body, Kokkos::ParallelForTag());
   int const perTeam = std::max(1, std::min(lanes >= 256 ? 1 : 256 / lanes, most));
   Kokkos::parallel_for(label, Policy(space, (rows + perTeam - 1) / perTeam, perTeam, lanes), body);
+}
+
+/// The sum over rows r in [0, rows) of what kernel(team, r, sum) adds to `sum`, on `space` with
+/// `lanes` vector lanes per row and teams as in forEachRowWithLanes. The kernel reduces its row
+/// over Kokkos::ThreadVectorRange(team, n) and adds the result once, in
+/// Kokkos::single(Kokkos::PerThread(team), ...). Value needs += (and the volatile += Kokkos 3
+/// joins through) and a Kokkos::reduction_identity<Value>::sum(). Not reproducible: the order of
+/// the additions depends on the backend and the team shape.
+template <class Value, class Exec, class Kernel>
+Value sumRowsWithLanes(std::string const& label, Exec const& space, int rows, int lanes,
+                       Kernel const& kernel) {
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  detail::RowOfTeamThreadSum<typename Policy::member_type, Kernel, Value> const body{kernel, rows};
+  Value result = Kokkos::reduction_identity<Value>::sum();
+  Kokkos::Sum<Value> const reducer(result);
+  int const most = Policy(space, 1, 1, lanes).team_size_max(body, Kokkos::ParallelReduceTag());
+  int const perTeam = std::max(1, std::min(lanes >= 256 ? 1 : 256 / lanes, most));
+  Kokkos::parallel_reduce(label, Policy(space, (rows + perTeam - 1) / perTeam, perTeam, lanes),
+                          body, reducer);
+  return result;
 }
 
 }  // namespace eddy
