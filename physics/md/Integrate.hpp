@@ -4,7 +4,6 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
-#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
 #include "md/CounterRandom.hpp"
@@ -27,29 +26,6 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
           v(i, d) += half * f(i, d);
           x(i, d) += dt * v(i, d);
         }
-      });
-}
-
-/// kickDrift, and in the same pass the displacement test of the neighbour list: returns the
-/// largest squared distance over all ranks of an owned row's new position from its position
-/// `x0` at the last list build (+Inf where a position is NaN). Collective. The same positions
-/// and velocities as kickDrift, and the same value as VerletList::maxDisplacementSq after it, with
-/// one pass over the rows instead of two (globalMax evaluates each term once).
-template <class Exec, class Mem>
-double kickDriftDisplacement(Exec const& space, MPI_Comm comm, double dt, Positions<Mem> const& x,
-                             Velocities<Mem> const& v, Forces<Mem> const& f,
-                             Positions<Mem> const& x0, int owned) {
-  ScopedRegion region("eddy::md::kickDrift");
-  double const half = 0.5 * dt;
-  return globalMax(
-      space, comm, owned, KOKKOS_LAMBDA(const std::int64_t t) {
-        int const i = static_cast<int>(t);
-        for (int d = 0; d < 3; ++d) {
-          v(i, d) += half * f(i, d);
-          x(i, d) += dt * v(i, d);
-        }
-        double const dx = x(i, 0) - x0(i, 0), dy = x(i, 1) - x0(i, 1), dz = x(i, 2) - x0(i, 2);
-        return math::magnitudeOrInf(dx * dx + dy * dy + dz * dz);
       });
 }
 

@@ -152,19 +152,10 @@ class System {
     ScopedRegion region("eddy::md::step");
     double const dt = m_params.dt;
     ++m_steps;  // the step being taken: the Langevin noise of its forces is keyed by it
-    // The drift and the list's displacement test in one pass (once the list has been built).
-    bool rebuilt = false;
-    if (m_list.buildCount() > 0) {
-      double const moved = kickDriftDisplacement(space, m_comm, dt, m_particles.positions(),
-                                                 m_particles.velocities(), m_particles.forces(),
-                                                 m_list.buildPositions(), owned());
-      rebuilt = updateNeighborsAfter(space, moved, !m_params.overlap);
-    } else {
-      kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
-                owned());
-      rebuilt = updateNeighbors(space, !m_params.overlap);
-    }
+    kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
+              owned());
     // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
+    bool const rebuilt = updateNeighbors(space, !m_params.overlap);
     if (m_params.overlap && !rebuilt)
       computeForcesOverlapped(space);
     else
@@ -184,13 +175,12 @@ class System {
   /// build, else refreshes the ghost positions (unless `refreshGhosts` is false: the caller
   /// does). Returns true on a rebuild.
   bool updateNeighbors(Exec const& space, bool refreshGhosts = true) {
-    return rebuildOrRefresh(space, m_list.needsRebuild(space, m_comm, m_particles.positions()),
-                            refreshGhosts);
-  }
-  /// updateNeighbors with the global largest squared displacement since the last build,
-  /// `moved`, already known (kickDriftDisplacement).
-  bool updateNeighborsAfter(Exec const& space, double moved, bool refreshGhosts = true) {
-    return rebuildOrRefresh(space, m_list.needsRebuildAfter(moved), refreshGhosts);
+    if (m_list.needsRebuild(space, m_comm, m_particles.positions())) {
+      rebuild(space);
+      return true;
+    }
+    if (refreshGhosts) m_ghosts->refreshPositions(space, m_particles.positions());
+    return false;
   }
 
   /// Migration, optional sort by bin, ghosts, bins and Verlet list.
@@ -553,16 +543,6 @@ class System {
   double dof() const { return 3.0 * static_cast<double>(m_atoms) - 3.0; }
 
  private:
-  /// Rebuilds when `rebuildNow`, else refreshes the ghost positions (when `refreshGhosts`).
-  bool rebuildOrRefresh(Exec const& space, bool rebuildNow, bool refreshGhosts) {
-    if (rebuildNow) {
-      rebuild(space);
-      return true;
-    }
-    if (refreshGhosts) m_ghosts->refreshPositions(space, m_particles.positions());
-    return false;
-  }
-
   MPI_Comm m_comm;
   Parameters m_params;
   CartDecomposition m_decomp;

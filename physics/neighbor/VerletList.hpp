@@ -165,14 +165,8 @@ class VerletList {
   /// not finite: the system blew up, and binning it would read out of bounds.
   bool needsRebuild(Exec const& space, MPI_Comm comm, Positions<memory_space> const& x) const {
     ScopedRegion region("eddy::neighbor::checkDisplacement");
-    return m_builds == 0 || needsRebuildAfter(maxDisplacementSq(space, comm, x));
-  }
-  /// Whether the global largest squared displacement `moved` since the last build (from
-  /// maxDisplacementSq, or a pass that also computes it, such as md::kickDriftDisplacement)
-  /// calls for a rebuild: moved > skin^2 / 4, or no build yet. Throws as needsRebuild does when
-  /// `moved` is not finite (the same on every rank: it is a global value).
-  bool needsRebuildAfter(double moved) const {
     if (m_builds == 0) return true;
+    double const moved = maxDisplacementSq(space, comm, x);
     if (!std::isfinite(moved))
       throw Error(str("md: a particle position is not finite (NaN or Inf) after ", m_builds,
                       " neighbour list builds; the system blew up (atoms too close, or md.dt "

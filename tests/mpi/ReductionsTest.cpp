@@ -110,16 +110,6 @@ struct OffsetTerm {
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const { return all(offset + i); }
 };
 
-/// Term i (the value i) that counts its own evaluations.
-template <class Mem>
-struct CountingTerm {
-  Kokkos::View<int*, Mem> calls;
-  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
-    Kokkos::atomic_add(&calls(i), 1);
-    return static_cast<double>(i);
-  }
-};
-
 template <class Exec>
 class Reductions : public ::testing::Test {
  public:
@@ -170,22 +160,6 @@ TYPED_TEST(Reductions, SumMaxMinOfFormulaArrays) {
   EXPECT_EQ(eddy::globalMin(Exec(), comm, v), 1.0);
   EXPECT_EQ(eddy::globalMaxLoc(Exec(), comm, v).rank, size - 1);
   EXPECT_EQ(eddy::globalMinLoc(Exec(), comm, v).index, 0);
-}
-
-// A pass may update row i in the term of a global max (md::kickDriftDisplacement does): that
-// needs every term evaluated exactly once, whatever the lanes and items of the pass.
-TYPED_TEST(Reductions, GlobalMaxEvaluatesEachTermOnce) {
-  using Exec = TypeParam;
-  for (std::int64_t n : {1, 7, 1000, 100003}) {
-    Kokkos::View<int*, typename Exec::memory_space> calls("eddy::test::calls", n);
-    EXPECT_EQ(eddy::globalMax(Exec(), MPI_COMM_WORLD, n,
-                              CountingTerm<typename Exec::memory_space>{calls}),
-              static_cast<double>(n - 1));
-    auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), calls);
-    std::int64_t wrong = 0;
-    for (std::int64_t i = 0; i < n; ++i) wrong += h(i) != 1;
-    EXPECT_EQ(wrong, 0) << "of " << n << " terms not evaluated exactly once";
-  }
 }
 
 TYPED_TEST(Reductions, BoxReductionsSkipGhosts) {
