@@ -297,8 +297,10 @@ PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> cons
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
     int const begin = offsets(i);
     PairSums row;
+    // Nested loops take no label (only kernels do).
+    auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin),
+        entries,
         [&](int k, PairSums& acc) {
           int const j = neighbors(begin + k);
           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
