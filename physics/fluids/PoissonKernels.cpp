@@ -84,12 +84,21 @@ double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const
 void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView const& p,
                       CellView const& q, std::vector<Box3> const& boxes,
                       ReproducibleAccumulator& sum) {
-  sum.add(
-      space, boxes, KOKKOS_LAMBDA(int i, int j, int k) {
-        double const v = applyOperator(g, p, i, j, k);
-        q(i, j, k) = v;
-        return p(i, j, k) * v;
-      });
+  if constexpr (compat::fusedStencilSums<ExecSpace>()) {
+    sum.add(
+        space, boxes, KOKKOS_LAMBDA(int i, int j, int k) {
+          double const v = applyOperator(g, p, i, j, k);
+          q(i, j, k) = v;
+          return p(i, j, k) * v;
+        });
+  } else {  // the same values and terms in two passes
+    for (Box3 const& box : boxes)
+      forEachCell(
+          "eddy::fluids::poisson::applyOperator", space, box.lo, box.hi,
+          KOKKOS_LAMBDA(int i, int j, int k) { q(i, j, k) = applyOperator(g, p, i, j, k); });
+    sum.add(
+        space, boxes, KOKKOS_LAMBDA(int i, int j, int k) { return p(i, j, k) * q(i, j, k); });
+  }
 }
 
 Box3 withGhostRings(PoissonGrid const& g, int rings) {
