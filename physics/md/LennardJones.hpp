@@ -256,9 +256,9 @@ void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const&
   endHalfForces(space, scatter, f);
 }
 
-/// Term of a (reproducible or plain) sum over owned rows: the pair energy (or, with `energy` false,
-/// the virial r . F) of row i's list entries within the cutoff, added in the row's order. Summed
-/// over the rows of a full list it counts every pair twice.
+/// Term of the reproducible sum over owned rows (pairSums is the plain one): the pair energy (or,
+/// with `energy` false, the virial r . F) of row i's list entries within the cutoff, added in the
+/// row's order. Summed over the rows of a full list it counts every pair twice.
 template <class Mem>
 struct RowPairSum {
   LennardJones lj;
