@@ -195,11 +195,6 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 }
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
-                PoissonGrid const& coarse, CellView const& e, int rings) {
-  prolongAdd(space, fine, x, coarse, e, withGhostRings(fine, rings));
-}
-
-void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e, Box3 const& cells, bool slab) {
   PoissonGrid const f = fine;
   PoissonGrid const c = coarse;

@@ -269,16 +269,14 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
                       bool slab = false);
-/// x_fine += P e_coarse: bilinear / trilinear cell-centred interpolation, weights 3/4 (parent)
-/// and 1/4 (the coarse neighbour on the child's side; the parent itself beyond a wall). Also
-/// updates `rings` layers of x's ghosts (rank and periodic ghosts; wall ghosts are never read):
-/// a ghost holding its owner's x then holds its owner's x + P e, bit for bit, so those layers
-/// need no exchange after this. The coarse correction's rank and periodic ghosts must be current
-/// `rings` layers deep (one layer reaches the fine ghosts of the first).
-void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
-                PoissonGrid const& coarse, CellView const& e, int rings);
-/// prolongAdd over the fine cells of `cells` only (within withGhostRings(fine, rings)). A fine
-/// cell reads its parent and the parent's neighbour on its side: away from a face, both owned.
+/// x_fine += P e_coarse over the fine cells of `cells` (within withGhostRings(fine, rings)):
+/// bilinear / trilinear cell-centred interpolation, weights 3/4 (parent) and 1/4 (the coarse
+/// neighbour on the child's side; the parent itself beyond a wall). Ghost cells among them (rank
+/// and periodic ghosts; wall ghosts are never read) that held their owner's x then hold its
+/// owner's x + P e, bit for bit, so those `rings` layers need no exchange after this. The coarse
+/// correction's rank and periodic ghosts must be current `rings` layers deep (one layer reaches
+/// the fine ghosts of the first). A fine cell reads its parent and the parent's neighbour on its
+/// side: away from a face, both owned.
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e, Box3 const& cells, bool slab = false);
 
