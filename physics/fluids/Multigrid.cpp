@@ -230,21 +230,12 @@ struct Multigrid::Level {
   /// ghost from another rank (exchangeThen, aroundPeers).
   bool overlap = false;
 
-  /// `cells` (withGhostRings) split for a kernel beside an exchange: along an axis with another
-  /// rank behind a face, the inner box keeps `away` cells from that face and every ghost cell
-  /// out of it. The caller chooses `away` so that the inner cells read no ghost that rank sends
-  /// and write no entry this rank sends it: the ghost width for a half sweep of the exchanged
-  /// x (it writes x, whose owned cells within the ghost width of the face are sent), 1 for a
-  /// kernel that reads neighbours one cell away and writes another field, 0 for one that reads
-  /// only the cell itself.
+  /// `cells` (withGhostRings) split for a kernel beside an exchange (BoxSplit::awayFromPeerFaces):
+  /// `away` is the ghost width for a half sweep of the exchanged x (it writes x, whose owned cells
+  /// within the ghost width of the face are sent), 1 for a kernel that reads neighbours one cell
+  /// away and writes another field, 0 for one that reads only the cell itself.
   BoxSplit aroundPeers(Box3 const& cells, int away) const {
-    auto const peer = halo->peerFaces();
-    Box3 safe = cells;
-    for (int a = 0; a < 3; ++a) {
-      if (peer[a][0]) safe.lo[a] = away;
-      if (peer[a][1]) safe.hi[a] = layout.cells[a] - away;
-    }
-    return BoxSplit::of(cells, safe);
+    return BoxSplit::awayFromPeerFaces(cells, layout.cells, halo->peerFaces(), away);
   }
 
   // Gather point only.
@@ -342,13 +333,11 @@ void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overl
     return;
   }
   BoxSplit const split = splitter.aroundPeers(cells, away);
-  compat::orderAfter(haloSpace, space);  // field was written on space; haloSpace packs it
-  halo.start(haloSpace, field);
-  halo.copySelf(space, field);
-  work(split.inner, false);
-  halo.finishPeers(haloSpace, field);
-  compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
-  for (Box3 const& slab : split.shell) work(slab, true);
+  halo.exchangeBeside(
+      space, haloSpace, field, [&] { work(split.inner, false); },
+      [&] {
+        for (Box3 const& slab : split.shell) work(slab, true);
+      });
 }
 }  // namespace
 

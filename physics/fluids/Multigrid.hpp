@@ -88,8 +88,8 @@ class Multigrid {
   /// `correctionRings` (1 or 2): the most ghost layers a level's correction holds (1: an
   /// exchange before every half sweep; the same bits either way).
   /// `overlapCells` >= 0: on the distributed levels whose ranks own at least that many cells
-  /// each and have another rank behind some face, the exchanges before the half sweeps, the
-  /// residual and the restriction (see above) run on a second execution-space instance
+  /// each and have another rank behind some face, every exchange of a V-cycle (see above) runs
+  /// on a second execution-space instance
   /// (compat::secondInstance) while the cells that read no ghost from another rank are
   /// computed; the cells next to those faces follow once the messages have arrived. The same
   /// bits. < 0: no overlap.

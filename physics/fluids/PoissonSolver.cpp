@@ -72,7 +72,8 @@ struct PoissonSolver::Impl {
       halo = std::make_unique<Halo>(space, c, d, p->layout());
       if (options.overlap) {
         haloSpace = compat::secondInstance(space);
-        split = BoxSplit::insideFaces(Box3{{0, 0, 0}, grid.hi()}, halo->peerFaces());
+        split = BoxSplit::awayFromPeerFaces(Box3{{0, 0, 0}, grid.hi()}, grid.hi(),
+                                            halo->peerFaces(), 1);
       }
     }
     if (options.method == PoissonMethod::MultigridCG) {
@@ -135,14 +136,11 @@ double PoissonSolver::Impl::operatorDot(ExecSpace const& space, FieldType& dir) 
     halo->exchange(space, dir);
     return detail::applyOperatorDot(space, comm, grid, dir.access(), q->access());
   }
-  compat::orderAfter(haloSpace, space);  // dir was written on space; haloSpace packs it
-  halo->start(haloSpace, dir);
-  halo->copySelf(space, dir);
   ReproducibleAccumulator sum;
-  detail::applyOperatorDot(space, grid, dir.access(), q->access(), {split.inner}, sum);
-  halo->finishPeers(haloSpace, dir);
-  compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
-  detail::applyOperatorDot(space, grid, dir.access(), q->access(), split.shell, sum);
+  halo->exchangeBeside(
+      space, haloSpace, dir,
+      [&] { detail::applyOperatorDot(space, grid, dir.access(), q->access(), {split.inner}, sum); },
+      [&] { detail::applyOperatorDot(space, grid, dir.access(), q->access(), split.shell, sum); });
   return sum.finish(comm);
 }
 

@@ -66,6 +66,21 @@ TEST(BoxSplit, CoversEveryEntryOnce) {
   }
 }
 
+// Only the axes with a peer face are cut, `away` entries from that face, ghosts out; the
+// other faces keep the box's own extent, ghosts included.
+TEST(BoxSplit, AwayFromPeerFacesCutsOnlyPeerFaces) {
+  Box3 const box{{-2, -2, -2}, {10, 8, 6}};  // 8 x 6 x 4 owned, two ghost layers
+  std::array<std::array<bool, 2>, 3> const peers{{{true, false}, {false, true}, {false, false}}};
+  for (int away : {0, 1, 2}) {
+    BoxSplit const s = BoxSplit::awayFromPeerFaces(box, {8, 6, 4}, peers, away);
+    EXPECT_EQ(s.inner.lo, (std::array<int, 3>{away, -2, -2})) << "away " << away;
+    EXPECT_EQ(s.inner.hi, (std::array<int, 3>{10, 6 - away, 6})) << "away " << away;
+    long long shell = 0;
+    for (Box3 const& b : s.shell) shell += b.size();
+    EXPECT_EQ(shell + s.inner.size(), box.size()) << "away " << away;
+  }
+}
+
 TEST(BoxSplit, SlabTilesKeepTheThreadCount) {
   using T = std::array<int, 3>;
   EXPECT_EQ(eddy::slabTile(T{32, 4, 2}, Box3{{0, 0, 0}, {1, 128, 128}}), (T{1, 128, 2}));

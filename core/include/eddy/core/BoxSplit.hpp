@@ -55,16 +55,19 @@ struct BoxSplit {
     return s;
   }
 
-  /// Splits `box` for work that reads ghosts one entry deep and overlaps an exchange whose
-  /// ghosts arrive from other ranks across the faces flagged in `peerFaces` (axis, low / high;
-  /// HaloExchange::peerFaces): the first and last entry along such an axis go to the shell, the
-  /// rest (reading owned entries and the ghosts this rank copies itself) to the inner box.
-  static BoxSplit insideFaces(Box3 const& box,
-                              std::array<std::array<bool, 2>, 3> const& peerFaces) {
+  /// Splits `box` (of a block owning the entries [0, extent), its ghosts outside) for work that
+  /// overlaps an exchange whose ghosts arrive from other ranks across the faces flagged in
+  /// `peerFaces` (axis, low / high; HaloExchange::peerFaces): along such an axis the inner box
+  /// keeps `away` entries from the face, and every ghost entry beyond it, out. The caller chooses
+  /// `away` so that the inner entries read no ghost a peer sends and write no entry sent to one:
+  /// 1 for work that reads neighbours one entry away and writes another field, the ghost width
+  /// for work that writes the exchanged field itself, 0 for work that reads only its own entry.
+  static BoxSplit awayFromPeerFaces(Box3 const& box, std::array<int, 3> const& extent,
+                                    std::array<std::array<bool, 2>, 3> const& peerFaces, int away) {
     Box3 safe = box;
     for (int a = 0; a < 3; ++a) {
-      if (peerFaces[a][0]) safe.lo[a] += 1;
-      if (peerFaces[a][1]) safe.hi[a] -= 1;
+      if (peerFaces[a][0]) safe.lo[a] = away;
+      if (peerFaces[a][1]) safe.hi[a] = extent[a] - away;
     }
     return of(box, safe);
   }

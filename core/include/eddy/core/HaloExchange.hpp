@@ -124,10 +124,10 @@ struct HaloCopy {
 /// Between the two, work may run (on another instance to overlap with nccl) that neither writes
 /// the send regions (owned entries within the ghost width of a face towards another rank) nor
 /// reads the ghosts; messages of a rank to itself are copied from the field in `finish`. To
-/// overlap, `start` on a second instance (compat::secondInstance, ordered after the writer by
-/// compat::orderAfter), `copySelf` on the compute instance, the entries whose stencil reads no
-/// ghost of a peer face (BoxSplit::insideFaces with peerFaces()), `finishPeers` on the second
-/// instance, compat::orderAfter back, then the shell.
+/// overlap, `exchangeBeside`: `start` on a second instance (compat::secondInstance, ordered
+/// after the writer by compat::orderAfter), `copySelf` on the compute instance, the entries whose
+/// stencil reads no ghost of a peer face (BoxSplit::awayFromPeerFaces with peerFaces()),
+/// `finishPeers` on the second instance, compat::orderAfter back, then the shell.
 /// Construction and destruction are collective over `comm` (it is duplicated).
 ///
 /// Buffer bytes: 16 per ghost entry (send + receive), doubled when staged through host memory.
@@ -207,7 +207,7 @@ class HaloExchange {
   /// rank (and so arrives with the messages, not with copySelf). Entries whose stencil reads
   /// no such ghost can be computed while the messages travel.
   bool peerFace(int axis, int side) const { return m_peerFace[axis][side]; }
-  /// peerFace for every axis and side (for BoxSplit::insideFaces).
+  /// peerFace for every axis and side (for BoxSplit::awayFromPeerFaces).
   std::array<std::array<bool, 2>, 3> peerFaces() const {
     std::array<std::array<bool, 2>, 3> f{};
     for (int a = 0; a < 3; ++a) f[a] = {m_peerFace[a][0], m_peerFace[a][1]};
@@ -215,6 +215,23 @@ class HaloExchange {
   }
   /// Whether any ghost comes from another rank.
   bool hasPeers() const { return !m_peerRecvs.empty(); }
+
+  /// A whole exchange of `field` beside work on `space`: the messages travel on `haloSpace`
+  /// (another instance, compat::secondInstance) while `inner()` enqueues work on `space` after the
+  /// ghosts this rank sends itself; `shell()` enqueues its work once the messages are unpacked.
+  /// `inner`'s work must neither read a ghost of a peer face nor write an entry sent to a peer
+  /// (BoxSplit::awayFromPeerFaces); `field` may have been written on `space` just before.
+  template <class Inner, class Shell>
+  void exchangeBeside(Exec const& space, Exec const& haloSpace, field_type& field,
+                      Inner const& inner, Shell const& shell) {
+    compat::orderAfter(haloSpace, space);  // field was written on space; haloSpace packs it
+    start(haloSpace, field);
+    copySelf(space, field);
+    inner();
+    finishPeers(haloSpace, field);
+    compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
+    shell();
+  }
 
   /// `start` then `finish`.
   void exchange(Exec const& space, field_type& field) {
