@@ -209,12 +209,9 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
   log::info(str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
                 deck.getString("parallel.overlap"), ", ", rt.size(), " rank(s))"));
   auto const& list = system.list();
-  log::info(str("md: list build ", neighbor::listBuildName(list.buildKind()),
-                list.buildKind() == neighbor::ListBuild::Staged
-                    ? str(" (", list.fillStage(), " stage entries per row)")
-                    : std::string(),
-                ", bins ", system.binFraction(),
-                " x (cutoff + skin) (EDDY_LIST_BUILD, EDDY_LIST_STAGE, EDDY_LIST_BIN_FRACTION)"));
+  log::info(str("md: list build ", neighbor::listBuildName(list.buildKind()), ", bins ",
+                system.binFraction(),
+                " x (cutoff + skin) (EDDY_LIST_BUILD, EDDY_LIST_BIN_FRACTION)"));
 
   CheckpointOutput checkpoints(rt, deck, "md");
   auto const restartFile = openRestart(rt, deck, restart, checkpoints.directory(), "md");

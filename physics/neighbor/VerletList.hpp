@@ -1,26 +1,24 @@
 /// @file VerletList.hpp
 /// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList.
 ///
-/// Build, in one of three ways (ListBuild; the backend's choice is compat::onePassListBuild and
-/// compat::stagedListFill, and EDDY_LIST_BUILD=one-pass, two-pass or staged overrides it, to
-/// measure them on other hardware).
-/// All give the same CSR arrays, entry for entry.
+/// Build, in one of two ways (ListBuild; the backend's choice is compat::onePassListBuild, and
+/// EDDY_LIST_BUILD=one-pass or two-pass overrides it, to measure them on other hardware).
+/// Both give the same CSR arrays, entry for entry.
 /// - Two passes: a count pass over the candidates, a scan of the counts into the offsets, and a
 ///   fill pass that runs the candidate scan again and writes each row straight into place.
 /// - One pass: the candidate scan writes each row's neighbours into a padded scratch area of
-///   `capacity` entries per row (and a sink entry) and counts them all; a scan of the counts gives
-///   the offsets and a copy packs the rows into the CSR arrays (vector lanes per row where the
-///   backend has them: compat::rowCopyLanes). The capacity follows the largest row of the previous
-///   build (+25%); a row that does not fit makes the pass run again with a capacity that fits, so
+///   `capacity` entries per row and counts them all; a scan of the counts gives the offsets and
+///   a copy packs the rows into the CSR arrays (vector lanes per row where the backend has
+///   them: compat::rowCopyLanes). The capacity follows the largest row of the previous build
+///   (+25%); a row that does not fit makes the pass run again with a capacity that fits, so
 ///   nothing is ever cut off. The candidate scan runs once instead of twice, for a copy of the
 ///   list.
-/// - Staged: the two passes, with a fill that writes through team scratch memory. A team of
-///   compat::listFillRows consecutive rows owns one contiguous run of the CSR array; its
-///   threads (a row each) write their entries into a stage of `stage` entries per row (up to
-///   the scratch a team may have), then the team copies the stage to the array in consecutive
-///   entries. A thread per row writing straight into place stores to a different sector for
-///   every thread of a warp; the copy stores whole sectors. Entries beyond the stage go
-///   straight into place.
+/// Rows are written by a thread each. Where compat::storeEveryCandidate does not hold (CUDA), a
+/// thread gathers its row's entries in aligned groups of four and stores each group in one
+/// 16-byte store (Writer): a thread per row storing entry by entry writes a different sector per
+/// thread of a warp for every entry (H200, 1M atoms, the full-list two-pass build: 2.31 ns/atom
+/// entry by entry, 1.44 by groups; a stage in team scratch memory, copied out by the team,
+/// 1.75: it takes on-chip memory from the L1 cache that the candidate scan reads through).
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -42,12 +40,10 @@
 ///
 /// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
 /// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
-/// (capacity + 1) per owned particle, about 1.3 times the neighbour array). The staged fill's stage
-/// is on-chip (team scratch).
+/// about (capacity + 1) per owned particle, about 1.3 times the neighbour array).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
-#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
@@ -61,43 +57,35 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 namespace eddy::neighbor {
 
 enum class ListKind { Full, Half };
 
 /// How a VerletList builds its rows (see the top of this file).
-enum class ListBuild { TwoPass, OnePass, Staged };
+enum class ListBuild { TwoPass, OnePass };
 
 /// The name of a build, as EDDY_LIST_BUILD spells it.
 inline char const* listBuildName(ListBuild how) {
-  return how == ListBuild::OnePass ? "one-pass" : how == ListBuild::TwoPass ? "two-pass" : "staged";
+  return how == ListBuild::OnePass ? "one-pass" : "two-pass";
 }
 
-/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass, two-pass or staged) when
-/// set, else the backend's (compat::onePassListBuild, compat::stagedListFill). Throws
-/// eddy::ConfigError on another value of EDDY_LIST_BUILD.
+/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else
+/// the backend's (compat::onePassListBuild). Throws eddy::ConfigError on another value of
+/// EDDY_LIST_BUILD.
 template <class Exec>
 ListBuild defaultListBuild() {
-  ListBuild const fallback = compat::onePassListBuild<Exec>() ? ListBuild::OnePass
-                             : compat::stagedListFill<Exec>() ? ListBuild::Staged
-                                                              : ListBuild::TwoPass;
+  ListBuild const fallback =
+      compat::onePassListBuild<Exec>() ? ListBuild::OnePass : ListBuild::TwoPass;
   char const* const env = std::getenv("EDDY_LIST_BUILD");
   if (!env || !*env) return fallback;
   std::string const v = env;
-  for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass, ListBuild::Staged})
+  for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass})
     if (v == listBuildName(how)) return how;
   throw ConfigError(str("EDDY_LIST_BUILD is '", v,
-                        "'; expected one-pass, two-pass or staged (or unset: the default of ",
+                        "'; expected one-pass or two-pass (or unset: the default of ",
                         listBuildName(fallback), " on this backend)"));
-}
-
-/// Stage entries per row of the staged fill (ListBuild::Staged) on `Exec`: EDDY_LIST_STAGE (1
-/// to 1024) when set, else compat::listFillStage. Throws eddy::ConfigError on another value.
-template <class Exec>
-int defaultListFillStage() {
-  return static_cast<int>(integerFromEnvironment("EDDY_LIST_STAGE", compat::listFillStage<Exec>(),
-                                                 1, 1024, "stage entries per row, 1 to 1024"));
 }
 
 /// Device-copyable view of a CSR list: the neighbours of row i are
@@ -116,11 +104,7 @@ class VerletList {
   using IdView = Kokkos::View<std::int64_t*, memory_space>;
 
   VerletList(ListKind kind, double cutoff, double skin, ListBuild how = defaultListBuild<Exec>())
-      : m_kind(kind),
-        m_build(how),
-        m_stage(how == ListBuild::Staged ? defaultListFillStage<Exec>() : 0),
-        m_cutoff(cutoff),
-        m_skin(skin) {
+      : m_kind(kind), m_build(how), m_cutoff(cutoff), m_skin(skin) {
     EDDY_REQUIRE(cutoff > 0, "VerletList: cutoff ", cutoff, "; expected > 0");
     EDDY_REQUIRE(skin >= 0, "VerletList: skin ", skin, "; expected >= 0");
   }
@@ -137,8 +121,6 @@ class VerletList {
                          "eddy::neighbor::verletOffsets");
     if (m_build == ListBuild::OnePass)
       buildOnePass(space, x, ids, bins);
-    else if (m_build == ListBuild::Staged)
-      buildStaged(space, x, ids, bins);
     else
       buildTwoPass(space, x, ids, bins);
     // Reference positions for the displacement test.
@@ -189,8 +171,6 @@ class VerletList {
   NeighborView<memory_space> view() const { return {m_offsets, m_neighbors}; }
   ListKind kind() const { return m_kind; }
   ListBuild buildKind() const { return m_build; }
-  /// Stage entries per row of the staged fill (0 for the other builds).
-  int fillStage() const { return m_stage; }
   double cutoff() const { return m_cutoff; }
   double skin() const { return m_skin; }
   double radius() const { return m_cutoff + m_skin; }
@@ -273,30 +253,62 @@ class VerletList {
     int n = 0;
     KOKKOS_INLINE_FUNCTION void operator()(int, bool inside) { n += inside; }
   };
-  /// Writes the neighbours it is given from `out` on.
+  /// Writes the neighbours it is given to base[p], base[p + 1], ... from p = first on, up to
+  /// place `limit` (exclusive; the places beyond are counted, not stored). Each aligned group of
+  /// four places that lies wholly within [first, limit) is gathered in four registers and
+  /// stored in one 16-byte store (compat::store4); the partial groups at a row's ends go entry
+  /// by entry. (A thread per row storing entry by entry writes a different sector per thread of
+  /// a warp, once per entry; by groups, once per four.) `base` is 16-byte aligned.
   struct Writer {
-    int* out;
+    int* base;
+    int first;  ///< the row's first place
+    int limit;  ///< the first place not stored
+    int p;      ///< the next place
+    int g0 = 0, g1 = 0, g2 = 0, g3 = 0;
+    KOKKOS_INLINE_FUNCTION Writer(int* base_, int first_, int limit_)
+        : base(base_), first(first_), limit(limit_), p(first_) {}
     KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
-      if (inside) *out++ = j;
+      if (!inside) return;
+      int const slot = p & 3;
+      g0 = slot == 0 ? j : g0;
+      g1 = slot == 1 ? j : g1;
+      g2 = slot == 2 ? j : g2;
+      g3 = slot == 3 ? j : g3;
+      ++p;
+      if (slot == 3) store(p - 4);
+    }
+    /// Stores the entries left in the last group (after the scan).
+    KOKKOS_INLINE_FUNCTION void finish() const {
+      if (p & 3) store(p & ~3);
+    }
+    /// Neighbours given so far (also those at or beyond `limit`).
+    KOKKOS_INLINE_FUNCTION int count() const { return p - first; }
+    /// Stores the group of places g .. g + 3 (g a multiple of four) that lie in [first, p) and
+    /// below `limit`.
+    KOKKOS_INLINE_FUNCTION void store(int g) const {
+      int const lo = g > first ? g : first, hi = p < limit ? p : limit;
+      if (lo == g && hi >= g + 4) {
+        compat::store4(base + g, g0, g1, g2, g3);
+        return;
+      }
+      if (lo <= g && g < hi) base[g] = g0;
+      if (lo <= g + 1 && g + 1 < hi) base[g + 1] = g1;
+      if (lo <= g + 2 && g + 2 < hi) base[g + 2] = g2;
+      if (lo <= g + 3 && g + 3 < hi) base[g + 3] = g3;
     }
   };
-  /// Writes the first `cap` neighbours it is given to `out` and counts them all. Where
-  /// compat::storeEveryCandidate, every candidate is stored at the next place (the place after
-  /// the last is a sink, out[cap]) and only neighbours advance it: no branch on the verdict.
-  /// Elsewhere only neighbours are stored.
+  /// Writes the first `cap` neighbours it is given to `out` and counts them all; every candidate
+  /// is stored at the next place (the place after the last is a sink, out[cap]) and only
+  /// neighbours advance it: no branch on the verdict. The padded pass's sink where
+  /// compat::storeEveryCandidate; elsewhere it uses Writer, with rows of a multiple of four
+  /// places.
   struct PaddedWriter {
     int* out;
     int cap;
     int n = 0;
-    static constexpr bool everyCandidate = compat::storeEveryCandidate<Exec>();
     KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
-      if constexpr (everyCandidate) {
-        out[n < cap ? n : cap] = j;
-        n += inside;
-      } else if (inside) {
-        if (n < cap) out[n] = j;
-        ++n;
-      }
+      out[n < cap ? n : cap] = j;
+      n += inside;
     }
   };
 
@@ -323,22 +335,13 @@ class VerletList {
     fillRows(space, x, ids, bins);
   }
 
-  /// Count pass, scan, staged fill pass.
-  void buildStaged(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                   BinList<Exec> const& bins) {
-    countRows(space, x, ids, bins);
-    reserveNeighbors(scanCounts(space));
-    fillRowsStaged(space, x, ids, bins);
-  }
-
   /// The padded pass (again with a larger capacity when some row did not fit), scan, pack.
   void buildOnePass(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                     BinList<Exec> const& bins) {
     int const owned = m_owned;
     int stride = 0;  // entries per row of the scratch area in the pass that fitted
     for (;;) {
-      // capacity + 1 entries per row: the last is PaddedWriter's sink.
-      std::int64_t const room = static_cast<std::int64_t>(owned) * (m_capacity + 1);
+      std::int64_t const room = static_cast<std::int64_t>(owned) * paddedStride(m_capacity);
       if (room > INT_MAX)
         throw Error(str("VerletList: ", owned, " rows of up to ", m_capacity,
                         " neighbours on one rank; expected at most ", INT_MAX,
@@ -347,7 +350,7 @@ class VerletList {
                            "eddy::neighbor::verletScratch");
       int const longest = fillPadded(space, x, ids, bins);
       bool const fitted = longest <= m_capacity;
-      stride = m_capacity + 1;
+      stride = paddedStride(m_capacity);
       m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
       if (fitted) break;
     }
@@ -388,84 +391,54 @@ class VerletList {
     Kokkos::parallel_for(
         "eddy::neighbor::verletFill", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i) {
-          Writer w{neighbors.data() + offsets(i)};
+          Writer w(neighbors.data(), offsets(i), INT_MAX);
           scan(i, w);
+          w.finish();
         });
   }
 
-  /// Writes the neighbours it is given to place p on of a team's run of the CSR array: into the
-  /// stage while p < cap, else straight into the array (`run` is the run's start).
-  struct StagedWriter {
-    int* stage;
-    int* run;
-    int cap;
-    int p;
-    KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
-      if (!inside) return;
-      if (p < cap)
-        stage[p] = j;
-      else
-        run[p] = j;
-      ++p;
+  /// Entries per row of the padded pass's scratch area for `capacity` neighbours: capacity + 1
+  /// where compat::storeEveryCandidate (the last is PaddedWriter's sink), else capacity rounded
+  /// up to a multiple of four (Writer's groups then line up with the rows).
+  static int paddedStride(int capacity) {
+    return compat::storeEveryCandidate<Exec>() ? capacity + 1 : (capacity + 3) / 4 * 4;
+  }
+
+  /// Writes row i's first `cap` neighbours to base[first ...] and returns its count.
+  template <class Sink>
+  KOKKOS_INLINE_FUNCTION static int padRow(Scan<Sink> const& scan, int i, int* base, int first,
+                                           int cap) {
+    if constexpr (std::is_same_v<Sink, PaddedWriter>) {
+      PaddedWriter w{base + first, cap};
+      scan(i, w);
+      return w.n;
+    } else {
+      Writer w(base, first, first + cap);
+      scan(i, w);
+      w.finish();
+      return w.count();
     }
-  };
-
-  /// The fill pass of fillRows through a stage in team scratch memory (the top of this file):
-  /// m_stage entries per row of a team of compat::listFillRows rows, fewer where the backend's
-  /// scratch per team is smaller.
-  void fillRowsStaged(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                      BinList<Exec> const& bins) {
-    using Policy = Kokkos::TeamPolicy<Exec>;
-    using Stage = Kokkos::View<int*, typename Exec::scratch_memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    auto const scan = scanner<StagedWriter>(x, ids, bins);
-    auto const offsets = m_offsets;
-    auto neighbors = m_neighbors;
-    int const owned = m_owned;
-    int const rows = compat::listFillRows<Exec>();
-    // The entries a team's scratch holds, less the view's own alignment overhead.
-    int const fits =
-        static_cast<int>((Policy::scratch_size_max(0) - Stage::shmem_size(0)) / sizeof(int));
-    int const cap = std::min(rows * m_stage, fits);
-    Policy policy(space, (owned + rows - 1) / rows, rows);
-    policy.set_scratch_size(0, Kokkos::PerTeam(Stage::shmem_size(cap)));
-    Kokkos::parallel_for(
-        "eddy::neighbor::verletFillStaged", policy,
-        KOKKOS_LAMBDA(typename Policy::member_type const& team) {
-          Stage stage(team.team_scratch(0), cap);
-          int const first = team.league_rank() * rows;
-          int const last = first + rows < owned ? first + rows : owned;
-          int const base = offsets(first);
-          int* const run = neighbors.data() + base;
-          // Nested loops take no label (only kernels do).
-          auto const teamRows = Kokkos::TeamThreadRange(team, first, last);
-          Kokkos::parallel_for(teamRows, [&](int i) {
-            StagedWriter w{stage.data(), run, cap, offsets(i) - base};
-            scan(i, w);
-          });
-          team.team_barrier();
-          int const staged = offsets(last) - base < cap ? offsets(last) - base : cap;
-          auto const entries = Kokkos::TeamThreadRange(team, staged);
-          Kokkos::parallel_for(entries, [&](int k) { run[k] = stage(k); });
-        });
   }
 
-  /// The padded pass: row i's neighbours go to padded(i * (capacity + 1) ...), its count (all
-  /// of them, also those beyond the capacity) to offsets(i). Returns the largest count.
+  /// The padded pass: row i's neighbours go to padded(i * paddedStride(capacity) ...), its
+  /// count (all of them, also those beyond the capacity) to offsets(i). Returns the largest
+  /// count.
   int fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                  BinList<Exec> const& bins) {
-    auto const scan = scanner<PaddedWriter>(x, ids, bins);
+    constexpr bool everyCandidate = compat::storeEveryCandidate<Exec>();
+    using Sink = std::conditional_t<everyCandidate, PaddedWriter, Writer>;
+    auto const scan = scanner<Sink>(x, ids, bins);
     auto offsets = m_offsets;
     auto padded = m_padded;
     int const cap = m_capacity;
+    int const stride = paddedStride(cap);
     int longest = 0;
     Kokkos::parallel_reduce(
         "eddy::neighbor::verletFillPadded", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i, int& most) {
-          PaddedWriter w{padded.data() + static_cast<std::size_t>(i) * (cap + 1), cap};
-          scan(i, w);
-          offsets(i) = w.n;
-          if (w.n > most) most = w.n;
+          int const n = padRow(scan, i, padded.data(), i * stride, cap);
+          offsets(i) = n;
+          if (n > most) most = n;
         },
         Kokkos::Max<int>(longest));
     return longest > 0 ? longest : 0;  // no rows: the reducer leaves its identity (INT_MIN)
@@ -509,13 +482,12 @@ class VerletList {
  private:
   ListKind m_kind;
   ListBuild m_build;
-  int m_stage;  ///< stage entries per row of the staged fill (0: another build)
   double m_cutoff, m_skin;
   int m_owned = 0;
   int m_pairs = 0;
   long long m_builds = 0;
   IntView m_offsets, m_neighbors;
-  IntView m_padded;     ///< scratch of the build: `m_capacity` + 1 entries per row
+  IntView m_padded;     ///< scratch of the build: paddedStride(`m_capacity`) entries per row
   int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
   Positions<memory_space> m_x0;
 };

@@ -136,13 +136,12 @@ void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
 TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::OnePass);
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::TwoPass);
-  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::Staged);
 }
 
-/// One pass and the staged fill give the CSR arrays of two passes, entry for entry, for both
-/// list kinds, over several builds of moving atoms (the one-pass capacity follows the rows).
-/// The staged fill runs with its default stage and with 4 entries per row, where most entries
-/// go past the stage straight into place (on CUDA a team holds 128 rows; on hosts one).
+/// One pass gives the CSR arrays of two passes, entry for entry, for both list kinds, over
+/// several builds of moving atoms (the one-pass capacity follows the rows). Where the rows are
+/// stored by groups of four (VerletList::Writer: CUDA), the thousands of rows of random lengths
+/// start and end at every place of a group.
 template <class Exec>
 void checkBuildsAgree(ListKind kind) {
   using eddy::neighbor::ListBuild;
@@ -151,21 +150,10 @@ void checkBuildsAgree(ListKind kind) {
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{6.0, 6.0, 6.0};
   eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, ListBuild::TwoPass);
   EXPECT_EQ(two.buildKind(), ListBuild::TwoPass);
-  struct Way {
-    ListBuild how;
-    char const* stage;  // EDDY_LIST_STAGE, or "" for the default
-    char const* name;
-  };
-  for (Way const way :
-       {Way{ListBuild::OnePass, "", "one pass"}, Way{ListBuild::Staged, "", "staged fill"},
-        Way{ListBuild::Staged, "4", "staged fill, 4 entries per row"}}) {
-    eddy::test::ScopedEnv env("EDDY_LIST_STAGE", way.stage);
-    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, way.how);
-    EXPECT_EQ(other.buildKind(), way.how);
-    if (*way.stage) {
-      EXPECT_EQ(other.fillStage(), 4);
-    }
-    char const* const name = way.name;
+  {
+    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, ListBuild::OnePass);
+    EXPECT_EQ(other.buildKind(), ListBuild::OnePass);
+    char const* const name = "one pass";
     for (unsigned seed : {1u, 2u, 3u}) {
       // Denser each time: rows outgrow the capacity of the build before.
       Cloud<typename Exec::memory_space> const c(n * static_cast<int>(seed), 6.0, seed);
@@ -205,32 +193,10 @@ TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
       EXPECT_NE(std::string(e.what()).find("three-pass"), std::string::npos) << e.what();
     }
   }
-  for (ListBuild how : {ListBuild::TwoPass, ListBuild::OnePass, ListBuild::Staged}) {
+  for (ListBuild how : {ListBuild::TwoPass, ListBuild::OnePass}) {
     eddy::test::ScopedEnv env("EDDY_LIST_BUILD", eddy::neighbor::listBuildName(how));
     EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), how);
   }
-}
-
-TEST(NeighborBuild, ListFillStageFromTheEnvironment) {
-  using Exec = eddy::ExecSpace;
-  EXPECT_EQ(eddy::neighbor::defaultListFillStage<Exec>(), eddy::compat::listFillStage<Exec>());
-  for (char const* bad : {"0", "1025", "-4", "eight", "8x"}) {
-    eddy::test::ScopedEnv env("EDDY_LIST_STAGE", bad);
-    try {
-      (void)eddy::neighbor::defaultListFillStage<Exec>();
-      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
-    } catch (eddy::ConfigError const& e) {
-      EXPECT_NE(std::string(e.what()).find("EDDY_LIST_STAGE"), std::string::npos) << e.what();
-    }
-  }
-  eddy::test::ScopedEnv env("EDDY_LIST_STAGE", "16");
-  EXPECT_EQ(eddy::neighbor::defaultListFillStage<Exec>(), 16);
-  eddy::neighbor::VerletList<Exec> staged(ListKind::Full, 1.0, 0.3,
-                                          eddy::neighbor::ListBuild::Staged);
-  EXPECT_EQ(staged.fillStage(), 16);
-  eddy::neighbor::VerletList<Exec> two(ListKind::Full, 1.0, 0.3,
-                                       eddy::neighbor::ListBuild::TwoPass);
-  EXPECT_EQ(two.fillStage(), 0);
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {

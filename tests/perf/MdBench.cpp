@@ -92,19 +92,16 @@ int main(int argc, char** argv) {
     struct ListTime {
       eddy::neighbor::ListKind kind;
       eddy::neighbor::ListBuild how;
-      int stage;
       double seconds;
     };
     std::vector<ListTime> listTimes;
     for (auto kind : {eddy::neighbor::ListKind::Full, eddy::neighbor::ListKind::Half})
-      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass,
-                       eddy::neighbor::ListBuild::Staged}) {
+      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass}) {
         eddy::neighbor::VerletList<eddy::ExecSpace> list(kind, p.cutoff, p.skin, how);
         auto const& q = fullList.particles();
-        listTimes.push_back(
-            {kind, how, list.fillStage(), eddy::perf::medianSeconds(space, 1, 5, [&] {
-               list.build(space, q.positions(), q.ids(), owned, fullList.bins());
-             })});
+        listTimes.push_back({kind, how, eddy::perf::medianSeconds(space, 1, 5, [&] {
+                               list.build(space, q.positions(), q.ids(), owned, fullList.bins());
+                             })});
       }
     eddy::md::Forces<eddy::MemSpace> f(Kokkos::view_alloc(space, "eddy::perf::forces"),
                                        fullList.particles().forces().extent(0));
@@ -138,11 +135,8 @@ int main(int argc, char** argv) {
             eddy::str(
                 "list build alone, ", l.kind == eddy::neighbor::ListKind::Full ? "full" : "half",
                 " list, ",
-                l.how == eddy::neighbor::ListBuild::OnePass ? std::string("one pass (padded, pack)")
-                : l.how == eddy::neighbor::ListBuild::TwoPass
-                    ? std::string("two passes (count, fill)")
-                    : eddy::str("two passes, fill staged in team scratch, ", l.stage,
-                                " entries per row (EDDY_LIST_STAGE)"),
+                l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded, pack)"
+                                                            : "two passes (count, fill)",
                 l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
     }

@@ -363,40 +363,12 @@ constexpr bool fusedStencilSums() {
 /// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
 /// into a padded scratch area and a pack (Debian host, bench_md 16: 1690-2036 ns/atom against
 /// 2816-3269 for two passes), false for a count pass and a fill pass straight into the CSR
-/// arrays. H200, 1M atoms: with 32 lanes per row in the pack the full-list build alone takes
-/// 2.30 ns/atom in one pass and 2.32 in two (a thread per row in the pack made it 2.6 ns/atom
-/// slower); two passes need no scratch area (1.3 times the list), so CUDA keeps them, with the
-/// staged fill (stagedListFill).
+/// arrays. H200, bench_md 64 (1M atoms), the full-list build alone with the fill's stores by
+/// aligned groups of four: 1.44 ns/atom in two passes, 1.49-1.51 in one (half list 1.40-1.41
+/// against 1.26-1.27); two passes need no scratch area (1.3 times the list), so CUDA keeps them.
 template <class Exec>
 constexpr bool onePassListBuild() {
   return !isCuda<Exec>();
-}
-
-/// Whether the two-pass Verlet build on `Exec` fills its rows through a stage in team scratch
-/// memory (VerletList.hpp, ListBuild::Staged) when onePassListBuild is false: on CUDA, where a
-/// thread per row storing straight into place writes a different sector per thread. H200,
-/// bench_md 64 (1M atoms), the full-list build alone: 2.31 ns/atom straight, 1.84 staged (24
-/// entries per row); half list 1.54 / 1.48. LJ 16M atoms (full list): 1.11e9 -> 1.22e9
-/// atom-steps/s on one GPU, 2.08e9 -> 2.30e9 on two.
-template <class Exec>
-constexpr bool stagedListFill() {
-  return isCuda<Exec>();
-}
-
-/// Rows per team of the staged Verlet fill: 128 on CUDA (a block's threads share the stage and
-/// copy it together); 1 on host backends, whose rows each write in sequence anyway.
-template <class Exec>
-constexpr int listFillRows() {
-  return isCuda<Exec>() ? 128 : 1;
-}
-
-/// Stage entries per row of the staged Verlet fill (EDDY_LIST_STAGE overrides it). On CUDA 24
-/// (12 KiB per team of 128 rows): a larger stage takes on-chip memory from the L1 cache that
-/// the candidate scan reads through (H200, full list, ns/atom: 16 entries 1.97, 24 1.84, 32
-/// 1.93, 48 2.08, 64 2.29, 96 2.43, straight 2.31). 128 on host backends.
-template <class Exec>
-constexpr int listFillStage() {
-  return isCuda<Exec>() ? 24 : 128;
 }
 
 /// Whether `md.neighbor: auto` takes the full list on `Exec` (else the half list). CUDA: the
@@ -551,6 +523,24 @@ KOKKOS_FORCEINLINE_FUNCTION void store2(double* p, double a, double b) {
 #else
   p[0] = a;
   p[1] = b;
+#endif
+}
+
+/// Four ints that move in one 16-byte access.
+struct alignas(16) Int4 {
+  int x, y, z, w;
+};
+
+/// Stores p[0 .. 3] = a, b, c, d (p 16-byte aligned): one 16-byte store on GPUs, four
+/// elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void store4(int* p, int a, int b, int c, int d) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<Int4*>(p) = Int4{a, b, c, d};
+#else
+  p[0] = a;
+  p[1] = b;
+  p[2] = c;
+  p[3] = d;
 #endif
 }
 
