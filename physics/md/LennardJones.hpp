@@ -11,6 +11,7 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
 #include "md/Particles.hpp"
@@ -136,14 +137,17 @@ struct reduction_identity<eddy::md::PairSums> {
 
 namespace eddy::md {
 
-/// Forces on the rows of `set` from a full list with `lanes` vector lanes per row: the lanes
-/// read consecutive list entries together and their partial sums are joined by a tree whose
-/// shape depends only on `lanes`, so a given lane count gives the same bits run after run
-/// (but not the bits of the thread-per-row kernel above).
-template <class Exec, class Mem>
-void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                     RowSet<Mem> const& set, int lanes) {
+/// Forces on the rows of `set` from a full list with `lanes` vector lanes per row: lane l takes
+/// the list entries l, l + lanes, ... in that order, `Unroll` of them at a time (their loads
+/// issued before their arithmetic), and the lanes' partial sums are joined by a tree whose
+/// shape depends only on `lanes`, so a given build and lane count gives the same bits run after
+/// run (but not the bits of the thread-per-row kernel above). Every `Unroll` makes the same
+/// additions in the same order; on CUDA the compiler may still fuse multiply-adds differently in
+/// each, so their last bits may differ.
+template <int Unroll, class Exec, class Mem>
+void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                       Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                       RowSet<Mem> const& set, int lanes) {
   ScopedRegion region("eddy::md::forcesFull");
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
   auto const offsets = list.offsets;
@@ -151,21 +155,37 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int t) {
     int const i = set.row(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-    int const begin = offsets(i);
+    int const begin = offsets(i), n = offsets(i + 1) - begin;
     Force3 sum;
     // Nested loops take no label (only kernels do).
-    auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
+    auto const laneRange = Kokkos::ThreadVectorRange(team, lanes);
     Kokkos::parallel_reduce(
-        entries,
-        [&](int k, Force3& acc) {
-          int const j = neighbors(begin + k);
-          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-          double const rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < lj.cutoffSq) {
-            double const s = lj.forceOverR(rsq);
-            acc.x += s * dx;
-            acc.y += s * dy;
-            acc.z += s * dz;
+        laneRange,
+        [&](int l, Force3& acc) {
+          auto const add = [&](double dx, double dy, double dz) {
+            double const rsq = dx * dx + dy * dy + dz * dz;
+            if (rsq < lj.cutoffSq) {
+              double const s = lj.forceOverR(rsq);
+              acc.x += s * dx;
+              acc.y += s * dy;
+              acc.z += s * dz;
+            }
+          };
+          int k = l;
+          for (; k + (Unroll - 1) * lanes < n; k += Unroll * lanes) {
+            int j[Unroll];
+            double dx[Unroll], dy[Unroll], dz[Unroll];
+            for (int u = 0; u < Unroll; ++u) j[u] = neighbors(begin + k + u * lanes);
+            for (int u = 0; u < Unroll; ++u) {
+              dx[u] = xi - x(j[u], 0);
+              dy[u] = yi - x(j[u], 1);
+              dz[u] = zi - x(j[u], 2);
+            }
+            for (int u = 0; u < Unroll; ++u) add(dx[u], dy[u], dz[u]);
+          }
+          for (; k < n; k += lanes) {
+            int const j = neighbors(begin + k);
+            add(xi - x(j, 0), yi - x(j, 1), zi - x(j, 2));
           }
         },
         Kokkos::Sum<Force3>(sum));
@@ -176,6 +196,41 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
     });
   };
   forEachRowWithLanes("eddy::md::forcesFullLanes", space, set.count, lanes, kernel);
+}
+
+/// List entries a lane of forcesFullLanes takes at a time on `Exec`: EDDY_MD_FORCE_UNROLL (1,
+/// 2, 4 or 8) when set, else compat::forceEntriesAtOnce. Throws eddy::ConfigError on another
+/// value.
+template <class Exec>
+int forceEntriesAtOnce() {
+  int const fallback = compat::forceEntriesAtOnce<Exec>();
+  long long const v = integerFromEnvironment("EDDY_MD_FORCE_UNROLL", fallback, 1, 8,
+                                             "1, 2, 4 or 8 list entries at a time");
+  if (v != 1 && v != 2 && v != 4 && v != 8)
+    throw ConfigError(str("EDDY_MD_FORCE_UNROLL is '", v,
+                          "'; expected 1, 2, 4 or 8 list entries at a time (or unset: ", fallback,
+                          ")"));
+  return static_cast<int>(v);
+}
+
+/// forcesFullLanesBy with forceEntriesAtOnce entries at a time.
+template <class Exec, class Mem>
+void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                     Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
+                     RowSet<Mem> const& set, int lanes) {
+  switch (forceEntriesAtOnce<Exec>()) {
+    case 8:
+      forcesFullLanesBy<8>(space, lj, x, f, list, set, lanes);
+      break;
+    case 4:
+      forcesFullLanesBy<4>(space, lj, x, f, list, set, lanes);
+      break;
+    case 2:
+      forcesFullLanesBy<2>(space, lj, x, f, list, set, lanes);
+      break;
+    default:
+      forcesFullLanesBy<1>(space, lj, x, f, list, set, lanes);
+  }
 }
 
 /// forcesFull (lanes = 1) or forcesFullLanes.

@@ -302,6 +302,70 @@ TYPED_TEST(Md, VectorLanesGiveTheThreadPerRowForces) {
   checkLanes<TypeParam>();
 }
 
+/// The lanes of the full-list forces taking 2, 4 or 8 list entries at a time give the forces of
+/// one at a time (the same additions in the same order: the same bits on host backends; on CUDA
+/// the compiler may fuse multiply-adds differently in each variant, last bits), every component
+/// within 1e-13 of the largest force, for 1 and 4 lanes where the backend has them; so does
+/// EDDY_MD_FORCE_UNROLL through forcesFullLanes.
+template <class Exec>
+void checkEntriesAtOnce() {
+  Exec space;
+  System<Exec> s(space, MPI_COMM_WORLD, liquid(5, ListKind::Full));
+  for (int k = 0; k < 50; ++k) s.step(space);
+  using Mem = typename Exec::memory_space;
+  auto const rows = eddy::md::RowSet<Mem>::all(s.owned());
+  auto const& x = s.particles().positions();
+  auto const list = s.list().view();
+  eddy::md::Forces<Mem> a("eddy::test::a", s.owned()), b("eddy::test::b", s.owned());
+  auto const differing = [&] {
+    auto const ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    auto const hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+    double scale = 0.0;
+    for (int i = 0; i < s.owned(); ++i)
+      for (int d = 0; d < 3; ++d) scale = std::fmax(scale, std::fabs(ha(i, d)));
+    EXPECT_GT(scale, 1.0);  // real forces, not the round-off of the lattice
+    int n = 0;  // components off by more than 1e-13 of the largest force (or NaN: a missed row)
+    for (int i = 0; i < s.owned(); ++i)
+      for (int d = 0; d < 3; ++d) n += !(std::fabs(ha(i, d) - hb(i, d)) <= 1e-13 * scale);
+    return n;
+  };
+  int const most = Kokkos::TeamPolicy<Exec>::vector_length_max();
+  for (int lanes : {1, 4}) {
+    if (lanes > most) break;
+    eddy::md::forcesFullLanesBy<1>(space, s.potential(), x, a, list, rows, lanes);
+    for (int at : {2, 4, 8}) {
+      Kokkos::deep_copy(b, std::nan(""));
+      if (at == 2) eddy::md::forcesFullLanesBy<2>(space, s.potential(), x, b, list, rows, lanes);
+      if (at == 4) eddy::md::forcesFullLanesBy<4>(space, s.potential(), x, b, list, rows, lanes);
+      if (at == 8) eddy::md::forcesFullLanesBy<8>(space, s.potential(), x, b, list, rows, lanes);
+      EXPECT_EQ(differing(), 0) << lanes << " lanes, " << at << " entries at a time";
+    }
+    eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", "8");
+    Kokkos::deep_copy(b, std::nan(""));
+    eddy::md::forcesFullLanes(space, s.potential(), x, b, list, rows, lanes);
+    EXPECT_EQ(differing(), 0) << lanes << " lanes, EDDY_MD_FORCE_UNROLL=8";
+  }
+}
+TYPED_TEST(Md, ForceEntriesAtOnceGiveTheSameForces) {
+  checkEntriesAtOnce<TypeParam>();
+}
+
+TEST(MdConfig, AForceUnrollOtherThanOneTwoFourOrEightIsAConfigError) {
+  using Exec = eddy::ExecSpace;
+  EXPECT_EQ(eddy::md::forceEntriesAtOnce<Exec>(), eddy::compat::forceEntriesAtOnce<Exec>());
+  for (char const* bad : {"0", "3", "16", "four", "2x"}) {
+    eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", bad);
+    try {
+      (void)eddy::md::forceEntriesAtOnce<Exec>();
+      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
+    } catch (eddy::ConfigError const& e) {
+      EXPECT_NE(std::string(e.what()).find("EDDY_MD_FORCE_UNROLL"), std::string::npos) << e.what();
+    }
+  }
+  eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", "2");
+  EXPECT_EQ(eddy::md::forceEntriesAtOnce<Exec>(), 2);
+}
+
 /// The potential energy and virial of the diagnostics (the plain sum over the list, all lanes
 /// counts the backend allows) against an O(N^2) brute force over the gathered atoms, 100 steps
 /// into an NVE run with the shifted potential: within 1e-12 relative, for the full and half list.

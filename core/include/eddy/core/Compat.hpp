@@ -303,6 +303,15 @@ constexpr int listLanes() {
   return isCuda<Exec>() ? 4 : 1;
 }
 
+/// List entries a lane of the full-list forces takes at a time, their loads issued before their
+/// arithmetic (EDDY_MD_FORCE_UNROLL overrides it). CUDA: 4 (H200, bench_md 64, 4 lanes: 2.53 G
+/// atoms/s one at a time, 2.76 two, 2.80-2.86 four, 1.99 eight: registers). Host backends run a
+/// thread per row instead (listLanes), where it does not apply: 1.
+template <class Exec>
+constexpr int forceEntriesAtOnce() {
+  return isCuda<Exec>() ? 4 : 1;
+}
+
 /// Whether grid kernels on `Exec` (forEachCell) take a row (j, k) per work item and visit its
 /// cells in a plain loop over i: contiguous and vectorisable on host backends; CUDA takes the
 /// MDRange tiles of boxTile, whose neighbouring threads read neighbouring x.
