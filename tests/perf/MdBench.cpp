@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
                 l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
     }
-    for (int lanes : {0, 1, 4, 8, 16, 32}) {
+    for (int lanes : {0, 1, 2, 4, 8, 16, 32}) {
       if (lanes > lanesMax) break;
       double const t =
           eddy::perf::medianSeconds(space, 3, 20, [&] { forcesVector(space, fullList, f, lanes); });
