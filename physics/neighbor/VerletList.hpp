@@ -13,12 +13,13 @@
 ///   (+25%); a row that does not fit makes the pass run again with a capacity that fits, so
 ///   nothing is ever cut off. The candidate scan runs once instead of twice, for a copy of the
 ///   list.
-/// Rows are written by a thread each. Where compat::storeEveryCandidate does not hold (CUDA), a
-/// thread gathers its row's entries in aligned groups of four and stores each group in one
-/// 16-byte store (Writer): a thread per row storing entry by entry writes a different sector per
-/// thread of a warp for every entry (H200, 1M atoms, the full-list two-pass build: 2.31 ns/atom
-/// entry by entry, 1.44 by groups; a stage in team scratch memory, copied out by the team,
-/// 1.75: it takes on-chip memory from the L1 cache that the candidate scan reads through).
+/// Rows are written by a thread each. The fill pass, and the padded pass where
+/// compat::storeEveryCandidate does not hold (CUDA), gather a row's entries in aligned groups of
+/// four and store each group in one 16-byte store (Writer): a thread per row storing entry by
+/// entry writes a different sector per thread of a warp for every entry (H200, 1M atoms, the
+/// full-list two-pass build: 2.31 ns/atom entry by entry, 1.44 by groups; a stage in team scratch
+/// memory, copied out by the team, 1.75: it takes on-chip memory from the L1 cache that the
+/// candidate scan reads through).
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -287,7 +288,7 @@ class VerletList {
     /// below `limit`.
     KOKKOS_INLINE_FUNCTION void store(int g) const {
       int const lo = g > first ? g : first, hi = p < limit ? p : limit;
-      if (lo == g && hi >= g + 4) {
+      if (lo == g && hi - g >= 4) {
         compat::store4(base + g, g0, g1, g2, g3);
         return;
       }
