@@ -213,12 +213,12 @@ int forceEntriesAtOnce() {
   return static_cast<int>(v);
 }
 
-/// forcesFullLanesBy with forceEntriesAtOnce entries at a time.
+/// forcesFullLanesBy with `entriesAtOnce` (1, 2, 4 or 8; forceEntriesAtOnce) entries at a time.
 template <class Exec, class Mem>
 void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
                      Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                     RowSet<Mem> const& set, int lanes) {
-  switch (forceEntriesAtOnce<Exec>()) {
+                     RowSet<Mem> const& set, int lanes, int entriesAtOnce) {
+  switch (entriesAtOnce) {
     case 8:
       forcesFullLanesBy<8>(space, lj, x, f, list, set, lanes);
       break;
@@ -228,8 +228,12 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
     case 2:
       forcesFullLanesBy<2>(space, lj, x, f, list, set, lanes);
       break;
-    default:
+    case 1:
       forcesFullLanesBy<1>(space, lj, x, f, list, set, lanes);
+      break;
+    default:
+      throw Error(str("forcesFullLanes: ", entriesAtOnce,
+                      " list entries at a time; expected 1, 2, 4 or 8"));
   }
 }
 
@@ -237,9 +241,9 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
 template <class Exec, class Mem>
 void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
                 Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                RowSet<Mem> const& set, int lanes) {
+                RowSet<Mem> const& set, int lanes, int entriesAtOnce) {
   if (lanes > 1)
-    forcesFullLanes(space, lj, x, f, list, set, lanes);
+    forcesFullLanes(space, lj, x, f, list, set, lanes, entriesAtOnce);
   else
     forcesFull(space, lj, x, f, list, set);
 }

@@ -115,7 +115,8 @@ class System {
                                              params.procGrid)),
         m_lj(params.cutoff, params.shift),
         m_list(m_params.list, params.cutoff, params.skin),
-        m_binFraction(neighbor::listBinFraction()) {
+        m_binFraction(neighbor::listBinFraction()),
+        m_forceEntries(forceEntriesAtOnce<Exec>()) {
     if (params.reproducible && params.list != m_params.list)
       log::info(
           "md: reproducible mode sums forces over the full neighbour list; neighbor: half "
@@ -266,14 +267,14 @@ class System {
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_interior, lanes());
+      forcesFull(space, m_lj, x, f, list, m_interior, lanes(), m_forceEntries);
     } else {
       beginHalfForces(space, f, m_scatter, m_particles.size());
       addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
     }
     compat::orderAfter(space, m_haloSpace);  // the ghost rows are read on `space`
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_boundary, lanes());
+      forcesFull(space, m_lj, x, f, list, m_boundary, lanes(), m_forceEntries);
     } else {
       addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
       endHalfForces(space, m_scatter, f);
@@ -288,7 +289,7 @@ class System {
     auto const list = m_list.view();
     if (m_params.list == neighbor::ListKind::Full) {
       forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list,
-                 RowSet<memory_space>::all(owned()), lanes());
+                 RowSet<memory_space>::all(owned()), lanes(), m_forceEntries);
     } else {
       forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
                  owned(), m_particles.size());
@@ -435,6 +436,9 @@ class System {
   /// Vector lanes per row of the full-list forces: compat::listLanes, or 1 (a thread per row,
   /// every backend summing each row in list order) in reproducible mode.
   int lanes() const { return m_params.reproducible ? 1 : compat::listLanes<Exec>(); }
+  /// List entries a lane of the full-list forces takes at a time (forceEntriesAtOnce, read when
+  /// the System is built).
+  int forceEntries() const { return m_forceEntries; }
   std::int64_t atoms() const { return m_atoms; }
   long long steps() const { return m_steps; }
   /// Neighbour-list builds, the initial one included.
@@ -558,6 +562,7 @@ class System {
   neighbor::BinList<Exec> m_bins;
   neighbor::VerletList<Exec> m_list;
   double m_binFraction;  ///< edge of the list's bins over the list radius (listBinFraction)
+  int m_forceEntries;    ///< list entries a lane of the forces takes at a time
   ForceScatter<Exec, memory_space> m_scatter;
   double* m_scatterData = nullptr;
   // With overlap: the ghost refresh's instance and the split of the owned rows (8 bytes per

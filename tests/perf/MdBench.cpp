@@ -34,7 +34,7 @@ void forcesVector(eddy::ExecSpace const& space, System const& s,
     eddy::md::forcesFull(space, s.potential(), s.particles().positions(), f, s.list().view(), rows);
   else
     eddy::md::forcesFullLanes(space, s.potential(), s.particles().positions(), f, s.list().view(),
-                              rows, lanes);
+                              rows, lanes, s.forceEntries());
 }
 
 /// Largest |a - b| over the owned rows, relative to the largest |a|.

@@ -268,6 +268,25 @@ TEST(MdConfig, AListBinFractionOutOfRangeIsAConfigError) {
   EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.3);
 }
 
+/// The largest force component of rows [0, n) of host forces `f`.
+template <class HostForces>
+double largestComponent(HostForces const& f, int n) {
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) scale = std::fmax(scale, std::fabs(f(i, d)));
+  return scale;
+}
+/// Components of rows [0, n) of `got` (device forces) off by more than 1e-13 x `scale` from the
+/// host forces `want` (or NaN: a row the kernel missed).
+template <class HostForces, class Forces>
+int componentsBeyond(HostForces const& want, Forces const& got, int n, double scale) {
+  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
+  int beyond = 0;
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) beyond += !(std::fabs(want(i, d) - h(i, d)) <= 1e-13 * scale);
+  return beyond;
+}
+
 /// The full-list forces by `lanes` vector lanes per row against those by a thread per row, 200
 /// steps into an NVE run (off the lattice): every component within 1e-13 of the largest force,
 /// for each lane count the backend allows.
@@ -281,21 +300,15 @@ void checkLanes() {
   eddy::md::Forces<Mem> a("eddy::test::a", s.owned()), b("eddy::test::b", s.owned());
   eddy::md::forcesFull(space, s.potential(), s.particles().positions(), a, s.list().view(), rows);
   auto const ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-  double scale = 0.0;
-  for (int i = 0; i < s.owned(); ++i)
-    for (int d = 0; d < 3; ++d) scale = std::fmax(scale, std::fabs(ha(i, d)));
+  double const scale = largestComponent(ha, s.owned());
   EXPECT_GT(scale, 1.0);  // real forces, not the round-off of the lattice
   int const most = Kokkos::TeamPolicy<Exec>::vector_length_max();
   for (int lanes : {2, 4, 8, 32}) {
     if (lanes > most) break;
     Kokkos::deep_copy(b, std::nan(""));  // a row the kernel misses fails the comparison
     eddy::md::forcesFullLanes(space, s.potential(), s.particles().positions(), b, s.list().view(),
-                              rows, lanes);
-    auto const hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-    int beyond = 0;  // components off by more than 1e-13 of the largest force (or NaN)
-    for (int i = 0; i < s.owned(); ++i)
-      for (int d = 0; d < 3; ++d) beyond += !(std::fabs(ha(i, d) - hb(i, d)) <= 1e-13 * scale);
-    EXPECT_EQ(beyond, 0) << lanes << " lanes";
+                              rows, lanes, s.forceEntries());
+    EXPECT_EQ(componentsBeyond(ha, b, s.owned(), scale), 0) << lanes << " lanes";
   }
 }
 TYPED_TEST(Md, VectorLanesGiveTheThreadPerRowForces) {
@@ -305,8 +318,8 @@ TYPED_TEST(Md, VectorLanesGiveTheThreadPerRowForces) {
 /// The lanes of the full-list forces taking 2, 4 or 8 list entries at a time give the forces of
 /// one at a time (the same additions in the same order: the same bits on host backends; on CUDA
 /// the compiler may fuse multiply-adds differently in each variant, last bits), every component
-/// within 1e-13 of the largest force, for 1 and 4 lanes where the backend has them; so does
-/// EDDY_MD_FORCE_UNROLL through forcesFullLanes.
+/// within 1e-13 of the largest force, for 1 and 4 lanes where the backend has them. A System
+/// takes EDDY_MD_FORCE_UNROLL when it is built.
 template <class Exec>
 void checkEntriesAtOnce() {
   Exec space;
@@ -317,34 +330,23 @@ void checkEntriesAtOnce() {
   auto const& x = s.particles().positions();
   auto const list = s.list().view();
   eddy::md::Forces<Mem> a("eddy::test::a", s.owned()), b("eddy::test::b", s.owned());
-  auto const differing = [&] {
-    auto const ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-    auto const hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-    double scale = 0.0;
-    for (int i = 0; i < s.owned(); ++i)
-      for (int d = 0; d < 3; ++d) scale = std::fmax(scale, std::fabs(ha(i, d)));
-    EXPECT_GT(scale, 1.0);  // real forces, not the round-off of the lattice
-    int n = 0;  // components off by more than 1e-13 of the largest force (or NaN: a missed row)
-    for (int i = 0; i < s.owned(); ++i)
-      for (int d = 0; d < 3; ++d) n += !(std::fabs(ha(i, d) - hb(i, d)) <= 1e-13 * scale);
-    return n;
-  };
   int const most = Kokkos::TeamPolicy<Exec>::vector_length_max();
   for (int lanes : {1, 4}) {
     if (lanes > most) break;
-    eddy::md::forcesFullLanesBy<1>(space, s.potential(), x, a, list, rows, lanes);
+    eddy::md::forcesFullLanes(space, s.potential(), x, a, list, rows, lanes, 1);
+    auto const ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    double const scale = largestComponent(ha, s.owned());
+    EXPECT_GT(scale, 1.0);  // real forces, not the round-off of the lattice
     for (int at : {2, 4, 8}) {
-      Kokkos::deep_copy(b, std::nan(""));
-      if (at == 2) eddy::md::forcesFullLanesBy<2>(space, s.potential(), x, b, list, rows, lanes);
-      if (at == 4) eddy::md::forcesFullLanesBy<4>(space, s.potential(), x, b, list, rows, lanes);
-      if (at == 8) eddy::md::forcesFullLanesBy<8>(space, s.potential(), x, b, list, rows, lanes);
-      EXPECT_EQ(differing(), 0) << lanes << " lanes, " << at << " entries at a time";
+      Kokkos::deep_copy(b, std::nan(""));  // a row the kernel misses fails the comparison
+      eddy::md::forcesFullLanes(space, s.potential(), x, b, list, rows, lanes, at);
+      EXPECT_EQ(componentsBeyond(ha, b, s.owned(), scale), 0)
+          << lanes << " lanes, " << at << " entries at a time";
     }
-    eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", "8");
-    Kokkos::deep_copy(b, std::nan(""));
-    eddy::md::forcesFullLanes(space, s.potential(), x, b, list, rows, lanes);
-    EXPECT_EQ(differing(), 0) << lanes << " lanes, EDDY_MD_FORCE_UNROLL=8";
   }
+  EXPECT_EQ(s.forceEntries(), eddy::compat::forceEntriesAtOnce<Exec>());
+  eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", "8");
+  EXPECT_EQ(System<Exec>(space, MPI_COMM_WORLD, liquid(5, ListKind::Full)).forceEntries(), 8);
 }
 TYPED_TEST(Md, ForceEntriesAtOnceGiveTheSameForces) {
   checkEntriesAtOnce<TypeParam>();
