@@ -46,6 +46,10 @@ class MdAnalyses {
  public:
   /// `restartStep` as for DiagnosticsOutput.
   MdAnalyses(Runtime const& rt, io::Deck const& deck, double cutoff, long long restartStep = -1);
+  /// True when some analysis is due at `step`.
+  bool due(long long step) const {
+    return (m_rdf && m_rdf->due(step)) || (m_speeds && m_speeds->due(step));
+  }
   /// Collective: samples whichever analysis is due at the system's current step.
   void sample(ExecSpace const& space, md::System<ExecSpace> const& system);
 

@@ -14,18 +14,29 @@
 
 namespace eddy::md {
 
-/// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet).
-template <class Exec, class Mem>
+/// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet), with the previous
+/// step's closing half kick first when `pendingKick` (v += dt/2 f twice, as `kick` and then this
+/// kernel would add it: the same bits), each row's new position then given to
+/// `watch(i, x, y, z)` (the neighbour list's displacement test, VerletList::DisplacementWatch).
+/// One pass instead of three (kick, drift, displacement test).
+template <class Exec, class Mem, class Watch>
 void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities<Mem> const& v,
-               Forces<Mem> const& f, int owned) {
+               Forces<Mem> const& f, int owned, bool pendingKick, Watch const& watch) {
   double const half = 0.5 * dt;
   Kokkos::parallel_for(
       "eddy::md::kickDrift", Kokkos::RangePolicy<Exec>(space, 0, owned),
       KOKKOS_LAMBDA(const int i) {
+        double p[3];
         for (int d = 0; d < 3; ++d) {
-          v(i, d) += half * f(i, d);
-          x(i, d) += dt * v(i, d);
+          double const fd = f(i, d);
+          double vd = v(i, d);
+          if (pendingKick) vd += half * fd;
+          vd += half * fd;
+          v(i, d) = vd;
+          p[d] = x(i, d) + dt * vd;
+          x(i, d) = p[d];
         }
+        watch(i, p[0], p[1], p[2]);
       });
 }
 

@@ -148,19 +148,35 @@ class System {
     computeForces(space);
   }
 
-  /// One velocity Verlet step (with thermostat when enabled).
-  void step(Exec const& space) {
+  /// One velocity Verlet step (with thermostat when enabled). The drift and the neighbour
+  /// list's displacement test run as one kernel. `anotherStepFollows`: the caller takes the next
+  /// step before it reads anything, so the step's closing half kick may be left to the next
+  /// step's drift kernel, which adds it first (the same bits, one pass over the rows less);
+  /// until then the velocities are half a step behind, and whatever reads them (particles(),
+  /// diagnostics, atomState ...) throws eddy::Error unless finishStep runs first. The Berendsen
+  /// thermostat, which needs the step's kinetic energy, never leaves the kick.
+  void step(Exec const& space, bool anotherStepFollows = false) {
     ScopedRegion region("eddy::md::step");
     double const dt = m_params.dt;
     ++m_steps;  // the step being taken: the Langevin noise of its forces is keyed by it
+    auto const watch = m_list.displacementWatch();
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
-              owned());
+              owned(), m_kickPending, watch);
+    m_kickPending = false;
     // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
-    bool const rebuilt = updateNeighbors(space, !m_params.overlap);
+    bool rebuilt = m_list.rebuildDue(space, m_comm, watch);
+    if (rebuilt)
+      rebuild(space);
+    else if (!m_params.overlap)
+      m_ghosts->refreshPositions(space, m_particles.positions());
     if (m_params.overlap && !rebuilt)
       computeForcesOverlapped(space);
     else
       computeForces(space);
+    if (anotherStepFollows && m_params.thermostat != Thermostat::Berendsen) {
+      m_kickPending = true;
+      return;
+    }
     kick(space, dt, m_particles.velocities(), m_particles.forces(), owned());
     if (m_params.thermostat == Thermostat::Berendsen) {
       double const t = kineticEnergy(space, m_params.reproducible) * 2.0 / dof();
@@ -171,6 +187,16 @@ class System {
       }
     }
   }
+
+  /// Adds the closing half kick a step(space, true) left (nothing when none is left): the
+  /// velocities are then those of the step taken.
+  void finishStep(Exec const& space) {
+    if (!m_kickPending) return;
+    kick(space, m_params.dt, m_particles.velocities(), m_particles.forces(), owned());
+    m_kickPending = false;
+  }
+  /// Whether a step(space, true) left its closing half kick (see step).
+  bool kickPending() const { return m_kickPending; }
 
   /// Rebuilds the neighbour list when some atom moved more than skin / 2 since the last
   /// build, else refreshes the ghost positions (unless `refreshGhosts` is false: the caller
@@ -309,6 +335,7 @@ class System {
   /// Collective: energies, temperature, pressure and momentum (reproducible sums, the same on
   /// any rank count, in reproducible mode).
   Diagnostics diagnostics(Exec const& space) const {
+    requireFinished("diagnostics");
     ScopedRegion region("eddy::md::diagnostics");
     Diagnostics d;
     d.atoms = m_atoms;
@@ -342,6 +369,7 @@ class System {
   }
   /// Collective: total kinetic energy, by the reproducible sum when `reproducible`.
   double kineticEnergy(Exec const& space, bool reproducible) const {
+    requireFinished("kineticEnergy");
     auto const v = m_particles.velocities();
     auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
       return v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2);
@@ -351,6 +379,7 @@ class System {
   }
   /// Collective: total momentum, by the reproducible sum when `reproducible`.
   std::array<double, 3> momentum(Exec const& space, bool reproducible) const {
+    requireFinished("momentum");
     auto const v = m_particles.velocities();
     std::array<double, 3> p{};
     for (int c = 0; c < 3; ++c) {
@@ -416,8 +445,15 @@ class System {
   /// Switches the thermostat (e.g. off after equilibration).
   void setThermostat(Thermostat t) { m_params.thermostat = t; }
 
-  Particles<memory_space>& particles() { return m_particles; }
-  Particles<memory_space> const& particles() const { return m_particles; }
+  /// The particles (throws eddy::Error while a closing half kick is pending: see step).
+  Particles<memory_space>& particles() {
+    requireFinished("particles");
+    return m_particles;
+  }
+  Particles<memory_space> const& particles() const {
+    requireFinished("particles");
+    return m_particles;
+  }
   neighbor::VerletList<Exec> const& list() const { return m_list; }
   /// Edge of the bins the list is built from, over the list radius (EDDY_LIST_BIN_FRACTION).
   double binFraction() const { return m_binFraction; }
@@ -446,6 +482,7 @@ class System {
 
   /// Host copy of the owned atoms in row order, for checkpoints.
   AtomState atomState() const {
+    requireFinished("atomState");
     int const n = owned();
     AtomState a;
     auto const x =
@@ -481,6 +518,7 @@ class System {
   void restoreState(Exec const& space, AtomState const& a, bool sameLayout, long long steps,
                     long long rebuilds) {
     ScopedRegion region("eddy::md::restoreState");
+    m_kickPending = false;  // the state replaces the velocities
     int const n = static_cast<int>(a.id.size());
     std::size_t const n3 = 3 * static_cast<std::size_t>(n);
     EDDY_REQUIRE(a.x.size() == n3 && a.v.size() == n3 && a.f.size() == n3 && a.x0.size() == n3 &&
@@ -547,6 +585,14 @@ class System {
   double dof() const { return 3.0 * static_cast<double>(m_atoms) - 3.0; }
 
  private:
+  void requireFinished(char const* what) const {
+    if (m_kickPending)
+      throw Error(str("md::System::", what, ": the velocities are half a step behind (step ",
+                      m_steps,
+                      " left its closing half kick to the next step); call finishStep "
+                      "first"));
+  }
+
   MPI_Comm m_comm;
   Parameters m_params;
   CartDecomposition m_decomp;
@@ -555,6 +601,7 @@ class System {
   double m_a = 1.0;
   std::int64_t m_atoms = 0;
   long long m_steps = 0;
+  bool m_kickPending = false;      ///< the last step left its closing half kick (see step)
   long long m_rebuildsBefore = 0;  ///< builds of the run a restart continues, less this one's
   Particles<memory_space> m_particles, m_scratch;
   std::unique_ptr<ParticleMigration<Exec>> m_migration;

@@ -248,23 +248,41 @@ TYPED_TEST(Neighbor, ForcesEqualBruteForceAndFullAgreesWithHalf) {
   EXPECT_GT(largest, 1.0);
 }
 
+/// The displacement test as the drift kernel runs it (VerletList::DisplacementWatch, given every
+/// owned row's position, then rebuildDue).
+template <class Exec>
+bool watchedRebuildDue(Exec const& space, System<Exec> const& s) {
+  auto const watch = s.list().displacementWatch();
+  auto const x = s.particles().positions();
+  Kokkos::parallel_for(
+      "eddy::test::watchPositions", Kokkos::RangePolicy<Exec>(space, 0, s.owned()),
+      KOKKOS_LAMBDA(const int i) { watch(i, x(i, 0), x(i, 1), x(i, 2)); });
+  return s.list().rebuildDue(space, MPI_COMM_WORLD, watch);
+}
+
 template <class Exec>
 void checkRebuildPolicy(ListKind kind) {
   Exec space;
   System<Exec> s(space, MPI_COMM_WORLD, smallSystem(true, kind));
   double const half = 0.5 * s.parameters().skin;
   long long const builds = s.rebuilds();
+  EXPECT_FALSE(watchedRebuildDue(space, s));
   EXPECT_FALSE(s.updateNeighbors(space));
   // Id 1 moves to just below skin/2: no rebuild; a little further: a rebuild.
   eddy::test::moveParticle(s, 1, half * 0.999);
+  EXPECT_FALSE(watchedRebuildDue(space, s));
   EXPECT_FALSE(s.updateNeighbors(space));
   EXPECT_EQ(s.rebuilds(), builds);
   eddy::test::moveParticle(s, 1, half * 0.002);
+  EXPECT_TRUE(watchedRebuildDue(space, s));
+  EXPECT_TRUE(watchedRebuildDue(space, s));  // a later check, same positions: the same answer
   EXPECT_TRUE(s.updateNeighbors(space));
   EXPECT_EQ(s.rebuilds(), builds + 1);
   // Displacements count from the new build.
+  EXPECT_FALSE(watchedRebuildDue(space, s));
   eddy::test::moveParticle(s, 7, -half * 0.99);
   eddy::test::moveParticle(s, 1, half * 0.99);
+  EXPECT_FALSE(watchedRebuildDue(space, s));
   EXPECT_FALSE(s.updateNeighbors(space));
   EXPECT_EQ(s.rebuilds(), builds + 1);
   expectListCoversCutoff(s, "after the moves");
