@@ -1,9 +1,9 @@
 /// @file VerletList.hpp
 /// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList.
 ///
-/// Build, in one of three ways (ListBuild; the backend's choice is compat::onePassListBuild, and
-/// EDDY_LIST_BUILD=one-pass, two-pass or masked overrides it, to measure them on other
-/// hardware). All give the same CSR arrays, entry for entry.
+/// Build, in one of two ways (ListBuild; the backend's choice is compat::onePassListBuild, and
+/// EDDY_LIST_BUILD=one-pass or two-pass overrides it, to measure them on other hardware).
+/// Both give the same CSR arrays, entry for entry.
 /// - Two passes: a count pass over the candidates, a scan of the counts into the offsets, and a
 ///   fill pass that runs the candidate scan again and writes each row straight into place.
 /// - One pass: the candidate scan writes each row's neighbours into a padded scratch area of
@@ -13,18 +13,16 @@
 ///   (+25%); a row that does not fit makes the pass run again with a capacity that fits, so
 ///   nothing is ever cut off. The candidate scan runs once instead of twice, for a copy of the
 ///   list.
-/// - Masked: the two passes, the count pass marking every candidate's verdict in a bit mask
-///   (MaskingCounter: a bit per candidate, in scan order), which the fill pass replays
-///   (MaskWriter) instead of reading positions and computing distances again. The mask holds as
-///   many bits a row as the most candidates of a row at the last build (+25%); the candidates of
-///   a row beyond them are tested again by the fill.
 /// Rows are written by a thread each. The fill pass, and the padded pass where
 /// compat::storeEveryCandidate does not hold (CUDA), gather a row's entries in aligned groups of
 /// four and store each group in one 16-byte store (Writer): a thread per row storing entry by
 /// entry writes a different sector per thread of a warp for every entry (H200, 1M atoms, the
 /// full-list two-pass build: 2.31 ns/atom entry by entry, 1.44 by groups; a stage in team scratch
 /// memory, copied out by the team, 1.75: it takes on-chip memory from the L1 cache that the
-/// candidate scan reads through).
+/// candidate scan reads through). A third way, the count pass marking each candidate's verdict
+/// in a bit mask that the fill replays instead of computing distances again, was slower there
+/// (1.77 against 1.45 ns/atom: the replay still walks the bins for the indices, and the mask
+/// adds traffic), and is not kept.
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -47,9 +45,7 @@
 ///
 /// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
 /// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
-/// about (capacity + 1) per owned particle, about 1.3 times the neighbour array); the masked
-/// build's mask takes about 1.25 bits per candidate, 4 bytes x (words a row) per owned particle
-/// (about 32 bytes at the LJ liquid's 190 candidates a row).
+/// about (capacity + 1) per owned particle, about 1.3 times the neighbour array).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -73,15 +69,15 @@ namespace eddy::neighbor {
 enum class ListKind { Full, Half };
 
 /// How a VerletList builds its rows (see the top of this file).
-enum class ListBuild { TwoPass, OnePass, Masked };
+enum class ListBuild { TwoPass, OnePass };
 
 /// The name of a build, as EDDY_LIST_BUILD spells it.
 inline char const* listBuildName(ListBuild how) {
-  return how == ListBuild::OnePass ? "one-pass" : how == ListBuild::Masked ? "masked" : "two-pass";
+  return how == ListBuild::OnePass ? "one-pass" : "two-pass";
 }
 
-/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass, two-pass or masked) when set,
-/// else the backend's (compat::onePassListBuild). Throws eddy::ConfigError on another value of
+/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else
+/// the backend's (compat::onePassListBuild). Throws eddy::ConfigError on another value of
 /// EDDY_LIST_BUILD.
 template <class Exec>
 ListBuild defaultListBuild() {
@@ -90,10 +86,10 @@ ListBuild defaultListBuild() {
   char const* const env = std::getenv("EDDY_LIST_BUILD");
   if (!env || !*env) return fallback;
   std::string const v = env;
-  for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass, ListBuild::Masked})
+  for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass})
     if (v == listBuildName(how)) return how;
   throw ConfigError(str("EDDY_LIST_BUILD is '", v,
-                        "'; expected one-pass, two-pass or masked (or unset: the default of ",
+                        "'; expected one-pass or two-pass (or unset: the default of ",
                         listBuildName(fallback), " on this backend)"));
 }
 
@@ -130,8 +126,6 @@ class VerletList {
                          "eddy::neighbor::verletOffsets");
     if (m_build == ListBuild::OnePass)
       buildOnePass(space, x, ids, bins);
-    else if (m_build == ListBuild::Masked)
-      buildMasked(space, x, ids, bins);
     else
       buildTwoPass(space, x, ids, bins);
     // Reference positions for the displacement test.
@@ -276,18 +270,9 @@ class VerletList {
           int const begin = binOffsets(grid.index(grid.axisBin(0, xi - h), cy, cz));
           int const end = binOffsets(grid.index(grid.axisBin(0, xi + h), cy, cz) + 1);
           for (int k = begin; k < end; ++k) {
-            if constexpr (Visit::replays) {
-              // A verdict of the count pass: no position to read, no distance to compute.
-              if (v.known()) {
-                if (v.nextVerdict()) v.accept(permutation(k));
-                continue;
-              }
-            }
             int const j = permutation(k);
-            if (j == i || (halfList && (j < rows ? j < i : ids(j) <= idi))) {
-              if constexpr (Visit::numbers) v.skip();
-              continue;
-            }
+            if (j == i) continue;
+            if (halfList && (j < rows ? j < i : ids(j) <= idi)) continue;
             double const ex = xs(k, 0) - xi, ey = xs(k, 1) - yi, ez = xs(k, 2) - zi;
             // The sink takes every candidate with its verdict: counting and padded writes need
             // no branch on the distance (40-60% of candidates pass, so a branch mispredicts).
@@ -307,10 +292,7 @@ class VerletList {
     }
   };
   /// Counts the neighbours it is given.
-  // Every visitor says whether it numbers the candidates (and takes skip() for those the list
-  // kind rejects without a distance) and whether it replays the verdicts of a count pass.
   struct Counter {
-    static constexpr bool numbers = false, replays = false;
     int n = 0;
     KOKKOS_INLINE_FUNCTION void operator()(int, bool inside) { n += inside; }
   };
@@ -321,7 +303,6 @@ class VerletList {
   /// by entry. (A thread per row storing entry by entry writes a different sector per thread of
   /// a warp, once per entry; by groups, once per four.) `base` is 16-byte aligned.
   struct Writer {
-    static constexpr bool numbers = false, replays = false;
     int* base;
     int first;  ///< the row's first place
     int limit;  ///< the first place not stored
@@ -365,7 +346,6 @@ class VerletList {
   /// compat::storeEveryCandidate; elsewhere it uses Writer, with rows of a multiple of four
   /// places.
   struct PaddedWriter {
-    static constexpr bool numbers = false, replays = false;
     int* out;
     int cap;
     int n = 0;
@@ -373,61 +353,6 @@ class VerletList {
       out[n < cap ? n : cap] = j;
       n += inside;
     }
-  };
-
-  /// Counts the neighbours it is given, like Counter, and marks every candidate's verdict (1: a
-  /// neighbour) in bit t of row i's mask, t its number in the scan (skipped ones included), for
-  /// t < 32 * `words`: word w of row i is mask[w * rows + i]. Counts all candidates.
-  struct MaskingCounter {
-    static constexpr bool numbers = true, replays = false;
-    unsigned* mask;
-    int row, rows, words;
-    int n = 0;  ///< neighbours
-    int t = 0;  ///< candidates so far
-    unsigned word = 0;
-    KOKKOS_INLINE_FUNCTION void operator()(int, bool inside) {
-      n += inside;
-      mark(inside);
-    }
-    KOKKOS_INLINE_FUNCTION void skip() { mark(false); }
-    KOKKOS_INLINE_FUNCTION void mark(bool inside) {
-      word |= static_cast<unsigned>(inside) << (t & 31);
-      ++t;
-      if ((t & 31) == 0) {
-        int const w = (t >> 5) - 1;
-        if (w < words) mask[static_cast<std::size_t>(w) * rows + row] = word;
-        word = 0;
-      }
-    }
-    /// Stores the last, partial word (after the scan).
-    KOKKOS_INLINE_FUNCTION void finish() const {
-      if ((t & 31) != 0 && (t >> 5) < words)
-        mask[static_cast<std::size_t>(t >> 5) * rows + row] = word;
-    }
-  };
-  /// Writes row i like Writer, taking the verdicts of candidates t < 32 * `words` from the mask
-  /// of a MaskingCounter (the same scan, so the same numbering); the candidates beyond are tested.
-  struct MaskWriter {
-    static constexpr bool numbers = true, replays = true;
-    Writer out;
-    unsigned const* mask;
-    int row, rows;
-    int verdicts;  ///< candidates with a verdict in the mask
-    int t = 0;
-    unsigned word = 0;
-    KOKKOS_INLINE_FUNCTION bool known() const { return t < verdicts; }
-    KOKKOS_INLINE_FUNCTION bool nextVerdict() {
-      if ((t & 31) == 0) word = mask[static_cast<std::size_t>(t >> 5) * rows + row];
-      bool const inside = (word >> (t & 31)) & 1u;
-      ++t;
-      return inside;
-    }
-    KOKKOS_INLINE_FUNCTION void accept(int j) { out(j, true); }
-    KOKKOS_INLINE_FUNCTION void operator()(int j, bool inside) {
-      ++t;
-      out(j, inside);
-    }
-    KOKKOS_INLINE_FUNCTION void skip() { ++t; }
   };
 
   /// The candidate scan over `bins` for this list's kind and radius, feeding `Sink`.
@@ -451,60 +376,6 @@ class VerletList {
     countRows(space, x, ids, bins);
     reserveNeighbors(scanCounts(space));
     fillRows(space, x, ids, bins);
-  }
-
-  /// Count pass marking the verdicts, scan, fill pass replaying them. The mask holds
-  /// m_maskWords words a row, from the most candidates of a row at the last build (+25%); a row
-  /// with more has the rest tested again by the fill.
-  void buildMasked(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                   BinList<Exec> const& bins) {
-    int const words = m_maskWords;
-    detail::ensureExtent(m_mask, static_cast<std::size_t>(words) * m_owned,
-                         "eddy::neighbor::verletMask");
-    int const most = countRowsMarking(space, x, ids, bins, words);
-    reserveNeighbors(scanCounts(space));
-    fillRowsReplaying(space, x, ids, bins, words);
-    m_maskWords = (most + most / 4) / 32 + 1;
-  }
-
-  /// countRows, also marking each candidate's verdict in m_mask (`words` words a row). Returns
-  /// the most candidates of a row.
-  int countRowsMarking(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                       BinList<Exec> const& bins, int words) {
-    auto const scan = scanner<MaskingCounter>(x, ids, bins);
-    auto offsets = m_offsets;
-    auto mask = m_mask;
-    int const rows = m_owned;
-    int most = 0;
-    Kokkos::parallel_reduce(
-        "eddy::neighbor::verletCountMarking", Kokkos::RangePolicy<Exec>(space, 0, rows),
-        KOKKOS_LAMBDA(const int i, int& candidates) {
-          MaskingCounter c{mask.data(), i, rows, words};
-          scan(i, c);
-          c.finish();
-          offsets(i) = c.n;
-          if (c.t > candidates) candidates = c.t;
-        },
-        Kokkos::Max<int>(most));
-    return most > 0 ? most : 0;  // no rows: the reducer leaves its identity (INT_MIN)
-  }
-
-  /// fillRows, taking the verdicts of the first 32 * `words` candidates of each row from m_mask.
-  void fillRowsReplaying(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                         BinList<Exec> const& bins, int words) {
-    auto const scan = scanner<MaskWriter>(x, ids, bins);
-    auto const offsets = m_offsets;
-    auto const mask = m_mask;
-    auto neighbors = m_neighbors;
-    int const rows = m_owned;
-    Kokkos::parallel_for(
-        "eddy::neighbor::verletFillReplaying", Kokkos::RangePolicy<Exec>(space, 0, rows),
-        KOKKOS_LAMBDA(const int i) {
-          MaskWriter w{Writer(neighbors.data(), offsets(i), INT_MAX), mask.data(), i, rows,
-                       32 * words};
-          scan(i, w);
-          w.out.finish();
-        });
   }
 
   /// The padded pass (again with a larger capacity when some row did not fit), scan, pack.
@@ -668,8 +539,6 @@ class VerletList {
   IntView m_offsets, m_neighbors;
   IntView m_padded;     ///< scratch of the build: paddedStride(`m_capacity`) entries per row
   int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
-  Kokkos::View<unsigned*, memory_space> m_mask;  ///< verdict bits of the masked build
-  int m_maskWords = 8;                           ///< mask words per row at the next masked build
   Positions<memory_space> m_x0;
   /// Displacement checks: the last check's number, and for each mark the number of the last
   /// check that set it (DisplacementWatch).

@@ -136,15 +136,12 @@ void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
 TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::OnePass);
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::TwoPass);
-  checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::Masked);
 }
 
-/// One pass and the masked build give the CSR arrays of two passes, entry for entry, for both
-/// list kinds, over several builds of moving atoms (the one-pass capacity and the mask follow
-/// the rows: each denser cloud outgrows the previous build's, so the masked fill also tests
-/// candidates beyond its mask). Where the rows are stored by groups of four
-/// (VerletList::Writer: CUDA), the thousands of rows of random lengths start and end at every
-/// place of a group.
+/// One pass gives the CSR arrays of two passes, entry for entry, for both list kinds, over
+/// several builds of moving atoms (the one-pass capacity follows the rows). Where the rows are
+/// stored by groups of four (VerletList::Writer: CUDA), the thousands of rows of random lengths
+/// start and end at every place of a group.
 template <class Exec>
 void checkBuildsAgree(ListKind kind) {
   using eddy::neighbor::ListBuild;
@@ -153,10 +150,10 @@ void checkBuildsAgree(ListKind kind) {
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{6.0, 6.0, 6.0};
   eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, ListBuild::TwoPass);
   EXPECT_EQ(two.buildKind(), ListBuild::TwoPass);
-  for (ListBuild const how : {ListBuild::OnePass, ListBuild::Masked}) {
-    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, how);
-    EXPECT_EQ(other.buildKind(), how);
-    char const* const name = eddy::neighbor::listBuildName(how);
+  {
+    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, ListBuild::OnePass);
+    EXPECT_EQ(other.buildKind(), ListBuild::OnePass);
+    char const* const name = "one pass";
     for (unsigned seed : {1u, 2u, 3u}) {
       // Denser each time: rows outgrow the capacity of the build before.
       Cloud<typename Exec::memory_space> const c(n * static_cast<int>(seed), 6.0, seed);
@@ -196,7 +193,7 @@ TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
       EXPECT_NE(std::string(e.what()).find("three-pass"), std::string::npos) << e.what();
     }
   }
-  for (ListBuild how : {ListBuild::TwoPass, ListBuild::OnePass, ListBuild::Masked}) {
+  for (ListBuild how : {ListBuild::TwoPass, ListBuild::OnePass}) {
     eddy::test::ScopedEnv env("EDDY_LIST_BUILD", eddy::neighbor::listBuildName(how));
     EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), how);
   }

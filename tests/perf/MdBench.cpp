@@ -96,8 +96,7 @@ int main(int argc, char** argv) {
     };
     std::vector<ListTime> listTimes;
     for (auto kind : {eddy::neighbor::ListKind::Full, eddy::neighbor::ListKind::Half})
-      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass,
-                       eddy::neighbor::ListBuild::Masked}) {
+      for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass}) {
         eddy::neighbor::VerletList<eddy::ExecSpace> list(kind, p.cutoff, p.skin, how);
         auto const& q = fullList.particles();
         listTimes.push_back({kind, how, eddy::perf::medianSeconds(space, 1, 5, [&] {
@@ -137,9 +136,7 @@ int main(int argc, char** argv) {
                 "list build alone, ", l.kind == eddy::neighbor::ListKind::Full ? "full" : "half",
                 " list, ",
                 l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded, pack)"
-                : l.how == eddy::neighbor::ListBuild::Masked
-                    ? "two passes, the fill replaying the count's verdicts (masked)"
-                    : "two passes (count, fill)",
+                                                            : "two passes (count, fill)",
                 l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
     }
