@@ -163,11 +163,16 @@ class System {
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
               owned(), m_kickPending, watch);
     m_kickPending = false;
-    // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
-    bool rebuilt = m_list.rebuildDue(space, m_comm, watch);
+    // A refresh within this rank is queued before the rebuild decision waits for the drift, so
+    // that the device copies while the host reads the marks; a rebuild makes new ghosts (1 step
+    // in 6 or 7 of an LJ liquid: the refresh is wasted there). With overlap the ghost refresh of a
+    // step without rebuild runs beside the interior forces.
+    bool const early = !m_params.overlap && m_ghosts->refreshIsLocal();
+    if (early) m_ghosts->refreshPositions(space, m_particles.positions());
+    bool const rebuilt = m_list.rebuildDue(space, m_comm, watch);
     if (rebuilt)
       rebuild(space);
-    else if (!m_params.overlap)
+    else if (!m_params.overlap && !early)
       m_ghosts->refreshPositions(space, m_particles.positions());
     if (m_params.overlap && !rebuilt)
       computeForcesOverlapped(space);

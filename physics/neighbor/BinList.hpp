@@ -19,6 +19,7 @@
 /// positions in bin order) plus 8 bytes per bin (counts, offsets).
 #pragma once
 
+#include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
@@ -157,16 +158,13 @@ class BinList {
           binOf(i) = b;
           Kokkos::atomic_add(&counts(b), 1);
         });
-    Kokkos::parallel_scan(
-        "eddy::neighbor::binOffsets", Policy(space, 0, nbins),
-        KOKKOS_LAMBDA(const int b, int& prefix, const bool final) {
-          int const c = counts(b);
-          if (final) {
-            offsets(b) = prefix;
-            if (b == nbins - 1) offsets(nbins) = prefix + c;
-          }
-          prefix += c;
-        });
+    auto const count = KOKKOS_LAMBDA(const int b) {
+      return b < nbins ? counts(b) : 0;
+    };
+    m_scan.sum(space, nbins + 1, count, false);
+    m_scan.store(
+        space, count,
+        KOKKOS_LAMBDA(const int b, const std::int64_t at) { offsets(b) = static_cast<int>(at); });
     Kokkos::deep_copy(space, counts, 0);  // reused as the fill cursor
     Kokkos::parallel_for(
         "eddy::neighbor::binFill", Policy(space, 0, m_n), KOKKOS_LAMBDA(const int i) {
@@ -231,6 +229,7 @@ class BinList {
   BinGrid m_grid;
   int m_n = 0;
   IntView m_counts, m_offsets, m_binOf, m_permute;
+  ChunkedScan<Exec> m_scan;  ///< of the counts into the offsets
   Positions<memory_space> m_sorted;
 };
 

@@ -48,6 +48,7 @@
 /// about (capacity + 1) per owned particle, about 1.3 times the neighbour array).
 #pragma once
 
+#include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/PortableMath.hpp"
@@ -493,15 +494,13 @@ class VerletList {
   std::int64_t scanCounts(Exec const& space) {
     auto offsets = m_offsets;
     int const owned = m_owned;
-    std::int64_t total = 0;
-    Kokkos::parallel_scan(
-        "eddy::neighbor::verletOffsets", Kokkos::RangePolicy<Exec>(space, 0, owned + 1),
-        KOKKOS_LAMBDA(const int i, std::int64_t& prefix, const bool final) {
-          int const count = i < owned ? offsets(i) : 0;
-          if (final) offsets(i) = static_cast<int>(prefix);
-          prefix += count;
-        },
-        total);
+    auto const count = KOKKOS_LAMBDA(const int i) {
+      return i < owned ? offsets(i) : 0;
+    };
+    std::int64_t const total = m_scan.sum(space, owned + 1, count, true);
+    m_scan.store(
+        space, count,
+        KOKKOS_LAMBDA(const int i, const std::int64_t at) { offsets(i) = static_cast<int>(at); });
     return total;
   }
 
@@ -540,12 +539,13 @@ class VerletList {
   IntView m_padded;     ///< scratch of the build: paddedStride(`m_capacity`) entries per row
   int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
   Positions<memory_space> m_x0;
+  ChunkedScan<Exec> m_scan;  ///< of the counts into the offsets
   /// Displacement checks: the last check's number, and for each mark the number of the last
   /// check that set it (DisplacementWatch).
   mutable unsigned long long m_checks = 0;
   Kokkos::View<unsigned long long*, memory_space> m_marks{"eddy::neighbor::displacementMarks", 2};
-  typename Kokkos::View<unsigned long long*, memory_space>::HostMirror m_marksHost =
-      Kokkos::create_mirror_view(m_marks);
+  Kokkos::View<unsigned long long*, PinnedHostSpace> m_marksHost{
+      "eddy::neighbor::displacementMarksHost", 2};
 };
 
 }  // namespace eddy::neighbor

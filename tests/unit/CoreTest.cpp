@@ -5,9 +5,11 @@
 #include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
+#include "eddy/core/ParticleComm.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -166,5 +168,49 @@ TEST(Environment, TuningVariablesTakeTheirRangeOrFail) {
     EXPECT_THROW((void)eddy::numberFromEnvironment(name, 0.5, 0.0, 1.0, "a fraction"),
                  eddy::ConfigError)
         << bad;
+  }
+}
+
+namespace {
+/// Side bits of row i for selectSides: runs of each kind and isolated rows, from a hash.
+struct HashedSide {
+  unsigned salt;
+  KOKKOS_INLINE_FUNCTION int operator()(const int i) const {
+    unsigned h = (static_cast<unsigned>(i) / 7u + salt) * 2654435761u;
+    h ^= h >> 15;
+    return static_cast<int>(h % 5u) % 4;  // 0 more often than 1, 2 and 3
+  }
+};
+}  // namespace
+
+// selectSides lists the rows of each side in increasing order, counting both bits of a row,
+// whatever the row count against its chunks (none, one partial, exact multiples, many), into
+// lists too short at first.
+TEST(ParticleComm, SelectSidesListsEachSideInIncreasingOrder) {
+  using Mem = eddy::ExecSpace::memory_space;
+  eddy::ExecSpace const space;
+  Kokkos::View<int*, Mem> list0, list1;
+  eddy::ChunkedScan<> scan;
+  int const c = eddy::ChunkedScan<>::kRows;
+  for (int n : {0, 1, 5, c - 1, c, c + 1, 3 * c, 7 * c + 123, 40000}) {
+    HashedSide const side{static_cast<unsigned>(n)};
+    std::vector<int> want0, want1;
+    for (int i = 0; i < n; ++i) {
+      if (side(i) & 1) want0.push_back(i);
+      if (side(i) & 2) want1.push_back(i);
+    }
+    auto const count = eddy::detail::selectSides(space, n, side, list0, list1, scan,
+                                                 "eddy::test::side0", "eddy::test::side1");
+    ASSERT_EQ(count[0], static_cast<int>(want0.size())) << "n = " << n;
+    ASSERT_EQ(count[1], static_cast<int>(want1.size())) << "n = " << n;
+    auto const h0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list0);
+    auto const h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list1);
+    int wrong = 0;
+    for (int k = 0; k < count[0]; ++k) wrong += h0(k) != want0[k];
+    for (int k = 0; k < count[1]; ++k) wrong += h1(k) != want1[k];
+    EXPECT_EQ(wrong, 0) << "n = " << n;
+    if (n >= c) {
+      EXPECT_TRUE(count[0] > 0 && count[1] > 0) << "n = " << n;
+    }
   }
 }

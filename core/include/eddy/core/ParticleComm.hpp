@@ -22,6 +22,7 @@
 /// boundaries. Codecs hold Views, so take a fresh one after every resize.
 #pragma once
 
+#include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
@@ -197,37 +198,30 @@ void ensureExtent(View& v, std::size_t n, char const* label) {
 
 /// Splits the particles [0, n) into those with side(i) & 1 (to side 0) and side(i) & 2 (to
 /// side 1) -- both bits may be set -- and lists their indices, in increasing order, in
-/// list0 / list1 (grown as needed). Returns the two counts.
+/// list0 / list1 (grown as needed), by a ChunkedScan of both counts at once (side 0 in the low
+/// 32 bits of a term, side 1 in the high ones). Returns the two counts.
 template <class Exec, class Side>
 std::array<int, 2> selectSides(Exec const& space, int n, Side const& side,
                                Kokkos::View<int*, typename Exec::memory_space>& list0,
                                Kokkos::View<int*, typename Exec::memory_space>& list1,
-                               char const* label0, char const* label1) {
-  using Policy = Kokkos::RangePolicy<Exec>;
-  // Both prefix counts in one int64: side 0 in the low 32 bits, side 1 in the high ones.
-  std::int64_t total = 0;
-  Kokkos::parallel_reduce(
-      "eddy::particles::countSides", Policy(space, 0, n),
-      KOKKOS_LAMBDA(const int i, std::int64_t& sum) {
-        int const s = side(i);
-        sum += (s & 1 ? std::int64_t(1) : 0) + (s & 2 ? (std::int64_t(1) << 32) : 0);
-      },
-      total);
+                               ChunkedScan<Exec>& scan, char const* label0, char const* label1) {
+  auto const both = KOKKOS_LAMBDA(const int i) {
+    int const s = side(i);
+    return (s & 1 ? std::int64_t(1) : 0) + (s & 2 ? (std::int64_t(1) << 32) : 0);
+  };
+  std::int64_t const total = scan.sum(space, n, both, true);
   std::array<int, 2> const count{static_cast<int>(total & 0xffffffff),
                                  static_cast<int>(total >> 32)};
   ensureExtent(list0, count[0], label0);
   ensureExtent(list1, count[1], label1);
+  if (count[0] + count[1] == 0) return count;
   auto l0 = list0;
   auto l1 = list1;
-  Kokkos::parallel_scan(
-      "eddy::particles::listSides", Policy(space, 0, n),
-      KOKKOS_LAMBDA(const int i, std::int64_t& prefix, const bool final) {
+  scan.store(
+      space, both, KOKKOS_LAMBDA(const int i, const std::int64_t at) {
         int const s = side(i);
-        if (final) {
-          if (s & 1) l0(static_cast<int>(prefix & 0xffffffff)) = i;
-          if (s & 2) l1(static_cast<int>(prefix >> 32)) = i;
-        }
-        prefix += (s & 1 ? std::int64_t(1) : 0) + (s & 2 ? (std::int64_t(1) << 32) : 0);
+        if (s & 1) l0(static_cast<int>(at & 0xffffffff)) = i;
+        if (s & 2) l1(static_cast<int>(at >> 32)) = i;
       });
   return count;
 }

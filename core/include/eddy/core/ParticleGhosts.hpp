@@ -104,7 +104,7 @@ class ParticleGhosts {
       int const n = particles.size();
       detail::NearFaceSide<memory_space> const side{
           particles.positions(), a, m_domain.lo[a] + m_width, m_domain.hi[a] - m_width};
-      st.send = detail::selectSides(space, n, side, st.list[0], st.list[1],
+      st.send = detail::selectSides(space, n, side, st.list[0], st.list[1], m_scan,
                                     "eddy::particles::ghostLow", "eddy::particles::ghostHigh");
       st.shift = detail::periodicShift(m_decomp, a, m_domain.length[a]);
       detail::ensureExtent(m_sendBuf, static_cast<std::size_t>(st.send[0] + st.send[1]) * W,
@@ -183,6 +183,13 @@ class ParticleGhosts {
   }
   void reverseSum(ParticleVectors<memory_space> const& f) { reverseSum(Exec(), f); }
 
+  /// Whether refreshPositions copies within this rank only (every axis owned whole: no
+  /// messages, no waiting on other ranks).
+  bool refreshIsLocal() const {
+    for (int a = 0; a < 3; ++a)
+      if (!m_messenger.selfOnly(a)) return false;
+    return true;
+  }
   int ownedCount() const { return m_owned; }
   int ghostCount() const { return m_ghosts; }
   double width() const { return m_width; }
@@ -227,6 +234,7 @@ class ParticleGhosts {
   detail::AxisMessenger<Exec> m_messenger;
   Stage m_stage[3];
   Buffer m_sendBuf, m_recvBuf;
+  ChunkedScan<Exec> m_scan;  ///< selectSides' scan
   int m_owned = 0;
   int m_ghosts = 0;
 };

@@ -116,8 +116,8 @@ class ParticleMigration {
     detail::OutsideSide<memory_space> const side{particles.positions(), axis, m_domain.lo[axis],
                                                  m_domain.hi[axis]};
     auto const count =
-        detail::selectSides(space, n, side, m_list[0], m_list[1], "eddy::particles::migrateLow",
-                            "eddy::particles::migrateHigh");
+        detail::selectSides(space, n, side, m_list[0], m_list[1], m_scan,
+                            "eddy::particles::migrateLow", "eddy::particles::migrateHigh");
     int const leaving = count[0] + count[1];
     detail::ensureExtent(m_send, static_cast<std::size_t>(leaving) * W,
                          "eddy::particles::migrateSend");
@@ -138,7 +138,7 @@ class ParticleMigration {
           bool const out = side(i) != 0;
           return (i < keep && out ? 1 : 0) | (i >= keep && !out ? 2 : 0);
         },
-        m_list[0], m_list[1], "eddy::particles::holes", "eddy::particles::fillers");
+        m_list[0], m_list[1], m_scan, "eddy::particles::holes", "eddy::particles::fillers");
     EDDY_REQUIRE(holes[0] == holes[1], "ParticleMigration: ", holes[0], " holes but ", holes[1],
                  " particles to fill them; expected equal counts");
     auto const codec = particles.migrationCodec();
@@ -160,6 +160,7 @@ class ParticleMigration {
   ParticleDomain m_domain;
   detail::AxisMessenger<Exec> m_messenger;
   IndexList m_list[2];
+  ChunkedScan<Exec> m_scan;  ///< selectSides' scan
   Buffer m_send, m_recv;
 };
 
