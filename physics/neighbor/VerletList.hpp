@@ -39,9 +39,10 @@
 /// rank count, the row order or thread scheduling: a sum over a row then gives the same bits
 /// on any rank count.
 ///
-/// Rebuild policy: `needsRebuild` is true when some particle on some rank moved more than
-/// skin / 2 since the build (then no pair can have come within the cutoff unseen); the same test
-/// can ride in the kernel that moves the particles (DisplacementWatch, rebuildDue).
+/// Rebuild policy: a rebuild is due when some particle on some rank moved more than skin / 2
+/// since the build (then no pair can have come within the cutoff unseen). The test
+/// (DisplacementWatch, rebuildDue) rides in the kernel that moves the particles, or runs on its
+/// own (needsRebuild).
 ///
 /// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
 /// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
@@ -52,7 +53,6 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/PortableMath.hpp"
-#include "eddy/core/Reductions.hpp"
 #include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
@@ -148,15 +148,16 @@ class VerletList {
   }
 
   /// Collective: true when some owned particle of some rank moved more than skin / 2 since the
-  /// last build (or there was none).
+  /// last build (or there was none): the DisplacementWatch given the rows of `x` by a pass of
+  /// its own (the model's step gives it the drift's positions instead).
   /// Throws eddy::Error (collective, ExitCode::Failure) when some owned particle's position is
   /// not finite: the system blew up, and binning it would read out of bounds.
   bool needsRebuild(Exec const& space, MPI_Comm comm, Positions<memory_space> const& x) const {
-    ScopedRegion region("eddy::neighbor::checkDisplacement");
-    if (m_builds == 0) return true;
-    double const moved = maxDisplacementSq(space, comm, x);
-    if (!std::isfinite(moved)) throwNotFinite();
-    return moved > 0.25 * m_skin * m_skin;
+    auto const watch = displacementWatch();
+    Kokkos::parallel_for(
+        "eddy::neighbor::watchPositions", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        KOKKOS_LAMBDA(const int i) { watch(i, x(i, 0), x(i, 1), x(i, 2)); });
+    return rebuildDue(space, comm, watch);
   }
   /// The displacement test folded into the kernel that moves the owned rows (md::kickDrift):
   /// called with a row's new position, it marks the check when the row lies more than skin / 2
@@ -174,17 +175,17 @@ class VerletList {
     KOKKOS_INLINE_FUNCTION void operator()(const int i, double x, double y, double z) const {
       double const dx = x - x0(i, 0), dy = y - x0(i, 1), dz = z - x0(i, 2);
       double const d2 = dx * dx + dy * dy + dz * dz;
-      if (!(d2 <= limitSq))
-        Kokkos::atomic_fetch_max(&marks(d2 - d2 == 0.0 ? 0 : 1),
-                                 check);  // d2 - d2: NaN unless finite
+      bool const finite = d2 - d2 == 0.0;  // NaN for NaN and Inf
+      if (!(d2 <= limitSq)) Kokkos::atomic_fetch_max(&marks(finite ? 0 : 1), check);
     }
   };
   /// The watch of the next check: give it every owned row's new position, then ask rebuildDue.
   DisplacementWatch displacementWatch() const {
     return DisplacementWatch{m_x0, m_marks, ++m_checks, 0.25 * m_skin * m_skin};
   }
-  /// Collective: needsRebuild's answer for the positions `watch` was given (by a kernel on
-  /// `space`), from its marks. Throws eddy::Error (collective, ExitCode::Failure) as needsRebuild.
+  /// Collective: whether a rebuild is due for the positions `watch` was given (by a kernel on
+  /// `space`), from its marks: true also before the first build. Throws eddy::Error
+  /// (collective, ExitCode::Failure) as needsRebuild.
   bool rebuildDue(Exec const& space, MPI_Comm comm, DisplacementWatch const& watch) const {
     ScopedRegion region("eddy::neighbor::checkDisplacement");
     EDDY_REQUIRE(watch.check == m_checks, "VerletList::rebuildDue: the watch of check ",
@@ -199,18 +200,6 @@ class VerletList {
              "MPI_Allreduce (eddy::neighbor::rebuildDue)");
     if (global[1]) throwNotFinite();
     return global[0] != 0;
-  }
-
-  /// Collective: the largest squared displacement of an owned particle since the last build
-  /// (+Inf where a position is NaN: the global max leaves NaN out).
-  double maxDisplacementSq(Exec const& space, MPI_Comm comm,
-                           Positions<memory_space> const& x) const {
-    auto const x0 = m_x0;
-    return globalMax(
-        space, comm, m_owned, KOKKOS_LAMBDA(const std::int64_t i) {
-          double const dx = x(i, 0) - x0(i, 0), dy = x(i, 1) - x0(i, 1), dz = x(i, 2) - x0(i, 2);
-          return math::magnitudeOrInf(dx * dx + dy * dy + dz * dz);
-        });
   }
 
   NeighborView<memory_space> view() const { return {m_offsets, m_neighbors}; }
@@ -500,7 +489,7 @@ class VerletList {
     };
     std::int64_t const total = m_scan.sum(space, owned + 1, count, true);
     m_scan.store(
-        space, count,
+        space, owned + 1, count,
         KOKKOS_LAMBDA(const int i, const std::int64_t at) { offsets(i) = static_cast<int>(at); });
     return total;
   }
