@@ -231,7 +231,8 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
   double const loopStart = log::elapsed();
   report(loopStart);
   runTimeLoop(first, steps, every,
-              loopActions([&](long long) { model.step(space); }, [&] { report(loopStart); }, sample,
+              loopActions([&](long long, bool) { model.step(space); }, [&] { report(loopStart); },
+                          [&](long long s) { return diagnostics.due(s); }, sample,
                           [&](long long s) { return output.due(s, steps); }, snapshot,
                           [&](long long s) { return checkpoints.due(s, steps); },
                           [&] {

@@ -220,7 +220,6 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
 
   double const atoms = static_cast<double>(system.atoms());
   auto report = [&](double loopStart) {
-    system.finishStep(space);
     auto const d = system.diagnostics(space);
     long long const done = system.steps();
     char buf[320];
@@ -236,7 +235,6 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
   SnapshotOutput output(rt, deck, {});
   if (restartFile) output.resume(restartFile->text("snapshot_index"), start);
   auto snapshot = [&] {
-    system.finishStep(space);
     io::SnapshotData d;
     d.step = system.steps();
     d.time = static_cast<double>(system.steps()) * p.dt;
@@ -274,8 +272,6 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
                                 restartFile ? start : -1);
   MdAnalyses analyses(rt, deck, p.cutoff, restartFile ? start : -1);
   auto sample = [&] {
-    if (!diagnostics.due(system.steps()) && !analyses.due(system.steps())) return;
-    system.finishStep(space);
     if (diagnostics.due(system.steps())) {
       auto const d = system.diagnostics(space);
       diagnostics.record({static_cast<double>(system.steps()), system.steps() * p.dt, d.temperature,
@@ -287,29 +283,24 @@ int runMd(Runtime const& rt, io::Deck const& deck, std::string const& restart) {
 
   double const loopStart = log::elapsed();
   auto const first = report(loopStart);
-  runTimeLoop(
-      start, steps, every,
-      loopActions(
-          [&](long long s) {
-            // From step thermostat_steps on (also in a run restarted later): NVE.
-            if (thermostatSteps > 0 && s >= thermostatSteps)
-              system.setThermostat(md::Thermostat::None);
-            // Nothing reads the atoms after step s + 1 when it is followed by another step with
-            // no progress line, diagnostics, analysis, snapshot or checkpoint between (the loop's
-            // actions call finishStep anyway): its closing half kick joins the next drift.
-            long long const next = s + 1;
-            bool const quiet = next < steps && next % every != 0 && !diagnostics.due(next) &&
-                               !analyses.due(next) && !output.due(next, steps) &&
-                               !checkpoints.due(next, steps);
-            system.step(space, quiet);
-          },
-          [&] { report(loopStart); }, sample, [&](long long s) { return output.due(s, steps); },
-          snapshot, [&](long long s) { return checkpoints.due(s, steps); },
-          [&] {
-            system.finishStep(space);
-            auto d = mdState(system);
-            checkpoints.write(d, output);
-          }));
+  runTimeLoop(start, steps, every,
+              loopActions(
+                  [&](long long s, bool more) {
+                    // From step thermostat_steps on (also in a run restarted later): NVE.
+                    if (thermostatSteps > 0 && s >= thermostatSteps)
+                      system.setThermostat(md::Thermostat::None);
+                    // With nothing read before the next step, the closing half kick joins its
+                    // drift.
+                    system.step(space, more);
+                  },
+                  [&] { report(loopStart); },
+                  [&](long long s) { return diagnostics.due(s) || analyses.due(s); }, sample,
+                  [&](long long s) { return output.due(s, steps); }, snapshot,
+                  [&](long long s) { return checkpoints.due(s, steps); },
+                  [&] {
+                    auto d = mdState(system);
+                    checkpoints.write(d, output);
+                  }));
   space.fence();
   double const loopSeconds = log::elapsed() - loopStart;
   auto const last = report(loopStart);

@@ -116,7 +116,8 @@ int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition cons
   double const loopStart = log::elapsed();
   report(loopStart);
   runTimeLoop(
-      steps, every, [&](long long) { model.step(space); }, [&] { report(loopStart); }, sample,
+      steps, every, [&](long long, bool) { model.step(space); }, [&] { report(loopStart); },
+      [&](long long s) { return diagnostics.due(s); }, sample,
       [&](long long s) { return output.due(s, steps); }, snapshot);
   space.fence();
   auto const last = report(loopStart);

@@ -6,18 +6,21 @@
 namespace eddy::app {
 
 /// What the loop does between steps; each member is a callable.
-/// - `step(s)` advances from step s to s + 1;
+/// - `step(s, more)` advances from step s to s + 1; `more`: the loop takes step s + 1 next with
+///   nothing in between (no progress line, sample, snapshot or checkpoint), so the step may
+///   leave work to the next one (the md model's closing half kick);
 /// - `report()` prints a progress line every `every` steps (the caller prints the first and the
 ///   last);
-/// - `sample()` records diagnostics (it checks itself whether they are due);
+/// - `sampleDue(s)` / `sample()` record diagnostics (sample checks itself whether they are due);
 /// - `snapshotDue(s)` / `snapshot()` write output;
 /// - `checkpointDue(s)` / `checkpoint()` write the state, last, so that everything a step's
 ///   output holds is on disk before a checkpoint of that step exists.
-template <class Step, class Report, class Sample, class SnapshotDue, class Snapshot,
-          class CheckpointDue, class Checkpoint>
+template <class Step, class Report, class SampleDue, class Sample, class SnapshotDue,
+          class Snapshot, class CheckpointDue, class Checkpoint>
 struct LoopActions {
   Step step;
   Report report;
+  SampleDue sampleDue;
   Sample sample;
   SnapshotDue snapshotDue;
   Snapshot snapshot;
@@ -40,20 +43,26 @@ void runTimeLoop(long long first, long long steps, long long every, Actions&& a)
     if (a.snapshotDue(0LL)) a.snapshot();
   }
   for (long long s = first; s < steps; ++s) {
-    a.step(s);
-    if ((s + 1) % every == 0 && s + 1 < steps) a.report();
+    long long const next = s + 1;
+    bool const report = next % every == 0 && next < steps;
+    bool const snapshot = a.snapshotDue(next), checkpoint = a.checkpointDue(next);
+    a.step(s, next < steps && !report && !a.sampleDue(next) && !snapshot && !checkpoint);
+    if (report) a.report();
     a.sample();
-    if (a.snapshotDue(s + 1)) a.snapshot();
-    if (a.checkpointDue(s + 1)) a.checkpoint();
+    if (snapshot) a.snapshot();
+    if (checkpoint) a.checkpoint();
   }
 }
 
 /// Runs `steps` steps from step 0 without checkpoints (see above for the callables).
-template <class Step, class Report, class Sample, class SnapshotDue, class Snapshot>
-void runTimeLoop(long long steps, long long every, Step&& step, Report&& report, Sample&& sample,
-                 SnapshotDue&& snapshotDue, Snapshot&& snapshot) {
+template <class Step, class Report, class SampleDue, class Sample, class SnapshotDue,
+          class Snapshot>
+void runTimeLoop(long long steps, long long every, Step&& step, Report&& report,
+                 SampleDue&& sampleDue, Sample&& sample, SnapshotDue&& snapshotDue,
+                 Snapshot&& snapshot) {
   runTimeLoop(0, steps, every,
-              loopActions([&](long long s) { step(s); }, [&] { report(); }, [&] { sample(); },
+              loopActions([&](long long s, bool more) { step(s, more); }, [&] { report(); },
+                          [&](long long s) { return sampleDue(s); }, [&] { sample(); },
                           [&](long long s) { return snapshotDue(s); }, [&] { snapshot(); },
                           [](long long) { return false; }, [] {}));
 }

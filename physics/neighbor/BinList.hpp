@@ -163,7 +163,7 @@ class BinList {
     };
     m_scan.sum(space, nbins + 1, count, false);
     m_scan.store(
-        space, count,
+        space, nbins + 1, count,
         KOKKOS_LAMBDA(const int b, const std::int64_t at) { offsets(b) = static_cast<int>(at); });
     Kokkos::deep_copy(space, counts, 0);  // reused as the fill cursor
     Kokkos::parallel_for(

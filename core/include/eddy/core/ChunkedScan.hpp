@@ -80,8 +80,9 @@ class ChunkedScan {
   /// prefix the sum of term(k) for k < i. term(i) is read before put(i, ...) is called, so
   /// `put` may overwrite what `term` reads at i (an in-place scan).
   template <class Term, class Put>
-  void store(Exec const& space, Term const& term, Put const& put) const {
-    int const n = m_n;
+  void store(Exec const& space, int n, Term const& term, Put const& put) const {
+    EDDY_REQUIRE(n == m_n, "ChunkedScan::store: ", n, " terms, but the chunk sums are of ", m_n,
+                 "; expected sum with the same terms first");
     int const teams = chunks(n);
     if (teams == 0) return;
     auto const sums = m_sums;

@@ -218,7 +218,7 @@ std::array<int, 2> selectSides(Exec const& space, int n, Side const& side,
   auto l0 = list0;
   auto l1 = list1;
   scan.store(
-      space, both, KOKKOS_LAMBDA(const int i, const std::int64_t at) {
+      space, n, both, KOKKOS_LAMBDA(const int i, const std::int64_t at) {
         int const s = side(i);
         if (s & 1) l0(static_cast<int>(at & 0xffffffff)) = i;
         if (s & 2) l1(static_cast<int>(at >> 32)) = i;
