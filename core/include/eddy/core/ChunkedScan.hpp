@@ -11,7 +11,8 @@
 /// H200, LJ 1M atoms, a rebuild's twelve launches (three ghost side selections, two bin and one
 /// Verlet offset scan): 191 µs against 328 µs with Kokkos' range scans (a count pass, then two
 /// launches of 30 µs over 1M rows for a side selection). A Kokkos scan over the TeamThreadRange
-/// of the chunk instead of runs per thread: 248 µs.
+/// of the chunk instead of runs per thread: 248 µs. Teams of 256 threads (compat::scanTeamSize):
+/// 160 µs.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -53,7 +54,7 @@ class ChunkedScan {
           part);
       return part;
     };
-    Kokkos::TeamPolicy<Exec> const policy(space, teams, Kokkos::AUTO);
+    auto const policy = teamPolicy(space, teams);
     if (!total) {
       Kokkos::parallel_for(
           "eddy::scan::chunkSums", policy, KOKKOS_LAMBDA(Member const& m) {
@@ -88,8 +89,7 @@ class ChunkedScan {
     auto const sums = m_sums;
     using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
     Kokkos::parallel_for(
-        "eddy::scan::chunkStore", Kokkos::TeamPolicy<Exec>(space, teams, Kokkos::AUTO),
-        KOKKOS_LAMBDA(Member const& m) {
+        "eddy::scan::chunkStore", teamPolicy(space, teams), KOKKOS_LAMBDA(Member const& m) {
           int const c = m.league_rank();
           std::int64_t before = 0;
           auto const earlier = Kokkos::TeamThreadRange(m, 0, c);  // nested loops: no labels
@@ -117,6 +117,12 @@ class ChunkedScan {
 
  private:
   static int chunks(int n) { return n > 0 ? (n - 1) / kRows + 1 : 0; }
+  /// A team per chunk, of compat::scanTeamSize threads (0: Kokkos' choice).
+  static Kokkos::TeamPolicy<Exec> teamPolicy(Exec const& space, int teams) {
+    int const size = compat::scanTeamSize<Exec>();
+    if (size > 0) return Kokkos::TeamPolicy<Exec>(space, teams, size);
+    return Kokkos::TeamPolicy<Exec>(space, teams, Kokkos::AUTO);
+  }
 
   int m_n = 0;
   Kokkos::View<std::int64_t*, memory_space> m_sums;
