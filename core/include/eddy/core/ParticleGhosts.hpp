@@ -15,6 +15,13 @@
 /// routes backwards, adding them to the rows they were copied from, z first, so contributions
 /// to ghosts of ghosts reach the owner. Cost: 4 bytes per ghost and stage in send lists plus
 /// message buffers (24 bytes per ghost for positions, W x 8 at build).
+///
+/// When a rank owns every axis whole (`refreshIsLocal`: one rank, periodic box) the build also
+/// composes the three stages into one route per ghost (the owned row it copies and, per axis,
+/// which shift it took; 8 bytes per ghost), and the refresh is one kernel over the ghosts
+/// instead of one per stage. Each coordinate gets the same single addition (or none) either
+/// way, so the bits are the same. (H200, 1M LJ atoms, 165k ghosts: the three stage copies took
+/// 12 us a step.)
 #pragma once
 
 #include "eddy/core/ParticleComm.hpp"
@@ -122,6 +129,7 @@ class ParticleGhosts {
       detail::unpackRows(space, particles.ghostCodec(), n, nrecv, m_recvBuf);
     }
     m_ghosts = particles.size() - owned;
+    if (refreshIsLocal()) composeRoutes(space);
     return m_ghosts;
   }
   template <class Container>
@@ -136,6 +144,10 @@ class ParticleGhosts {
     EDDY_REQUIRE(x.extent(0) >= static_cast<std::size_t>(m_owned + m_ghosts),
                  "ParticleGhosts::refreshPositions: positions hold ", x.extent(0),
                  " rows; expected at least ", m_owned + m_ghosts, " (owned + ghosts of the plan)");
+    if (refreshIsLocal()) {
+      refreshByRoutes(space, x);
+      return;
+    }
     detail::PositionCodec<memory_space> const codec{x};
     for (int a = 0; a < 3; ++a) {
       Stage const& st = m_stage[a];
@@ -206,6 +218,55 @@ class ParticleGhosts {
           for (int d = 0; d < 3; ++d) buffer(3 * t + d) = f(first + t, d);
         });
   }
+  /// The composed plan of a local refresh: for ghost t (row owned + t), source(t) is the owned
+  /// row it copies and route(t) = sum over axes a of digit_a * 3^a, digit_a 0 (not shifted
+  /// along a), 1 (shifted by the stage's shift[0]: sent to the low side) or 2 (shift[1]).
+  /// Stage a's sources are owned rows or ghosts of earlier stages, whose routes exist already.
+  void composeRoutes(Exec const& space) {
+    detail::ensureExtent(m_source, static_cast<std::size_t>(m_ghosts),
+                         "eddy::particles::ghostSource");
+    detail::ensureExtent(m_route, static_cast<std::size_t>(m_ghosts),
+                         "eddy::particles::ghostRoute");
+    auto source = m_source;
+    auto route = m_route;
+    int const owned = m_owned;
+    int weight = 1;
+    for (int a = 0; a < 3; ++a, weight *= 3) {
+      Stage& st = m_stage[a];
+      m_shifts[a] = st.shift;
+      auto const list0 = st.list[0];
+      auto const list1 = st.list[1];
+      int const n1 = st.send[1], first = st.first - owned, w = weight;
+      // As detail::copyRowsToSelf: the rows sent to the high side arrive first.
+      Kokkos::parallel_for(
+          "eddy::particles::ghostRoutes", Kokkos::RangePolicy<Exec>(space, 0, st.send[0] + n1),
+          KOKKOS_LAMBDA(const int t) {
+            bool const fromHigh = t < n1;
+            int const i = fromHigh ? list1(t) : list0(t - n1);
+            bool const ghost = i >= owned;
+            source(first + t) = ghost ? source(i - owned) : i;
+            route(first + t) = (ghost ? route(i - owned) : 0) + (fromHigh ? 2 : 1) * w;
+          });
+    }
+  }
+  /// Every ghost's position from its owned row along its composed route (one kernel).
+  void refreshByRoutes(Exec const& space, Positions<memory_space> const& x) const {
+    auto const source = m_source;
+    auto const route = m_route;
+    int const owned = m_owned;
+    double const lowX = m_shifts[0][0], highX = m_shifts[0][1], lowY = m_shifts[1][0],
+                 highY = m_shifts[1][1], lowZ = m_shifts[2][0], highZ = m_shifts[2][1];
+    Kokkos::parallel_for(
+        "eddy::particles::ghostRefreshLocal", Kokkos::RangePolicy<Exec>(space, 0, m_ghosts),
+        KOKKOS_LAMBDA(const int t) {
+          int const i = source(t), r = route(t), g = owned + t;
+          int const dx = r % 3, dy = r / 3 % 3, dz = r / 9;
+          double const px = x(i, 0), py = x(i, 1), pz = x(i, 2);
+          x(g, 0) = dx == 0 ? px : px + (dx == 1 ? lowX : highX);
+          x(g, 1) = dy == 0 ? py : py + (dy == 1 ? lowY : highY);
+          x(g, 2) = dz == 0 ? pz : pz + (dz == 1 ? lowZ : highZ);
+        });
+  }
   static void addRows(Exec const& space, ParticleVectors<memory_space> const& f,
                       IndexList const& list, int offset, int count, Buffer const& buffer) {
     Kokkos::parallel_for(
@@ -234,7 +295,9 @@ class ParticleGhosts {
   detail::AxisMessenger<Exec> m_messenger;
   Stage m_stage[3];
   Buffer m_sendBuf, m_recvBuf;
-  ChunkedScan<Exec> m_scan;  ///< selectSides' scan
+  ChunkedScan<Exec> m_scan;                ///< selectSides' scan
+  IndexList m_source, m_route;             ///< the composed plan of a local refresh (composeRoutes)
+  std::array<double, 2> m_shifts[3] = {};  ///< each stage's shifts, for the composed plan
   int m_owned = 0;
   int m_ghosts = 0;
 };
