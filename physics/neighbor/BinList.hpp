@@ -117,12 +117,14 @@ class BinList {
       m_grid.origin[a] = first < 0 ? 0 : first;
       m_grid.n[a] = last - m_grid.origin[a] + 1;
     }
-    allocateAndFill(space, x, n);
+    allocateAndFill(space, x, n, false);  // orderBins writes the sorted positions
     orderBins(space, x, ids);
   }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
-  void allocateAndFill(Exec const& space, Positions<memory_space> const& x, int n) {
+  /// Sizes the arrays for `n` rows and fills the bins (fill).
+  void allocateAndFill(Exec const& space, Positions<memory_space> const& x, int n,
+                       bool sortPositions = true) {
     m_n = n;
     int const nbins = m_grid.count();
     if (static_cast<int>(m_counts.extent(0)) < nbins) {
@@ -132,21 +134,26 @@ class BinList {
           IntView(Kokkos::view_alloc(space, std::string("eddy::neighbor::binOffsets")), nbins + 1);
     }
     detail::ensureExtent(m_binOf, n, "eddy::neighbor::binOf");
+    detail::ensureExtent(m_slot, n, "eddy::neighbor::binSlot");
     detail::ensureExtent(m_permute, n, "eddy::neighbor::binPermute");
     if (m_sorted.extent(0) < static_cast<std::size_t>(n))
       m_sorted =
           Positions<memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                                      std::string("eddy::neighbor::binPositions")),
                                   static_cast<std::size_t>(n) * 5 / 4 + 16);
-    fill(space, x);
+    fill(space, x, sortPositions);
   }
 
-  void fill(Exec const& space, Positions<memory_space> const& x) {
+  /// Counts the rows of each bin (each row takes its place in its bin from the count's atomic),
+  /// scans the counts into offsets and places every row; with `sortPositions`, also copies the
+  /// positions into bin order (a canonical build's orderBins does that after its sort).
+  void fill(Exec const& space, Positions<memory_space> const& x, bool sortPositions) {
     using Policy = Kokkos::RangePolicy<Exec>;
     int const nbins = m_grid.count();
     auto counts = m_counts;
     auto offsets = m_offsets;
     auto binOf = m_binOf;
+    auto slotOf = m_slot;
     auto permute = m_permute;
     auto sorted = m_sorted;
     BinGrid const grid = m_grid;
@@ -156,7 +163,7 @@ class BinList {
           int const b = grid.index(grid.axisBin(0, x(i, 0)), grid.axisBin(1, x(i, 1)),
                                    grid.axisBin(2, x(i, 2)));
           binOf(i) = b;
-          Kokkos::atomic_add(&counts(b), 1);
+          slotOf(i) = Kokkos::atomic_fetch_add(&counts(b), 1);
         });
     auto const count = KOKKOS_LAMBDA(const int b) {
       return b < nbins ? counts(b) : 0;
@@ -165,13 +172,12 @@ class BinList {
     m_scan.store(
         space, nbins + 1, count,
         KOKKOS_LAMBDA(const int b, const std::int64_t at) { offsets(b) = static_cast<int>(at); });
-    Kokkos::deep_copy(space, counts, 0);  // reused as the fill cursor
     Kokkos::parallel_for(
         "eddy::neighbor::binFill", Policy(space, 0, m_n), KOKKOS_LAMBDA(const int i) {
-          int const b = binOf(i);
-          int const slot = offsets(b) + Kokkos::atomic_fetch_add(&counts(b), 1);
+          int const slot = offsets(binOf(i)) + slotOf(i);
           permute(slot) = i;
-          for (int d = 0; d < 3; ++d) sorted(slot, d) = x(i, d);
+          if (sortPositions)
+            for (int d = 0; d < 3; ++d) sorted(slot, d) = x(i, d);
         });
   }
 
@@ -229,6 +235,7 @@ class BinList {
   BinGrid m_grid;
   int m_n = 0;
   IntView m_counts, m_offsets, m_binOf, m_permute;
+  IntView m_slot;            ///< each row's place within its bin (from the count's atomic)
   ChunkedScan<Exec> m_scan;  ///< of the counts into the offsets
   Positions<memory_space> m_sorted;
 };
