@@ -45,16 +45,15 @@ namespace detail {
 template <class Mem>
 struct PairDistances {
   Positions<Mem> x;
-  Kokkos::View<int*, Mem> offsets;
-  Kokkos::View<int*, Mem> neighbors;
+  neighbor::NeighborView<Mem> list;
   double rMaxSq;
   template <class Add>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, Add const& add) const {
     int const i = static_cast<int>(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-    int const end = offsets(i + 1);
-    for (int k = offsets(i); k < end; ++k) {
-      int const j = neighbors(k);
+    int const end = list.end(i);
+    for (int k = list.begin(i); k < end; ++k) {
+      int const j = list.neighbors(k);
       double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
       double const rsq = dx * dx + dy * dy + dz * dz;
       if (rsq < rMaxSq) add(math::sqrt(rsq));
@@ -88,10 +87,8 @@ RadialDistribution radialDistribution(Exec const& space, MPI_Comm comm, System<E
     throw ConfigError(str("md.rdf.r_max is ", rMax, "; expected 0 < r_max <= cutoff ", cutoff,
                           " (the neighbour list holds every pair within the cutoff)"));
   Histogram<Mem> h(space, "eddy::md::rdfHistogram", bins, 0.0, rMax);
-  auto const list = s.list().view();
   h.fill(space, s.owned(),
-         detail::PairDistances<Mem>{s.particles().positions(), list.offsets, list.neighbors,
-                                    rMax * rMax},
+         detail::PairDistances<Mem>{s.particles().positions(), s.list().view(), rMax * rMax},
          method);
   auto const counts = h.globalCounts(space, comm);
   HistogramCount const factor = s.list().kind() == neighbor::ListKind::Half ? 2 : 1;

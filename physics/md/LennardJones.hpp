@@ -78,7 +78,6 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
                 Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
                 RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesFull");
-  auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   Kokkos::parallel_for(
       "eddy::md::forcesFull", Kokkos::RangePolicy<Exec>(space, 0, set.count),
@@ -86,8 +85,8 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
         int const i = set.row(t);
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         double fx = 0.0, fy = 0.0, fz = 0.0;
-        int const end = offsets(i + 1);
-        for (int k = offsets(i); k < end; ++k) {
+        int const end = list.end(i);
+        for (int k = list.begin(i); k < end; ++k) {
           int const j = neighbors(k);
           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
@@ -150,12 +149,11 @@ void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem>
                        RowSet<Mem> const& set, int lanes) {
   ScopedRegion region("eddy::md::forcesFull");
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
-  auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int t) {
     int const i = set.row(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-    int const begin = offsets(i), n = offsets(i + 1) - begin;
+    int const begin = list.begin(i), n = list.count(i);
     Force3 sum;
     // Nested loops take no label (only kernels do).
     auto const laneRange = Kokkos::ThreadVectorRange(team, lanes);
@@ -269,7 +267,6 @@ void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> con
                    ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
                    RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesHalf");
-  auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   auto sv = scatter;
   Kokkos::parallel_for(
@@ -279,8 +276,8 @@ void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> con
         auto access = sv.access();
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         double fx = 0.0, fy = 0.0, fz = 0.0;
-        int const end = offsets(i + 1);
-        for (int k = offsets(i); k < end; ++k) {
+        int const end = list.end(i);
+        for (int k = list.begin(i); k < end; ++k) {
           int const j = neighbors(k);
           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
@@ -322,16 +319,15 @@ template <class Mem>
 struct RowPairSum {
   LennardJones lj;
   Positions<Mem> x;
-  Kokkos::View<int*, Mem> offsets;
-  Kokkos::View<int*, Mem> neighbors;
+  neighbor::NeighborView<Mem> list;
   bool energy;
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t t) const {
     int const i = static_cast<int>(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
     double sum = 0.0;
-    int const end = offsets(i + 1);
-    for (int k = offsets(i); k < end; ++k) {
-      int const j = neighbors(k);
+    int const end = list.end(i);
+    for (int k = list.begin(i); k < end; ++k) {
+      int const j = list.neighbors(k);
       double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
       double const rsq = dx * dx + dy * dy + dz * dz;
       if (rsq < lj.cutoffSq) sum += energy ? lj.energy(rsq) : lj.forceOverR(rsq) * rsq;
@@ -350,14 +346,13 @@ PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> cons
                   int lanes = 1) {
   ScopedRegion region("eddy::md::pairSums");
   using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
-  auto const offsets = list.offsets;
   auto const neighbors = list.neighbors;
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int i, PairSums& sum) {
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-    int const begin = offsets(i);
+    int const begin = list.begin(i);
     PairSums row;
     // Nested loops take no label (only kernels do).
-    auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
+    auto const entries = Kokkos::ThreadVectorRange(team, list.count(i));
     Kokkos::parallel_reduce(
         entries,
         [&](int k, PairSums& acc) {

@@ -348,9 +348,7 @@ class System {
     d.kinetic = kineticEnergy(space, exact);
     if (exact) {
       // Full list: every pair twice; halving is exact.
-      auto const list = m_list.view();
-      RowPairSum<memory_space> term{m_lj, m_particles.positions(), list.offsets, list.neighbors,
-                                    true};
+      RowPairSum<memory_space> term{m_lj, m_particles.positions(), m_list.view(), true};
       d.potential = 0.5 * reproducibleSum(space, m_comm, owned(), term);
       term.energy = false;
       d.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);

@@ -1,18 +1,25 @@
 /// @file VerletList.hpp
-/// @brief Verlet neighbour lists in CSR form (offsets + neighbours), built from a BinList.
+/// @brief Verlet neighbour lists (rows of neighbour indices), built from a BinList.
 ///
-/// Build, in one of two ways (ListBuild; the backend's choice is compat::onePassListBuild, and
-/// EDDY_LIST_BUILD=one-pass or two-pass overrides it, to measure them on other hardware).
-/// Both give the same CSR arrays, entry for entry.
-/// - Two passes: a count pass over the candidates, a scan of the counts into the offsets, and a
-///   fill pass that runs the candidate scan again and writes each row straight into place.
-/// - One pass: the candidate scan writes each row's neighbours into a padded scratch area of
-///   `capacity` entries per row and counts them all; a scan of the counts gives the offsets and
-///   a copy packs the rows into the CSR arrays (vector lanes per row where the backend has
-///   them: compat::rowCopyLanes). The capacity follows the largest row of the previous build
-///   (+25%); a row that does not fit makes the pass run again with a capacity that fits, so
-///   nothing is ever cut off. The candidate scan runs once instead of twice, for a copy of the
-///   list.
+/// Build, in one of two ways (ListBuild: one pass unless EDDY_LIST_BUILD=two-pass, to measure
+/// them on other hardware). Both give the same rows, entry for entry; they differ in where a row
+/// lies (NeighborView::begin, end), and in memory.
+/// - One pass (padded rows): the candidate scan writes row i's neighbours from place
+///   i * stride on, `stride` a little more than the longest row of the previous build (+25%),
+///   and counts them all; a row that does not fit makes the pass run again with a stride that
+///   fits, so nothing is ever cut off. No second candidate scan, no scan of counts, no copy;
+///   the gaps after the rows are never read. Rows whose places would pass INT_MAX on one rank
+///   take two passes instead (16M LJ atoms on one GPU).
+/// - Two passes (packed rows, CSR): a count pass over the candidates, a scan of the counts into
+///   the offsets, and a fill pass that runs the candidate scan again and writes each row
+///   straight into place.
+/// H200, 1M LJ atoms (bench_md 64), the full-list build alone: two passes 1.433 ns/atom, one pass
+/// into padded rows 1.167, one pass with a copy packing the rows into CSR form (before) 1.49-1.52;
+/// half list 1.393 / 0.983. The full-list forces read padded rows somewhat slower (2.68 against
+/// 2.88 G atoms/s: the places after each row's end share its last sectors), but the LJ step
+/// gains: lj_bench_1m.yaml 1.47-1.50e9 atom-steps/s against 1.44-1.49e9 (200 steps), 1.52e9
+/// against 1.43e9 (1000 steps). Debian host, bench_md 16: one pass (then with the copy)
+/// 1690-2036 ns/atom against 2816-3269 for two passes.
 /// Rows are written by a thread each. The fill pass, and the padded pass where
 /// compat::storeEveryCandidate does not hold (CUDA), gather a row's entries in aligned groups of
 /// four and store each group in one 16-byte store (Writer): a thread per row storing entry by
@@ -44,16 +51,15 @@
 /// (DisplacementWatch, rebuildDue) rides in the kernel that moves the particles, or runs on its
 /// own (needsRebuild).
 ///
-/// Memory: 4 bytes per neighbour plus 4 bytes per owned particle (offsets), 24 bytes per owned
-/// particle for the positions at the last build, and with one pass the scratch area (4 bytes x
-/// about (capacity + 1) per owned particle, about 1.3 times the neighbour array).
+/// Memory: 24 bytes per owned particle for the positions at the last build, 4 for the counts or
+/// offsets, and the rows: 4 bytes per neighbour when packed; padded, 4 x stride per owned
+/// particle (stride: the longest row x 1.25 + 8, rounded up to a multiple of 4 on CUDA).
 #pragma once
 
 #include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/PortableMath.hpp"
-#include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
 
@@ -77,30 +83,67 @@ inline char const* listBuildName(ListBuild how) {
   return how == ListBuild::OnePass ? "one-pass" : "two-pass";
 }
 
-/// The build VerletLists on `Exec` use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else
-/// the backend's (compat::onePassListBuild). Throws eddy::ConfigError on another value of
-/// EDDY_LIST_BUILD.
+/// The build VerletLists use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else one pass.
+/// Throws eddy::ConfigError on another value of EDDY_LIST_BUILD.
 template <class Exec>
 ListBuild defaultListBuild() {
-  ListBuild const fallback =
-      compat::onePassListBuild<Exec>() ? ListBuild::OnePass : ListBuild::TwoPass;
+  ListBuild const fallback = ListBuild::OnePass;
   char const* const env = std::getenv("EDDY_LIST_BUILD");
   if (!env || !*env) return fallback;
   std::string const v = env;
   for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass})
     if (v == listBuildName(how)) return how;
   throw ConfigError(str("EDDY_LIST_BUILD is '", v,
-                        "'; expected one-pass or two-pass (or unset: the default of ",
-                        listBuildName(fallback), " on this backend)"));
+                        "'; expected one-pass or two-pass (or unset: the default, ",
+                        listBuildName(fallback), ")"));
 }
 
-/// Device-copyable view of a CSR list: the neighbours of row i are
-/// neighbors(offsets(i)) .. neighbors(offsets(i + 1) - 1).
+/// Device-copyable view of a list: the neighbours of row i are neighbors(begin(i)) ..
+/// neighbors(end(i) - 1). Packed rows (CSR; stride 0): `offsets` holds rows + 1 offsets.
+/// Padded rows (stride > 0): row i begins at i * stride and `offsets`(i) is its count.
 template <class Mem>
 struct NeighborView {
   Kokkos::View<int*, Mem> offsets;
   Kokkos::View<int*, Mem> neighbors;
+  int stride = 0;
+
+  KOKKOS_INLINE_FUNCTION int begin(int i) const { return stride > 0 ? i * stride : offsets(i); }
+  KOKKOS_INLINE_FUNCTION int end(int i) const {
+    return stride > 0 ? i * stride + offsets(i) : offsets(i + 1);
+  }
+  KOKKOS_INLINE_FUNCTION int count(int i) const {
+    return stride > 0 ? offsets(i) : offsets(i + 1) - offsets(i);
+  }
 };
+
+/// The longest row and the entries of a padded pass (VerletList::fillPadded), reduced together.
+struct RowStats {
+  int longest = 0;
+  long long entries = 0;
+  KOKKOS_INLINE_FUNCTION RowStats& operator+=(RowStats const& o) {
+    longest = o.longest > longest ? o.longest : longest;
+    entries += o.entries;
+    return *this;
+  }
+  // Kokkos 3.x joins through volatile references (a template: unused with Kokkos 4).
+  template <class Other>
+  KOKKOS_INLINE_FUNCTION void operator+=(volatile Other const& o) volatile {
+    longest = o.longest > longest ? o.longest : longest;
+    entries += o.entries;
+  }
+};
+}  // namespace eddy::neighbor
+
+namespace Kokkos {
+template <>
+struct reduction_identity<eddy::neighbor::RowStats> {
+  KOKKOS_FORCEINLINE_FUNCTION static eddy::neighbor::RowStats sum() {
+    return eddy::neighbor::RowStats{};
+  }
+};
+}  // namespace Kokkos
+
+namespace eddy::neighbor {
 
 template <class Exec = ExecSpace>
 class VerletList {
@@ -202,7 +245,9 @@ class VerletList {
     return global[0] != 0;
   }
 
-  NeighborView<memory_space> view() const { return {m_offsets, m_neighbors}; }
+  NeighborView<memory_space> view() const {
+    return {m_offsets, m_stride > 0 ? m_padded : m_neighbors, m_stride};
+  }
   ListKind kind() const { return m_kind; }
   ListBuild buildKind() const { return m_build; }
   double cutoff() const { return m_cutoff; }
@@ -211,6 +256,8 @@ class VerletList {
   int owned() const { return m_owned; }
   /// Neighbour entries on this rank.
   int pairCount() const { return m_pairs; }
+  /// Places from one row's start to the next's (padded rows), or 0 (packed rows: CSR).
+  int stride() const { return m_stride; }
   /// Builds so far (the first one included).
   long long buildCount() const { return m_builds; }
   /// Positions of rows [0, owned()) at the last build (the reference of the displacement test).
@@ -364,32 +411,36 @@ class VerletList {
   /// Count pass, scan, fill pass.
   void buildTwoPass(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                     BinList<Exec> const& bins) {
+    m_stride = 0;
     countRows(space, x, ids, bins);
     reserveNeighbors(scanCounts(space));
     fillRows(space, x, ids, bins);
   }
 
-  /// The padded pass (again with a larger capacity when some row did not fit), scan, pack.
+  /// The padded pass, again with a larger capacity when some row did not fit. Rows whose places
+  /// would pass INT_MAX (int places, as the packed offsets) take two passes instead.
   void buildOnePass(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                     BinList<Exec> const& bins) {
     int const owned = m_owned;
-    int stride = 0;  // entries per row of the scratch area in the pass that fitted
     for (;;) {
-      std::int64_t const room = static_cast<std::int64_t>(owned) * paddedStride(m_capacity);
-      if (room > INT_MAX)
-        throw Error(str("VerletList: ", owned, " rows of up to ", m_capacity,
-                        " neighbours on one rank; expected at most ", INT_MAX,
-                        " entries (use more ranks)"));
+      int const stride = paddedStride(m_capacity);
+      std::int64_t const room = static_cast<std::int64_t>(owned) * stride;
+      if (room > INT_MAX) {
+        buildTwoPass(space, x, ids, bins);
+        return;
+      }
       detail::ensureExtent(m_padded, static_cast<std::size_t>(room),
-                           "eddy::neighbor::verletScratch");
-      int const longest = fillPadded(space, x, ids, bins);
-      bool const fitted = longest <= m_capacity;
-      stride = paddedStride(m_capacity);
-      m_capacity = longest + longest / 4 + 8;  // the next build's, or this one's second try
-      if (fitted) break;
+                           "eddy::neighbor::verletPaddedRows");
+      RowStats const rows = fillPadded(space, x, ids, bins);
+      bool const fitted = rows.longest <= m_capacity;
+      // The next build's capacity, or this one's second try.
+      m_capacity = rows.longest + rows.longest / 4 + 8;
+      if (fitted) {
+        m_stride = stride;
+        m_pairs = static_cast<int>(rows.entries);  // at most room
+        return;
+      }
     }
-    reserveNeighbors(scanCounts(space));
-    packRows(space, stride);
   }
 
   /// Sizes the neighbour array for `total` entries.
@@ -456,9 +507,9 @@ class VerletList {
 
   /// The padded pass: row i's neighbours go to padded(i * paddedStride(capacity) ...), its
   /// count (all of them, also those beyond the capacity) to offsets(i). Returns the largest
-  /// count.
-  int fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
-                 BinList<Exec> const& bins) {
+  /// count and the sum of the counts.
+  RowStats fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
+                      BinList<Exec> const& bins) {
     constexpr bool everyCandidate = compat::storeEveryCandidate<Exec>();
     using Sink = std::conditional_t<everyCandidate, PaddedWriter, Writer>;
     auto const scan = scanner<Sink>(x, ids, bins);
@@ -466,16 +517,16 @@ class VerletList {
     auto padded = m_padded;
     int const cap = m_capacity;
     int const stride = paddedStride(cap);
-    int longest = 0;
+    RowStats rows;
     Kokkos::parallel_reduce(
         "eddy::neighbor::verletFillPadded", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
-        KOKKOS_LAMBDA(const int i, int& most) {
+        KOKKOS_LAMBDA(const int i, RowStats& sum) {
           int const n = padRow(scan, i, padded.data(), i * stride, cap);
           offsets(i) = n;
-          if (n > most) most = n;
+          sum += RowStats{n, n};
         },
-        Kokkos::Max<int>(longest));
-    return longest > 0 ? longest : 0;  // no rows: the reducer leaves its identity (INT_MIN)
+        Kokkos::Sum<RowStats>(rows));
+    return rows;
   }
 
   /// Turns the counts in offsets(0 .. owned - 1) into offsets (offsets(owned) = total) and
@@ -494,23 +545,6 @@ class VerletList {
     return total;
   }
 
-  /// Copies each row from the scratch area (`stride` entries per row) to its place in the CSR
-  /// array, with compat::rowCopyLanes vector lanes per row (1 on host backends: a plain loop).
-  void packRows(Exec const& space, int stride) {
-    auto const offsets = m_offsets;
-    auto const padded = m_padded;
-    auto neighbors = m_neighbors;
-    forEachRowWithLanes(
-        "eddy::neighbor::verletPack", space, m_owned, compat::rowCopyLanes<Exec>(),
-        KOKKOS_LAMBDA(typename Kokkos::TeamPolicy<Exec>::member_type const& team, int i) {
-          int const begin = offsets(i);
-          int const* const from = padded.data() + static_cast<std::size_t>(i) * stride;
-          // Nested loops take no label (only kernels do).
-          auto const entries = Kokkos::ThreadVectorRange(team, offsets(i + 1) - begin);
-          Kokkos::parallel_for(entries, [&](int k) { neighbors(begin + k) = from[k]; });
-        });
-  }
-
  private:
   [[noreturn]] void throwNotFinite() const {
     throw Error(str("md: a particle position is not finite (NaN or Inf) after ", m_builds,
@@ -526,8 +560,9 @@ class VerletList {
   int m_pairs = 0;
   long long m_builds = 0;
   IntView m_offsets, m_neighbors;
-  IntView m_padded;     ///< scratch of the build: paddedStride(`m_capacity`) entries per row
-  int m_capacity = 64;  ///< entries per row of the scratch area at the next pass
+  IntView m_padded;     ///< padded rows (one pass): `m_stride` places per row
+  int m_stride = 0;     ///< of the rows of the last build (0: packed, in m_neighbors)
+  int m_capacity = 64;  ///< entries per row at the next padded pass
   Positions<memory_space> m_x0;
   ChunkedScan<Exec> m_scan;  ///< of the counts into the offsets
   /// Displacement checks: the last check's number, and for each mark the number of the last

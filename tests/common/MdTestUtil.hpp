@@ -63,18 +63,28 @@ std::vector<HostParticle> gatherParticles(md::System<Exec> const& s) {
   return out;
 }
 
+/// Rows [0, rows) of a neighbour list (packed or padded) on the host, each its entries in order.
+template <class Mem>
+std::vector<std::vector<int>> hostRows(neighbor::NeighborView<Mem> const& list, int rows) {
+  auto const offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.offsets);
+  auto const neighbors = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.neighbors);
+  neighbor::NeighborView<Kokkos::HostSpace> const host{offsets, neighbors, list.stride};
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(rows));
+  for (int i = 0; i < rows; ++i)
+    out[i].assign(neighbors.data() + host.begin(i), neighbors.data() + host.end(i));
+  return out;
+}
+
 /// Every (id_i, id_j) entry of every rank's list, on every rank, sorted.
 template <class Exec>
 std::vector<std::pair<std::int64_t, std::int64_t>> gatherListPairs(md::System<Exec> const& s) {
-  auto const list = s.list().view();
-  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.offsets);
-  auto nb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.neighbors);
+  auto const rows = hostRows(s.list().view(), s.owned());
   auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.particles().ids());
   std::vector<double> local;
   for (int i = 0; i < s.owned(); ++i)
-    for (int k = off(i); k < off(i + 1); ++k) {
+    for (int j : rows[i]) {
       local.push_back(static_cast<double>(id(i)));
-      local.push_back(static_cast<double>(id(nb(k))));
+      local.push_back(static_cast<double>(id(j)));
     }
   auto const all = allGatherDoubles(local);
   std::vector<std::pair<std::int64_t, std::int64_t>> pairs;

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
             eddy::str(
                 "list build alone, ", l.kind == eddy::neighbor::ListKind::Full ? "full" : "half",
                 " list, ",
-                l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded, pack)"
+                l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded rows)"
                                                             : "two passes (count, fill)",
                 l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);

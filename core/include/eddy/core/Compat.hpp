@@ -369,17 +369,6 @@ constexpr bool fusedStencilSums() {
   return isCuda<Exec>();
 }
 
-/// How VerletList builds its rows on `Exec` (see VerletList.hpp): true for one candidate pass
-/// into a padded scratch area and a pack (Debian host, bench_md 16: 1690-2036 ns/atom against
-/// 2816-3269 for two passes), false for a count pass and a fill pass straight into the CSR
-/// arrays. H200, bench_md 64 (1M atoms), the full-list build alone with the fill's stores by
-/// aligned groups of four: 1.44 ns/atom in two passes, 1.49-1.51 in one (half list 1.40-1.41
-/// against 1.26-1.27); two passes need no scratch area (1.3 times the list), so CUDA keeps them.
-template <class Exec>
-constexpr bool onePassListBuild() {
-  return !isCuda<Exec>();
-}
-
 /// Whether `md.neighbor: auto` takes the full list on `Exec` (else the half list). CUDA: the
 /// half list's scatter-adds are atomics (H200, lj_bench_1m.yaml, 100 steps: full 1.06e9
 /// atom-steps/s, half 7.3-7.4e8). Host backends: half, which computes each pair once (Debian
@@ -406,13 +395,6 @@ constexpr bool storeEveryCandidate() {
 template <class Exec>
 constexpr int scanTeamSize() {
   return isCuda<Exec>() ? 256 : 0;
-}
-
-/// Vector lanes that copy one row of a CSR array together: 32 on CUDA (a warp reads and writes
-/// a row's consecutive entries in whole sectors), 1 on host backends.
-template <class Exec>
-constexpr int rowCopyLanes() {
-  return isCuda<Exec>() ? 32 : 1;
 }
 
 /// Hardware concurrency of an execution space instance.
