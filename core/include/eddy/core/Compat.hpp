@@ -295,12 +295,14 @@ std::array<int, 3> boxTile() {
 }
 
 /// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
-/// 4 lanes read consecutive entries of a row together (bench_md on an H200, 1M atoms: 2.54 G
-/// atoms/s against 1.12 for a thread per row, 1.57 / 2.30 for 1 / 8 lanes); 1 (a thread per
-/// row) on host backends.
+/// 2 lanes read consecutive entries of a row together; 1 (a thread per row) on host backends.
+/// H200, 1M atoms, padded rows (one-pass build), four entries a lane at a time: bench_md 64
+/// 2.74 G atoms/s with 2 lanes, 2.69 with 4, 2.37 with 8, 2.23 with 1, 1.09 a thread per row;
+/// lj_bench_1m.yaml (200 steps) 1.565-1.587e9 atom-steps/s with 2, 1.499-1.546e9 with 4. (With
+/// packed rows 2 and 4 lanes were equal: 2.88 / 2.89.)
 template <class Exec>
 constexpr int listLanes() {
-  return isCuda<Exec>() ? 4 : 1;
+  return isCuda<Exec>() ? 2 : 1;
 }
 
 /// List entries a lane of the full-list forces takes at a time, their loads issued before their
