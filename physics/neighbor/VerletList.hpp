@@ -15,10 +15,11 @@
 ///   straight into place.
 /// H200, 1M LJ atoms (bench_md 64), the full-list build alone: two passes 1.433 ns/atom, one pass
 /// into padded rows 1.167, one pass with a copy packing the rows into CSR form (before) 1.49-1.52;
-/// half list 1.393 / 0.983. The full-list forces read padded rows somewhat slower (2.68 against
-/// 2.88 G atoms/s: the places after each row's end share its last sectors), but the LJ step
-/// gains: lj_bench_1m.yaml 1.47-1.50e9 atom-steps/s against 1.44-1.49e9 (200 steps), 1.52e9
-/// against 1.43e9 (1000 steps). Debian host, bench_md 16: one pass (then with the copy)
+/// half list 1.393 / 0.983. The full-list forces with 4 lanes read padded rows somewhat slower
+/// (2.69-2.71 against 2.88 G atoms/s; likely the unused places after each row's end, which share
+/// its last sectors), but the LJ step gains: lj_bench_1m.yaml 1.47-1.50e9 atom-steps/s against
+/// 1.44-1.49e9 (200 steps), 1.52e9 against 1.43e9 (1000 steps); 2 lanes then read padded rows
+/// best (compat::listLanes). Debian host, bench_md 16: one pass (then with the copy)
 /// 1690-2036 ns/atom against 2816-3269 for two passes.
 /// Rows are written by a thread each. The fill pass, and the padded pass where
 /// compat::storeEveryCandidate does not hold (CUDA), gather a row's entries in aligned groups of
@@ -482,7 +483,7 @@ class VerletList {
         });
   }
 
-  /// Entries per row of the padded pass's scratch area for `capacity` neighbours: capacity + 1
+  /// Places per padded row (the stride) for `capacity` neighbours: capacity + 1
   /// where compat::storeEveryCandidate (the last is PaddedWriter's sink), else capacity rounded
   /// up to a multiple of four (Writer's groups then line up with the rows).
   static int paddedStride(int capacity) {
