@@ -60,6 +60,7 @@
 #include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/PassFlags.hpp"
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
@@ -197,53 +198,49 @@ class VerletList {
   /// Throws eddy::Error (collective, ExitCode::Failure) when some owned particle's position is
   /// not finite: the system blew up, and binning it would read out of bounds.
   bool needsRebuild(Exec const& space, MPI_Comm comm, Positions<memory_space> const& x) const {
-    auto const watch = displacementWatch();
-    Kokkos::parallel_for(
-        "eddy::neighbor::watchPositions", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
-        KOKKOS_LAMBDA(const int i) { watch(i, x(i, 0), x(i, 1), x(i, 2)); });
-    return rebuildDue(space, comm, watch);
+    return rebuildDue(space, comm, watchPositions(space, x));
   }
   /// The displacement test folded into the kernel that moves the owned rows (md::kickDrift):
   /// called with a row's new position, it marks the check when the row lies more than skin / 2
-  /// from its position at the last build (mark 0) or its distance is not finite (mark 1), by an
-  /// atomic max of the check's number; `rebuildDue` reads the marks. There is no pass over the
-  /// rows of its own and no reduction: only rows past the limit write. H200, 1M atoms: the drift
-  /// and the test as two kernels took 31 + 25 µs a step, the drift with the watch (and the
-  /// previous step's closing kick) 37 µs.
+  /// from its position at the last build (flag 0) or its distance is not finite (flag 1)
+  /// (PassFlags); `rebuildDue` reads the flags. There is no pass over the rows of its own and no
+  /// reduction: only rows past the limit write. H200, 1M atoms: the drift and the test as two
+  /// kernels took 31 + 25 µs a step, the drift with the watch (and the previous step's closing
+  /// kick) 37 µs.
   struct DisplacementWatch {
     Positions<memory_space> x0;
-    Kokkos::View<unsigned long long*, memory_space> marks;
-    unsigned long long check;
+    typename PassFlags<Exec, 2>::Raiser flags;
     double limitSq;
 
     KOKKOS_INLINE_FUNCTION void operator()(const int i, double x, double y, double z) const {
       double const dx = x - x0(i, 0), dy = y - x0(i, 1), dz = z - x0(i, 2);
       double const d2 = dx * dx + dy * dy + dz * dz;
       bool const finite = d2 - d2 == 0.0;  // NaN for NaN and Inf
-      if (!(d2 <= limitSq)) Kokkos::atomic_fetch_max(&marks(finite ? 0 : 1), check);
+      if (!(d2 <= limitSq)) flags.raise(finite ? 0 : 1);
     }
   };
   /// The watch of the next check: give it every owned row's new position, then ask rebuildDue.
   DisplacementWatch displacementWatch() const {
-    return DisplacementWatch{m_x0, m_marks, ++m_checks, 0.25 * m_skin * m_skin};
+    return DisplacementWatch{m_x0, m_flags.next(), 0.25 * m_skin * m_skin};
+  }
+  /// The watch of a new check, given the owned rows of `x` by a pass of its own (on `space`).
+  DisplacementWatch watchPositions(Exec const& space, Positions<memory_space> const& x) const {
+    auto const watch = displacementWatch();
+    Kokkos::parallel_for(
+        "eddy::neighbor::watchPositions", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
+        KOKKOS_LAMBDA(const int i) { watch(i, x(i, 0), x(i, 1), x(i, 2)); });
+    return watch;
   }
   /// Collective: whether a rebuild is due for the positions `watch` was given (by a kernel on
   /// `space`), from its marks: true also before the first build. Throws eddy::Error
   /// (collective, ExitCode::Failure) as needsRebuild.
   bool rebuildDue(Exec const& space, MPI_Comm comm, DisplacementWatch const& watch) const {
     ScopedRegion region("eddy::neighbor::checkDisplacement");
-    EDDY_REQUIRE(watch.check == m_checks, "VerletList::rebuildDue: the watch of check ",
-                 watch.check, " is not the last one (", m_checks, ")");
     if (m_builds == 0) return true;
-    Kokkos::deep_copy(space, m_marksHost, m_marks);
-    space.fence();
-    int const local[2] = {m_marksHost(0) == watch.check ? 1 : 0,
-                          m_marksHost(1) == watch.check ? 1 : 0};
-    int global[2] = {0, 0};
-    checkMpi(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, comm),
-             "MPI_Allreduce (eddy::neighbor::rebuildDue)");
-    if (global[1]) throwNotFinite();
-    return global[0] != 0;
+    auto const raised =
+        m_flags.anyRank(space, comm, watch.flags, "MPI_Allreduce (eddy::neighbor::rebuildDue)");
+    if (raised[1]) throwNotFinite();
+    return raised[0];
   }
 
   NeighborView<memory_space> view() const {
@@ -566,12 +563,8 @@ class VerletList {
   int m_capacity = 64;  ///< entries per row at the next padded pass
   Positions<memory_space> m_x0;
   ChunkedScan<Exec> m_scan;  ///< of the counts into the offsets
-  /// Displacement checks: the last check's number, and for each mark the number of the last
-  /// check that set it (DisplacementWatch).
-  mutable unsigned long long m_checks = 0;
-  Kokkos::View<unsigned long long*, memory_space> m_marks{"eddy::neighbor::displacementMarks", 2};
-  Kokkos::View<unsigned long long*, PinnedHostSpace> m_marksHost{
-      "eddy::neighbor::displacementMarksHost", 2};
+  /// The displacement test's flags: 0 moved past skin / 2, 1 not finite (DisplacementWatch).
+  PassFlags<Exec, 2> m_flags{"eddy::neighbor::displacementMarks"};
 };
 
 }  // namespace eddy::neighbor

@@ -6,6 +6,7 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/ParticleComm.hpp"
+#include "eddy/core/PassFlags.hpp"
 #include "eddy/core/Timer.hpp"
 
 #include <thread>
@@ -213,4 +214,39 @@ TEST(ParticleComm, SelectSidesListsEachSideInIncreasingOrder) {
       EXPECT_TRUE(count[0] > 0 && count[1] > 0) << "n = " << n;
     }
   }
+}
+
+namespace {
+using TestFlags = eddy::PassFlags<eddy::ExecSpace, 2>;
+// Raises flag `flag` from every row i of [0, n) with i % every == 0 (none when every is 0).
+void raiseFlags(TestFlags::Raiser const& r, int n, int every, int flag) {
+  Kokkos::parallel_for(
+      "eddy::test::raiseFlags", Kokkos::RangePolicy<eddy::ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i) {
+        if (every > 0 && i % every == 0) r.raise(flag);
+      });
+}
+}  // namespace
+
+// A pass's flags are those its kernels raised, from any number of rows; the next pass starts
+// clear without a reset; a raiser that is not the last pass's is refused.
+TEST(PassFlags, APassSeesTheFlagsItsKernelsRaisedAndNoEarlierOnes) {
+  eddy::ExecSpace const space;
+  TestFlags flags("eddy::test::flags");
+  auto const first = flags.next();
+  raiseFlags(first, 10000, 37, 1);
+  auto const a = flags.anyRank(space, MPI_COMM_WORLD, first, "test");
+  EXPECT_FALSE(a[0]);
+  EXPECT_TRUE(a[1]);
+  auto const second = flags.next();
+  raiseFlags(second, 10000, 0, 1);
+  auto const b = flags.anyRank(space, MPI_COMM_WORLD, second, "test");
+  EXPECT_FALSE(b[0]);
+  EXPECT_FALSE(b[1]) << "a flag of the pass before counted";
+  auto const third = flags.next();
+  raiseFlags(third, 1, 1, 0);
+  EXPECT_THROW(flags.anyRank(space, MPI_COMM_WORLD, second, "test"), eddy::Error);
+  auto const c = flags.anyRank(space, MPI_COMM_WORLD, third, "test");
+  EXPECT_TRUE(c[0]);
+  EXPECT_FALSE(c[1]);
 }

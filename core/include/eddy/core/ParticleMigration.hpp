@@ -16,6 +16,7 @@
 #pragma once
 
 #include "eddy/core/ParticleComm.hpp"
+#include "eddy/core/PassFlags.hpp"
 #include "eddy/core/Reductions.hpp"
 
 namespace eddy {
@@ -31,6 +32,12 @@ struct OutsideSide {
     double const p = x(i, axis);
     return p < lo ? 1 : (p >= hi ? 2 : 0);
   }
+};
+/// Per axis: whether it is wrapped in place (one rank spans it, periodic), its box [lo, hi) and
+/// the shifts of a particle below lo (up) and at or above hi (down).
+struct AxisWrap {
+  bool on[3];
+  double lo[3], hi[3], up[3], down[3];
 };
 }  // namespace detail
 
@@ -61,9 +68,7 @@ class ParticleMigration {
     // catches it. (H200, 1M LJ atoms: a wrap and a check per axis took 58 us a rebuild.)
     bool const wrapped = wrapLocalAxes(space, particles.positions(), particles.size());
     for (int a = 0; a < 3; ++a) {
-      bool const local = spannedWhole(a);
-      if (local && wrapped) continue;
-      if (local) wrapAxis(space, particles.positions(), particles.size(), a);
+      if (wrapped && spannedWhole(a)) continue;
       int const maxHops = m_decomp.procGrid()[a] + 1;
       for (int hop = 0;; ++hop) {
         auto const x = particles.positions();
@@ -105,61 +110,30 @@ class ParticleMigration {
   /// not live in private member functions.
   bool wrapLocalAxes(Exec const& space, Positions<memory_space> const& x, int n) {
     if (!spannedWhole(0) && !spannedWhole(1) && !spannedWhole(2)) return false;
-    double lo[3], hi[3], up[3], down[3];
-    bool wrap[3];
+    detail::AxisWrap w{};
     for (int a = 0; a < 3; ++a) {
       auto const shift = detail::periodicShift(m_decomp, a, m_domain.length[a]);
-      wrap[a] = spannedWhole(a);
-      lo[a] = m_domain.lo[a];
-      hi[a] = m_domain.hi[a];
-      up[a] = shift[0];
-      down[a] = shift[1];
+      w.on[a] = spannedWhole(a);
+      w.lo[a] = m_domain.lo[a];
+      w.hi[a] = m_domain.hi[a];
+      w.up[a] = shift[0];
+      w.down[a] = shift[1];
     }
-    bool const wx = wrap[0], wy = wrap[1], wz = wrap[2];
-    double const lx = lo[0], ly = lo[1], lz = lo[2], hx = hi[0], hy = hi[1], hz = hi[2];
-    double const ux = up[0], uy = up[1], uz = up[2], dx = down[0], dy = down[1], dz = down[2];
-    auto const strays = m_strays;
-    unsigned long long const pass = ++m_wrapPasses;
+    auto const strays = m_strays.next();
     Kokkos::parallel_for(
         "eddy::particles::wrapAxes", Kokkos::RangePolicy<Exec>(space, 0, n),
         KOKKOS_LAMBDA(const int i) {
-          // Shifts p into [l, h) by one box length; returns whether it is inside then.
-          auto const wrapOne = [&](int a, double l, double h, double u, double d) {
-            double const p = x(i, a);
-            double const q = p < l ? p + u : (p >= h ? p + d : p);
-            if (q != p) x(i, a) = q;
-            return q >= l && q < h;
-          };
           bool inside = true;
-          if (wx) inside = wrapOne(0, lx, hx, ux, dx) && inside;
-          if (wy) inside = wrapOne(1, ly, hy, uy, dy) && inside;
-          if (wz) inside = wrapOne(2, lz, hz, uz, dz) && inside;
-          if (!inside) Kokkos::atomic_fetch_max(&strays(0), pass);
+          for (int a = 0; a < 3; ++a) {
+            if (!w.on[a]) continue;
+            double const p = x(i, a);
+            double const q = p < w.lo[a] ? p + w.up[a] : (p >= w.hi[a] ? p + w.down[a] : p);
+            if (q != p) x(i, a) = q;
+            inside = inside && q >= w.lo[a] && q < w.hi[a];
+          }
+          if (!inside) strays.raise(0);
         });
-    Kokkos::deep_copy(space, m_straysHost, m_strays);
-    space.fence();
-    int const local = m_straysHost(0) == pass ? 1 : 0;
-    int global = 0;
-    checkMpi(MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, m_comm),
-             "MPI_Allreduce (eddy::particles::wrapAxes)");
-    return global == 0;
-  }
-
-  /// Rows [0, n) of x re-enter [lo, hi) along `axis` by one box length (see migrate); public
-  /// only because CUDA lambdas may not live in private member functions.
-  void wrapAxis(Exec const& space, Positions<memory_space> const& x, int n, int axis) {
-    double const lo = m_domain.lo[axis], hi = m_domain.hi[axis];
-    auto const shift = detail::periodicShift(m_decomp, axis, m_domain.length[axis]);
-    double const up = shift[0], down = shift[1];
-    Kokkos::parallel_for(
-        "eddy::particles::wrap", Kokkos::RangePolicy<Exec>(space, 0, n),
-        KOKKOS_LAMBDA(const int i) {
-          double const p = x(i, axis);
-          if (p < lo)
-            x(i, axis) = p + up;
-          else if (p >= hi)
-            x(i, axis) = p + down;
-        });
+    return !m_strays.anyRank(space, m_comm, strays, "MPI_Allreduce (eddy::particles::wrapAxes)")[0];
   }
 
   /// One exchange along `axis`; public only because CUDA lambdas may not live in private
@@ -218,11 +192,8 @@ class ParticleMigration {
   IndexList m_list[2];
   ChunkedScan<Exec> m_scan;  ///< selectSides' scan
   Buffer m_send, m_recv;
-  /// wrapLocalAxes' flag: the number of the last pass that found a particle outside.
-  unsigned long long m_wrapPasses = 0;
-  Kokkos::View<unsigned long long*, memory_space> m_strays{"eddy::particles::wrapStrays", 1};
-  Kokkos::View<unsigned long long*, PinnedHostSpace> m_straysHost{"eddy::particles::wrapStraysHost",
-                                                                  1};
+  /// wrapLocalAxes' flag: a particle still outside after the wrap.
+  PassFlags<Exec, 1> m_strays{"eddy::particles::wrapStrays"};
 };
 
 }  // namespace eddy
