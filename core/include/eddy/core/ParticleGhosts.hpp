@@ -232,8 +232,7 @@ class ParticleGhosts {
     int const owned = m_owned;
     int weight = 1;
     for (int a = 0; a < 3; ++a, weight *= 3) {
-      Stage& st = m_stage[a];
-      m_shifts[a] = st.shift;
+      Stage const& st = m_stage[a];
       auto const list0 = st.list[0];
       auto const list1 = st.list[1];
       int const n1 = st.send[1], first = st.first - owned, w = weight;
@@ -254,8 +253,9 @@ class ParticleGhosts {
     auto const source = m_source;
     auto const route = m_route;
     int const owned = m_owned;
-    double const lowX = m_shifts[0][0], highX = m_shifts[0][1], lowY = m_shifts[1][0],
-                 highY = m_shifts[1][1], lowZ = m_shifts[2][0], highZ = m_shifts[2][1];
+    double const lowX = m_stage[0].shift[0], highX = m_stage[0].shift[1],
+                 lowY = m_stage[1].shift[0], highY = m_stage[1].shift[1],
+                 lowZ = m_stage[2].shift[0], highZ = m_stage[2].shift[1];
     Kokkos::parallel_for(
         "eddy::particles::ghostRefreshLocal", Kokkos::RangePolicy<Exec>(space, 0, m_ghosts),
         KOKKOS_LAMBDA(const int t) {
@@ -295,9 +295,8 @@ class ParticleGhosts {
   detail::AxisMessenger<Exec> m_messenger;
   Stage m_stage[3];
   Buffer m_sendBuf, m_recvBuf;
-  ChunkedScan<Exec> m_scan;                ///< selectSides' scan
-  IndexList m_source, m_route;             ///< the composed plan of a local refresh (composeRoutes)
-  std::array<double, 2> m_shifts[3] = {};  ///< each stage's shifts, for the composed plan
+  ChunkedScan<Exec> m_scan;     ///< selectSides' scan
+  IndexList m_source, m_route;  ///< the composed plan of a local refresh (composeRoutes)
   int m_owned = 0;
   int m_ghosts = 0;
 };
