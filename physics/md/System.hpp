@@ -163,17 +163,8 @@ class System {
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
               owned(), m_kickPending, watch);
     m_kickPending = false;
-    // A refresh within this rank is queued before the rebuild decision waits for the drift, so
-    // that the device copies while the host reads the marks; a rebuild makes new ghosts (1 step
-    // in 6 or 7 of an LJ liquid: the refresh is wasted there). With overlap the ghost refresh of a
-    // step without rebuild runs beside the interior forces.
-    bool const early = !m_params.overlap && m_ghosts->refreshIsLocal();
-    if (early) m_ghosts->refreshPositions(space, m_particles.positions());
-    bool const rebuilt = m_list.rebuildDue(space, m_comm, watch);
-    if (rebuilt)
-      rebuild(space);
-    else if (!m_params.overlap && !early)
-      m_ghosts->refreshPositions(space, m_particles.positions());
+    // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
+    bool const rebuilt = settleNeighbors(space, watch, !m_params.overlap);
     if (m_params.overlap && !rebuilt)
       computeForcesOverlapped(space);
     else
@@ -207,12 +198,8 @@ class System {
   /// build, else refreshes the ghost positions (unless `refreshGhosts` is false: the caller
   /// does). Returns true on a rebuild.
   bool updateNeighbors(Exec const& space, bool refreshGhosts = true) {
-    if (m_list.needsRebuild(space, m_comm, m_particles.positions())) {
-      rebuild(space);
-      return true;
-    }
-    if (refreshGhosts) m_ghosts->refreshPositions(space, m_particles.positions());
-    return false;
+    return settleNeighbors(space, m_list.watchPositions(space, m_particles.positions()),
+                           refreshGhosts);
   }
 
   /// Migration, optional sort by bin, ghosts, bins and Verlet list.
@@ -588,6 +575,23 @@ class System {
   double dof() const { return 3.0 * static_cast<double>(m_atoms) - 3.0; }
 
  private:
+  /// updateNeighbors once `watch` has every owned row's position (step: from the drift). A
+  /// refresh within this rank is queued before the decision waits for the watch's kernel, so
+  /// that the device copies while the host reads the flags; a rebuild makes new ghosts (1 step
+  /// in 6 or 7 of an LJ liquid: that refresh is wasted).
+  bool settleNeighbors(Exec const& space,
+                       typename neighbor::VerletList<Exec>::DisplacementWatch const& watch,
+                       bool refreshGhosts) {
+    bool const early = refreshGhosts && m_ghosts->refreshIsLocal();
+    if (early) m_ghosts->refreshPositions(space, m_particles.positions());
+    if (m_list.rebuildDue(space, m_comm, watch)) {
+      rebuild(space);
+      return true;
+    }
+    if (refreshGhosts && !early) m_ghosts->refreshPositions(space, m_particles.positions());
+    return false;
+  }
+
   void requireFinished(char const* what) const {
     if (m_kickPending)
       throw Error(str("md::System::", what, ": the velocities are half a step behind (step ",
