@@ -39,6 +39,13 @@ long long overlapCellsFromEnvironment() {
                                 "own at least that many cells overlap their exchanges)");
 }
 
+int fineSweepsFromEnvironment() {
+  return static_cast<int>(integerFromEnvironment(
+      "EDDY_MG_FINE_SWEEPS", compat::fineSweeps<ExecSpace>(), 0, 2,
+      "0, 1 or 2 (how the finest multigrid level sweeps: 0 two half sweeps in place, 1 out of "
+      "place by two loops, 2 out of place in one pass)"));
+}
+
 long long fusedCellsFromEnvironment() {
   return integerFromEnvironment("EDDY_MG_FUSED_CELLS", compat::fusedCoarseCells<ExecSpace>(), 0,
                                 LLONG_MAX,
@@ -344,8 +351,11 @@ void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overl
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
                      long long fusedCells, long long gatherCells, int correctionRings,
-                     long long overlapCells)
-    : m_pre(preSmooth), m_post(postSmooth) {
+                     long long overlapCells, int fineSweeps)
+    : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps) {
+  if (fineSweeps < 0 || fineSweeps > 2)
+    throw ConfigError(str("PoissonSolver: multigrid fine sweeps ", fineSweeps,
+                          "; expected 0 (halves in place), 1 (loops) or 2 (planes)"));
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
                           ", post = ", postSmooth, "; expected >= 0"));
@@ -531,6 +541,38 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
   return d;
 }
 
+Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& level,
+                                             FieldType const& b, FieldType& x, FieldType& other,
+                                             int sweeps, bool redFirst, bool fromZero,
+                                             Rings current, detail::CoarseCorrection const* fold) {
+  EDDY_REQUIRE(!fold || (!fromZero && sweeps % 2 == 0 && sweeps > 0),
+               "Multigrid::smoothOutOfPlace: a coarse correction folds into an even count of "
+               "sweeps that do not start from zero");
+  int const colour = redFirst ? 0 : 1;  // every sweep starts with it (see smooth)
+  Rings d = current;
+  int n = 0;
+  if (!fromZero && sweeps % 2 == 1) {  // an odd count: the first in place, so the last ends in x
+    d = smooth(space, level, b, x, 1, redFirst, false, d);
+    n = 1;
+  }
+  bool const planes = m_fineSweeps == static_cast<int>(detail::FineSweeps::Planes);
+  for (; n < sweeps; ++n) {
+    bool const zero = fromZero && n == 0;
+    FieldType& out = (sweeps - 1 - n) % 2 == 0 ? x : other;
+    FieldType& in = &out == &x ? other : x;
+    if (!zero && d.least() < 1) exchange(space, *level.halo, in);
+    detail::smoothSweep(space, level.grid, b.access(), in.access(), out.access(), colour, zero,
+                        planes, n == 0 ? fold : nullptr);
+    // The second colour next to faces with ghosts reads the first colour's ghosts: exchanged
+    // now (the second colour's ghosts sent with them are xin's, as in place).
+    exchange(space, *level.halo, out);
+    detail::smoothSweepShell(space, level.grid, b.access(), out.access(), 1 - colour);
+    d.colour[colour] = 1;
+    d.colour[1 - colour] = 0;
+  }
+  return d;
+}
+
 void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
   ScopedRegion region("eddy::fluids::poisson::gather");
   auto const r = res.access();
@@ -595,6 +637,10 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   // not exchanged, for the restriction.
   bool const wide = x.ghost() > 1;
   bool const gathers = coarse.replicated && !level.replicated;
+  // The finest level may sweep out of place, alternating between x and res: res holds the
+  // residual only from the residual to the restriction (see smoothOutOfPlace).
+  bool const outOfPlace = l == 0 && m_fineSweeps != static_cast<int>(detail::FineSweeps::Halves) &&
+                          !level.overlap && !wide;
   Rings d;
   {
     ScopedRegion own(m_levelRegions[l]);
@@ -604,7 +650,10 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
       Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
       d.colour[0] = d.colour[1] = x.ghost();
     }
-    d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d, wide && m_pre > 0);
+    if (outOfPlace && m_pre > 0)
+      d = smoothOutOfPlace(space, level, b, x, res, m_pre, true, true, d);
+    else
+      d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d, wide && m_pre > 0);
     int const resRings = wide && !gathers ? 1 : 0;
     auto const residualOn = [&](Box3 const& cells, bool slab) {
       detail::residual(space, level.grid, b.access(), x.access(), res.access(), cells, slab);
@@ -642,6 +691,13 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   // written between the residual and here) and as the coarse correction's ghosts reach. With
   // overlap, the fine cells whose parent and its neighbour are owned go first, beside the
   // coarse correction's exchange.
+  if (outOfPlace && m_post > 0 && m_post % 2 == 0) {
+    // The first sweep reads x + P e without x being written (see smoothOutOfPlace).
+    exchange(space, *coarse.halo, *coarse.x);
+    detail::CoarseCorrection const fold{coarse.grid, coarse.x->access()};
+    smoothOutOfPlace(space, level, b, x, res, m_post, false, false, d, &fold);
+    return;
+  }
   int const rings = std::min(d.least(), coarse.x->ghost());
   Box3 const fineCells = detail::withGhostRings(level.grid, rings);
   auto const prolong = [&](Box3 const& cells, bool slab) {
@@ -650,7 +706,10 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   exchangeThen(space, m_haloSpace, level.overlap, *coarse.halo, *coarse.x, level, fineCells, 1,
                prolong);
   d.colour[0] = d.colour[1] = rings;
-  smooth(space, level, b, x, m_post, false, false, d);
+  if (outOfPlace)
+    smoothOutOfPlace(space, level, b, x, res, m_post, false, false, d);
+  else
+    smooth(space, level, b, x, m_post, false, false, d);
 }
 
 }  // namespace eddy::fluids

@@ -39,6 +39,17 @@
 /// before the first half sweep, the residual's before the restriction, and the coarser
 /// correction's before the prolongation.
 ///
+/// The finest level can run its sweeps out of place instead (`fineSweeps`, when it does not
+/// overlap its exchanges): each sweep reads one of two fields, x and the cycle's work field (free
+/// during the smoothing: the residual lives in it only from the residual to the restriction),
+/// and writes the other, the first colour from the field read and the second from the first
+/// colour's new values (detail::smoothSweep); the last sweep writes x. In one pass (a 3D team
+/// kernel) that reads and writes each cell once per sweep, where two half sweeps in place read
+/// and write every 32-byte sector of x twice and of b twice; the first post-smoothing sweep
+/// also adds the prolongated correction to the values it reads, so x is not written by a
+/// prolongation pass. The second colour next to a face with ghosts waits for an exchange of the
+/// first colour's values (smoothSweepShell): two exchanges a sweep, as in place. The same bits.
+///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
 /// in 2D and 24 (1/8 + 1/64 + ...) = 3.4 in 3D, plus ghosts, the gathered level on every rank
@@ -58,9 +69,17 @@
 
 namespace eddy::fluids {
 
+namespace detail {
+struct CoarseCorrection;  // PoissonKernels.hpp
+}
+
 /// EDDY_MG_FUSED_CELLS as a cell count (compat::fusedCoarseCells when unset); throws
 /// eddy::ConfigError when it is not a non-negative integer.
 long long fusedCellsFromEnvironment();
+
+/// EDDY_MG_FINE_SWEEPS (0, 1 or 2: detail::FineSweeps; compat::fineSweeps when unset); throws
+/// eddy::ConfigError otherwise.
+int fineSweepsFromEnvironment();
 
 /// EDDY_MG_GATHER_CELLS as a cell count (compat::gatheredCoarseCells when unset); throws
 /// eddy::ConfigError when it is not a non-negative integer.
@@ -93,9 +112,13 @@ class Multigrid {
   /// (compat::secondInstance) while the cells that read no ghost from another rank are
   /// computed; the cells next to those faces follow once the messages have arrived. The same
   /// bits. < 0: no overlap.
+  /// `fineSweeps` (detail::FineSweeps as 0, 1 or 2): how the finest level runs its sweeps when
+  /// it does not overlap its exchanges: 0 two half sweeps in place; 1 and 2 out of place
+  /// (smoothOutOfPlace), by two loops or in one pass.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
-            long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1);
+            long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1,
+            int fineSweeps = 0);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
@@ -151,6 +174,18 @@ class Multigrid {
   /// current at the end.
   Rings smooth(ExecSpace const& space, Level& level, Field<MemSpace> const& b, Field<MemSpace>& x,
                int sweeps, bool redFirst, bool fromZero, Rings current, bool exchangeB = false);
+  /// `sweeps` sweeps of the finest level out of place (detail::smoothSweep), alternating between
+  /// x and `other` so that the last one writes x (with an odd count and not `fromZero`, the
+  /// first runs in place, by smooth). Each sweep exchanges the field it reads when its ghosts
+  /// are not current, and the one it wrote before its shell (smoothSweepShell): two exchanges
+  /// a sweep, as the half sweeps in place, but each cell of the field read and written once
+  /// instead of twice. Same arguments and result as smooth. `fold` (an even count of sweeps, not
+  /// from zero): the coarse correction that the first sweep adds to x as it reads it (the
+  /// prolongation; in one pass x is then never written with it, which saves a pass).
+  Rings smoothOutOfPlace(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
+                         Field<MemSpace>& x, Field<MemSpace>& other, int sweeps, bool redFirst,
+                         bool fromZero, Rings current,
+                         detail::CoarseCorrection const* fold = nullptr);
   void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
@@ -163,6 +198,7 @@ class Multigrid {
   int m_coarseSweeps = 4;
   int m_fusedFrom = 0;    ///< set by the constructor
   int m_fusedTeam = 0;    ///< team size of the one launch (0 until the first)
+  int m_fineSweeps = 0;   ///< detail::FineSweeps of the finest level
   ExecSpace m_haloSpace;  ///< the exchanges of the overlapping levels (when any level does)
   /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
   /// levels excluded): "eddy::fluids::poisson::level<l>".

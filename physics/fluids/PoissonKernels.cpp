@@ -3,6 +3,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
+#include "eddy/core/StencilSweep.hpp"
 
 namespace eddy::fluids::detail {
 
@@ -177,6 +178,243 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
   forCells(
       "eddy::fluids::poisson::smoothColourFromZero", space, cells.lo, cells.hi, slab,
       KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) = fromZeroCell(g, b, shift, i, j, k); });
+}
+
+Box3 awayFromGhostFaces(PoissonGrid const& g) {
+  Box3 const rings = withGhostRings(g, 1);  // reaches past the owned cells at faces with ghosts
+  Box3 inner{{0, 0, 0}, g.hi()};
+  for (int a = 0; a < g.dims; ++a) {
+    if (rings.lo[a] < 0) inner.lo[a] = 1;
+    if (rings.hi[a] > inner.hi[a]) inner.hi[a] -= 1;
+  }
+  return inner;
+}
+
+namespace {
+/// The one-pass sweep out of place (smoothSweep with `planes`, 3D): a team per tile of
+/// kTileX x kTileY cells of a plane marches along z through planes [k0, k1), a pair of cells
+/// adjacent in x per thread. Team scratch holds planes of xin over the tile and two rings in x
+/// and y (kXSlots of them: the three the first colour of the next plane reads and one in flight),
+/// and the first colour's new values over the tile and one ring (half the cells: one colour),
+/// for the planes below, at and above the plane being written. Plane k is written after the
+/// first colour of plane k + 1 is known: its first-colour cells from scratch, its second-colour
+/// cells from the six first-colour values around them (cells of the ring that belong to
+/// another tile are computed here too, the same way their tile computes them). Every value
+/// comes from smoothValue with the neighbours in the same order, so it is the bits of the two
+/// half sweeps in place. With Fold, xin is x + P e (a coarse correction folded in): each thread
+/// adds prolongCell to the values it copied once they have landed, the values prolongAdd would
+/// have written. Any team size: on GPUs kPairs threads, on host backends one.
+template <bool FromZero, bool Fold>
+struct SweepPlanes {
+  static_assert(!(FromZero && Fold), "SweepPlanes: a sweep from zero reads no xin");
+  /// 64 x 8 on GPUs (34 KB of scratch), 64 x 4 on host backends (their teams get 32 KB).
+  static constexpr int kTileX = 64, kTileY = compat::planeSweeps<ExecSpace>() ? 8 : 4;
+  static constexpr int kPairs = kTileX / 2 * kTileY;
+  static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = FromZero ? 0 : 4;
+  static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2), kRSlots = 3;
+  static constexpr int kScratch = kXSlots * kXPlane + kRSlots * kRPlane;
+  using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  PoissonGrid g;
+  CellView b, xin, xout;
+  int colour;  ///< the first colour
+  Box3 inner;  ///< awayFromGhostFaces(g)
+  int tilesX, tilesY, planesPerTeam;
+  CoarseCorrection fold;  ///< with Fold
+
+  static std::size_t scratchBytes() { return Scratch::shmem_size(kScratch); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Team const& team) const {
+    Scratch scratch(team.team_scratch(0), kScratch);
+    double* const xs = scratch.data();
+    double* const rs = xs + kXSlots * kXPlane;
+    int const t = team.league_rank();
+    int const x0 = (t % tilesX) * kTileX, y0 = (t / tilesX % tilesY) * kTileY;
+    int const k0 = t / (tilesX * tilesY) * planesPerTeam;
+    int const k1 = k0 + planesPerTeam < g.nz ? k0 + planesPerTeam : g.nz;
+    int const rank = team.team_rank(), size = team.team_size();
+    // Plane m (>= -2) of xin, and the first colour's values of plane m (>= -1).
+    auto const xPlane = [&](int m) {
+      return xs + (m + 4) % 4 * kXPlane;
+    };
+    auto const rPlane = [&](int m) {
+      return rs + (m + 3) % 3 * kRPlane;
+    };
+    // The cell of entry e of a plane of xin in scratch: clamped into the owned cells and one
+    // ghost layer (such entries are read, never used).
+    auto const entryCell = [&](int e, int& gx, int& gy) {
+      gx = x0 - 2 + e % kXW;
+      gy = y0 - 2 + e / kXW;
+      gx = gx < -1 ? -1 : (gx > g.nx ? g.nx : gx);
+      gy = gy < -1 ? -1 : (gy > g.ny ? g.ny : gy);
+    };
+    // This thread's copies of plane m of xin (those in [-1, nz]), as one group.
+    auto const issue = [&](int m) {
+      if (m >= -1 && m <= g.nz) {
+        double* const dst = xPlane(m);
+        for (int e = rank; e < kXPlane; e += size) {
+          int gx, gy;
+          entryCell(e, gx, gy);
+          compat::asyncCopy(dst + e, &xin(gx, gy, m));
+        }
+      }
+      compat::asyncCommit();
+    };
+    // With Fold, once this thread's copies of plane m have landed: + P e on each.
+    auto const addCorrection = [&](int m) {
+      if constexpr (Fold) {
+        if (m < -1 || m > g.nz) return;
+        double* const dst = xPlane(m);
+        for (int e = rank; e < kXPlane; e += size) {
+          int gx, gy;
+          entryCell(e, gx, gy);
+          dst[e] += prolongCell(g, fold.coarse, fold.e, gx, gy, m);
+        }
+      }
+    };
+    // The first colour's new values on plane m over the tile and its ring (owned cells only).
+    auto const firstColour = [&](int m) {
+      if (m < 0 || m >= g.nz) return;
+      double* const r = rPlane(m);
+      for (int e = rank; e < kRPlane; e += size) {
+        int const ry = e / kRW;
+        int const rx = 2 * (e % kRW) + ((x0 + y0 + ry + m + g.ox + g.oy + g.oz + colour) & 1);
+        int const i = x0 - 1 + rx, j = y0 - 1 + ry;
+        if (i < 0 || i >= g.nx || j < 0 || j >= g.ny) continue;
+        if constexpr (FromZero) {
+          r[e] = fromZeroCell(g, b, colour + g.ox + g.oy + g.oz, i, j, m);
+        } else {
+          int const at = (ry + 1) * kXW + rx + 1;
+          r[e] = smoothValue(
+              g, b(i, j, m), i, j, m,
+              [&](int di, int dj, int dk) { return xPlane(m + dk)[at + di + dj * kXW]; },
+              xPlane(m)[at]);
+        }
+      }
+    };
+    // Plane k of xout over the tile.
+    auto const write = [&](int k) {
+      for (int p = rank; p < kPairs; p += size) {
+        int const j = y0 + p / (kTileX / 2);
+        if (j >= g.ny) continue;
+        int const ry = p / (kTileX / 2) + 1;
+        for (int c = 0; c < 2; ++c) {
+          int const i = x0 + 2 * (p % (kTileX / 2)) + c;
+          if (i >= g.nx) break;
+          int const rx = i - x0 + 1;
+          double v = 0.0;
+          if constexpr (!FromZero) v = xPlane(k)[(ry + 1) * kXW + rx + 1];
+          if (((i + j + k + g.ox + g.oy + g.oz) & 1) == colour) {
+            v = rPlane(k)[ry * kRW + rx / 2];
+          } else if (i >= inner.lo[0] && i < inner.hi[0] && j >= inner.lo[1] && j < inner.hi[1] &&
+                     k >= inner.lo[2] && k < inner.hi[2]) {
+            v = smoothValue(
+                g, b(i, j, k), i, j, k,
+                [&](int di, int dj, int dk) {
+                  return rPlane(k + dk)[(ry + dj) * kRW + (rx + di) / 2];
+                },
+                v);
+          }
+          xout(i, j, k) = v;
+        }
+      }
+    };
+    if constexpr (FromZero) {
+      firstColour(k0 - 1);
+      firstColour(k0);
+      for (int k = k0; k < k1; ++k) {
+        team.team_barrier();  // plane k - 2's values are read by no one
+        firstColour(k + 1);
+        team.team_barrier();
+        write(k);
+      }
+    } else {
+      for (int m = k0 - 2; m <= k0 + 1; ++m) issue(m);
+      compat::asyncWait<0>();
+      for (int m = k0 - 2; m <= k0 + 1; ++m) addCorrection(m);
+      team.team_barrier();
+      firstColour(k0 - 1);
+      firstColour(k0);
+      team.team_barrier();  // plane k0 - 2 of xin is read by no one
+      issue(k0 + 2);
+      for (int k = k0; k < k1; ++k) {
+        compat::asyncWait<0>();  // plane k + 2 has landed (this thread's part)
+        addCorrection(k + 2);
+        team.team_barrier();  // ... and every thread's; planes k - 1 and k - 2 are done with
+        issue(k + 3);
+        firstColour(k + 1);
+        team.team_barrier();
+        write(k);
+      }
+      compat::asyncWait<0>();  // nothing left in flight when the team ends
+    }
+  }
+};
+
+template <bool FromZero, bool Fold>
+void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView const& xout, int colour,
+                 CoarseCorrection const& fold) {
+  using K = SweepPlanes<FromZero, Fold>;
+  int const teamSize = compat::planeSweeps<ExecSpace>() ? K::kPairs : 1;
+  long long const tilesX = (g.nx + K::kTileX - 1) / K::kTileX;
+  long long const tilesY = (g.ny + K::kTileY - 1) / K::kTileY;
+  int const run = eddy::detail::defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, g.nz);
+  long long const teams = tilesX * tilesY * ((g.nz + run - 1) / run);
+  EDDY_REQUIRE(teams < (1LL << 31), "PoissonSolver: ", teams, " teams for a sweep of a block of ",
+               g.nx, " x ", g.ny, " x ", g.nz, " cells; expected fewer than 2^31");
+  Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), teamSize);
+  EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
+               "PoissonSolver: the one-pass sweep needs ", K::scratchBytes(),
+               " bytes of team scratch, more than the ", policy.scratch_size_max(0),
+               " a team can have");
+  policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
+  Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy,
+                       K{g, b, xin, xout, colour, awayFromGhostFaces(g), static_cast<int>(tilesX),
+                         static_cast<int>(tilesY), run, fold});
+}
+}  // namespace
+
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
+                 bool planes, CoarseCorrection const* fold) {
+  EDDY_REQUIRE(xin.origin != xout.origin,
+               "smoothSweep: the sweep out of place reads and writes the same field");
+  EDDY_REQUIRE(!(fold && fromZero), "smoothSweep: a sweep from zero takes no coarse correction");
+  if (planes && g.dims == 3) {
+    if (fromZero)
+      sweepPlanes<true, false>(space, g, b, xin, xout, firstColour, {});
+    else if (fold)
+      sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
+    else
+      sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
+    return;
+  }
+  if (fold) prolongAdd(space, g, xin, fold->coarse, fold->e, withGhostRings(g, 1));
+  int const shift = firstColour + g.ox + g.oy + g.oz;
+  forEachCell(
+      "eddy::fluids::poisson::smoothSweepFirst", space, {0, 0, 0}, g.hi(),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        if (fromZero) {
+          xout(i, j, k) = fromZeroCell(g, b, shift, i, j, k);
+        } else if (((i + j + k + shift) & 1) == 0) {
+          xout(i, j, k) = smoothValue(
+              g, b(i, j, k), i, j, k,
+              [&](int di, int dj, int dk) { return xin(i + di, j + dj, k + dk); }, xin(i, j, k));
+        } else {
+          xout(i, j, k) = xin(i, j, k);
+        }
+      });
+  smoothColour(space, g, b, xout, 1 - firstColour, awayFromGhostFaces(g));
+}
+
+bool smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                      CellView const& x, int colour) {
+  BoxSplit const split = BoxSplit::of(Box3{{0, 0, 0}, g.hi()}, awayFromGhostFaces(g));
+  for (Box3 const& slab : split.shell) smoothColour(space, g, b, x, colour, slab, true);
+  return !split.shell.empty();
 }
 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,

@@ -70,21 +70,36 @@ KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int 
 }
 
 /// Diagonal of A at local cell (i, j, k) and the weighted sum of its neighbours, so that
-/// (A x)_c = diag x_c - nsum.
-KOKKOS_INLINE_FUNCTION void splitOperator(PoissonGrid const& g, CellView const& x, int i, int j,
-                                          int k, double& diag, double& nsum) {
+/// (A x)_c = diag x_c - nsum, with the neighbour at offset (di, dj, dk) given by nb(di, dj, dk)
+/// (called only for the neighbours the operator reads: none beyond a wall). Every smoother reads
+/// its neighbours through this one function, from a field or from team scratch, so that all give
+/// the same bits.
+template <class Nb>
+KOKKOS_INLINE_FUNCTION void splitOperatorWith(PoissonGrid const& g, int i, int j, int k,
+                                              Nb const& nb, double& diag, double& nsum) {
   int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
   double sx = 0.0, sy = 0.0, sz = 0.0;
-  if (!(g.wx && gi == 0)) sx += x(i - 1, j, k);
-  if (!(g.wx && gi == g.Nx - 1)) sx += x(i + 1, j, k);
-  if (!(g.wy && gj == 0)) sy += x(i, j - 1, k);
-  if (!(g.wy && gj == g.Ny - 1)) sy += x(i, j + 1, k);
+  if (!(g.wx && gi == 0)) sx += nb(-1, 0, 0);
+  if (!(g.wx && gi == g.Nx - 1)) sx += nb(1, 0, 0);
+  if (!(g.wy && gj == 0)) sy += nb(0, -1, 0);
+  if (!(g.wy && gj == g.Ny - 1)) sy += nb(0, 1, 0);
   if (g.dims == 3) {
-    if (!(g.wz && gk == 0)) sz += x(i, j, k - 1);
-    if (!(g.wz && gk == g.Nz - 1)) sz += x(i, j, k + 1);
+    if (!(g.wz && gk == 0)) sz += nb(0, 0, -1);
+    if (!(g.wz && gk == g.Nz - 1)) sz += nb(0, 0, 1);
   }
   diag = operatorDiagonal(g, i, j, k);
   nsum = g.cx * sx + g.cy * sy + g.cz * sz;
+}
+
+/// The Gauss-Seidel value of cell (i, j, k) with right-hand side `b` there and its neighbours
+/// from nb: (b + the weighted neighbours) / diag, or `old` (the cell's value before) where the
+/// diagonal is 0.
+template <class Nb>
+KOKKOS_INLINE_FUNCTION double smoothValue(PoissonGrid const& g, double b, int i, int j, int k,
+                                          Nb const& nb, double old) {
+  double diag = 0.0, nsum = 0.0;
+  splitOperatorWith(g, i, j, k, nb, diag, nsum);
+  return diag > 0 ? (b + nsum) / diag : old;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -100,9 +115,9 @@ KOKKOS_INLINE_FUNCTION double residualCell(PoissonGrid const& g, CellView const&
 /// A Gauss-Seidel update of cell (i, j, k): x = (b + the weighted neighbours) / diag.
 KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, CellView const& x,
                                        int i, int j, int k) {
-  double diag = 0.0, nsum = 0.0;
-  splitOperator(g, x, i, j, k, diag, nsum);
-  if (diag > 0) x(i, j, k) = (b(i, j, k) + nsum) / diag;
+  x(i, j, k) = smoothValue(
+      g, b(i, j, k), i, j, k, [&](int di, int dj, int dk) { return x(i + di, j + dj, k + dk); },
+      x(i, j, k));
 }
 
 /// Item (t, j, k) of a half sweep over one colour (`shift` = colour + the global offsets) of the
@@ -258,6 +273,44 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
 /// others 0. Ghosts outside `cells` are not written: exchange x before a kernel reads them.
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                           CellView const& x, int colour, Box3 const& cells, bool slab = false);
+
+/// How the finest multigrid level runs a red-black sweep (PoissonOptions::fineSweeps):
+/// - Halves: two half sweeps in place (smoothColour), each reading and writing the whole field;
+/// - Loops, Planes: the sweep out of place (smoothSweep), into the other of two fields: Loops as
+///   two loops over the cells, Planes in one pass (a 3D team kernel; 2D fields take the loops).
+/// The same bits every way.
+enum class FineSweeps { Halves = 0, Loops = 1, Planes = 2 };
+
+/// The owned cells of g but the layer next to each face that has ghosts (a periodic axis, or
+/// another rank's block): the cells of a sweep out of place whose second colour reads no ghost.
+Box3 awayFromGhostFaces(PoissonGrid const& g);
+
+/// A coarse level's correction, to be added to a fine field by prolongation (prolongAdd).
+struct CoarseCorrection {
+  PoissonGrid coarse;
+  CellView e;
+};
+
+/// One red-black Gauss-Seidel sweep out of place: the cells of colour `firstColour` get
+/// smoothCell's value from `xin` (which must be current one ghost layer out), then the other
+/// colour's cells within awayFromGhostFaces(g) get it from those new values; the other colour's
+/// cells next to a face with ghosts keep xin's value (0 with `fromZero`) until smoothSweepShell.
+/// Every owned cell of xout is written; xin and xout are different fields. `fromZero`: xin
+/// counts as 0 (not read), as smoothColourFromZero. `planes` (3D): in one pass, a team per tile
+/// of a plane marching along z with xin's planes and the first colour's values in team scratch;
+/// else (and in 2D) two loops. The same bits as smoothColour's two half sweeps in place once
+/// smoothSweepShell has run. `fold` (not with `fromZero`): the sweep reads xin + P e instead of
+/// xin, the values prolongAdd(g, xin, fold->coarse, fold->e) gives xin's owned cells and first
+/// ghost layer (e's ghosts current one layer out); in one pass xin is not written, else
+/// prolongAdd runs first.
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
+                 bool planes, CoarseCorrection const* fold = nullptr);
+/// The second colour (`colour`) of a sweep out of place on the owned cells next to faces with
+/// ghosts, in place on x, whose first ghost layer must hold the owners' first colour (exchanged
+/// after smoothSweep). Returns whether there were any such cells.
+bool smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                      CellView const& x, int colour);
 
 /// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
 /// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine

@@ -86,7 +86,8 @@ struct PoissonSolver::Impl {
           options.correctionRings >= 0 ? options.correctionRings : correctionRingsFromEnvironment(),
           !options.overlap            ? -1
           : options.overlapCells >= 0 ? options.overlapCells
-                                      : overlapCellsFromEnvironment());
+                                      : overlapCellsFromEnvironment(),
+          options.fineSweeps >= 0 ? options.fineSweeps : fineSweepsFromEnvironment());
     }
     // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
     // solve holds; other widths get theirs on first use.

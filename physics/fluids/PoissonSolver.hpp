@@ -56,6 +56,10 @@ struct PoissonOptions {
   /// correction once per red-black sweep instead of before every half sweep (the same bits).
   /// -1: EDDY_MG_CORRECTION_RINGS from the environment (default 2).
   int correctionRings = -1;
+  /// How the finest multigrid level runs its red-black sweeps (Multigrid's constructor): 0 two
+  /// half sweeps in place, 1 out of place by two loops, 2 out of place in one pass (the same
+  /// bits). -1: EDDY_MG_FINE_SWEEPS from the environment (default compat::fineSweeps).
+  int fineSweeps = -1;
 };
 
 struct PoissonStats {

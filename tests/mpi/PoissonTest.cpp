@@ -545,6 +545,65 @@ TEST(Poisson, TwoGhostLayersGiveTheSameBits) {
   }
 }
 
+// The finest level's sweeps out of place (PoissonOptions::fineSweeps): by two loops and in one
+// pass (a team per tile of a plane; on host backends teams of one thread), against the two half
+// sweeps in place: the same iterations, history and field on any rank count, 2D and 3D, walls
+// and periodic axes, odd sweep counts (the first post-smoothing sweep in place), blocks that
+// are not whole tiles, with and without the one-launch tail.
+TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
+  struct Case {
+    Problem problem;
+    long long fused;  // fusedCoarseCells
+    int sweeps;       // pre = post
+  };
+  std::vector<Case> const cases = {
+      {{{64, 48, 1}, 2, {true, false, false}}, 0, 2},
+      {{{36, 28, 1}, 2, {false, true, false}}, 0, 1},
+      {{{16, 24, 32}, 3, {false, true, true}}, 0, 2},
+      {{{32, 32, 32}, 3, {true, true, true}}, 64, 2},
+      {{{48, 32, 40}, 3, {true, true, true}}, 0, 3},
+      {{{24, 16, 40}, 3, {false, false, false}}, 0, 2},
+      {{{72, 20, 12}, 3, {true, false, false}}, 0, 2},
+      {{{136, 12, 8}, 3, {false, true, false}}, 0, 1},
+  };
+  for (auto const& c : cases) {
+    eddy::ExecSpace space;
+    CartDecomposition const d = c.problem.decomp(MPI_COMM_WORLD);
+    PoissonOptions halves = options(PoissonMethod::MultigridCG, 1e-9, 400);
+    halves.preSmooth = halves.postSmooth = c.sweeps;
+    halves.fusedCoarseCells = c.fused;
+    halves.fineSweeps = 0;
+    PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), halves);
+    for (int way : {1, 2}) {
+      PoissonOptions outOfPlace = halves;
+      outOfPlace.fineSweeps = way;
+      PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), outOfPlace);
+      SCOPED_TRACE(eddy::toString(c.problem.cells) + " on " + d.describe() + ", " +
+                   std::to_string(c.sweeps) + " sweeps, fine sweeps " + std::to_string(way));
+      PoissonStats const sa = expectSameSolve(a, d, b, d, way == 2);
+      EXPECT_TRUE(sa.converged);
+      EXPECT_GT(sa.iterations, 1);
+    }
+  }
+}
+
+TEST(Poisson, AMalformedFineSweepsIsAConfigError) {
+  eddy::ExecSpace space;
+  Problem const s{{16, 16, 1}, 2, {true, true, false}};
+  CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 3),
+               eddy::ConfigError);
+  {
+    eddy::test::ScopedEnv bad("EDDY_MG_FINE_SWEEPS", "planes");
+    EXPECT_THROW(eddy::fluids::fineSweepsFromEnvironment(), eddy::ConfigError);
+  }
+  {
+    eddy::test::ScopedEnv loops("EDDY_MG_FINE_SWEEPS", "1");
+    EXPECT_EQ(eddy::fluids::fineSweepsFromEnvironment(), 1);
+  }
+  EXPECT_EQ(eddy::fluids::fineSweepsFromEnvironment(), eddy::compat::fineSweeps<eddy::ExecSpace>());
+}
+
 // What the second ghost layer saves: the halo exchanges of one V-cycle on a periodic 32^3 grid
 // (levels 32, 16, 8, 4, 2 cells per axis, all step by step, 2 sweeps each way). One layer: each
 // of levels 0-3 exchanges x before 3 of its 4 pre-smoothing half sweeps, before the residual,

@@ -322,6 +322,15 @@ constexpr bool cellRows() {
   return !isCuda<Exec>();
 }
 
+/// The default of EDDY_MG_FINE_SWEEPS on `Exec`: how the finest multigrid level runs a red-black
+/// sweep (fluids::detail::FineSweeps). 0, the two half sweeps in place, on every backend until
+/// the sweep out of place in one pass (2) is timed on a GPU: each half sweep in place reads and
+/// writes every 32-byte sector of the field, so the pass should move about half the bytes.
+template <class Exec>
+constexpr int fineSweeps() {
+  return 0;
+}
+
 /// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
 /// most this many cells run in one launch (Multigrid.hpp). On CUDA 4096 (16^3): each small level
 /// otherwise costs ~22 launches of latency (H200, 3D Taylor-Green: 256^3 step 2% faster, 512^3
