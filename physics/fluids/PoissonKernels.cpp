@@ -131,6 +131,37 @@ void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellVi
       });
 }
 
+double residualUpdate(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, double alpha,
+                      CellView const& r, CellView const& q, CellView const& rOut) {
+  EDDY_REQUIRE(rOut.origin != r.origin && rOut.origin != q.origin,
+               "residualUpdate: the updated residual must go to a third field");
+  return reproducibleSum(
+      space, comm, {0, 0, 0}, g.hi(), KOKKOS_LAMBDA(int i, int j, int k) {
+        double const v = r(i, j, k) - alpha * q(i, j, k);  // cgUpdate's r -= alpha q
+        rOut(i, j, k) = v;
+        return v * v;
+      });
+}
+
+void advanceAndUpdateDirection(ExecSpace const& space, PoissonGrid const& g, double alpha,
+                               double beta, CellView const& z, CellView const& p,
+                               CellView const& x) {
+  forEachCell(
+      "eddy::fluids::poisson::advanceAndUpdateDirection", space, {0, 0, 0}, g.hi(),
+      KOKKOS_LAMBDA(int i, int j, int k) {
+        double const pk = p(i, j, k);
+        x(i, j, k) += alpha * pk;
+        p(i, j, k) = z(i, j, k) + beta * pk;
+      });
+}
+
+void addScaled(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
+               CellView const& x) {
+  forEachCell(
+      "eddy::fluids::poisson::addScaled", space, {0, 0, 0}, g.hi(),
+      KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += alpha * p(i, j, k); });
+}
+
 void updateDirection(ExecSpace const& space, PoissonGrid const& g, double beta, CellView const& z,
                      CellView const& p) {
   forEachCell(

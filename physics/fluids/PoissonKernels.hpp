@@ -247,6 +247,17 @@ void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, C
 /// x += alpha p, r -= alpha q.
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
               CellView const& q, CellView const& x, CellView const& r);
+/// rOut = r - alpha q on owned cells; returns ||rOut||^2 (fused: one pass). rOut is a field other
+/// than r and q, so the pass may run twice (see reproducibleSum) with the same result.
+double residualUpdate(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, double alpha,
+                      CellView const& r, CellView const& q, CellView const& rOut);
+/// x += alpha p, then p = z + beta p, in one pass.
+void advanceAndUpdateDirection(ExecSpace const& space, PoissonGrid const& g, double alpha,
+                               double beta, CellView const& z, CellView const& p,
+                               CellView const& x);
+/// x += alpha p.
+void addScaled(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
+               CellView const& x);
 /// p = z + beta p.
 void updateDirection(ExecSpace const& space, PoissonGrid const& g, double beta, CellView const& z,
                      CellView const& p);

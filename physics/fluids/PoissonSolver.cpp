@@ -12,6 +12,7 @@
 #include "eddy/core/Timer.hpp"
 
 #include <cmath>
+#include <utility>
 
 namespace eddy::fluids {
 
@@ -158,10 +159,16 @@ void PoissonSolver::Impl::conjugateGradient(ExecSpace const& space, FieldType& p
   }
   FieldType& dir = *p;
   double rz = rr;
+  // With multigrid the residual and the preconditioned residual trade fields at every
+  // iteration: the residual update writes into the field that held M r (free by then), so that
+  // it sums the new residual's squares in the same pass; x takes its step with the next
+  // direction's update. The same values as r -= alpha q, x += alpha p and r . r each on its own.
+  FieldType* res = r.get();
+  FieldType* pre = z.get();
   if (mg) {
-    mg->apply(space, *r, *z, *b);
-    rz = detail::dot(space, comm, grid, r->access(), z->access());
-    detail::copyOwned(space, grid, z->access(), dir.access());
+    mg->apply(space, *res, *pre, *b);
+    rz = detail::dot(space, comm, grid, res->access(), pre->access());
+    detail::copyOwned(space, grid, pre->access(), dir.access());
   } else {
     detail::copyOwned(space, grid, r->access(), dir.access());
   }
@@ -170,22 +177,32 @@ void PoissonSolver::Impl::conjugateGradient(ExecSpace const& space, FieldType& p
     // A is semi-definite: pq <= 0 only when the direction has vanished (or gone non-finite).
     if (!(pq > 0) || !std::isfinite(rz)) break;
     double const alpha = rz / pq;
-    detail::cgUpdate(space, grid, alpha, dir.access(), q->access(), x, r->access());
-    rr = detail::dot(space, comm, grid, r->access(), r->access());
+    if (mg) {
+      rr = detail::residualUpdate(space, comm, grid, alpha, res->access(), q->access(),
+                                  pre->access());
+      std::swap(res, pre);
+    } else {
+      detail::cgUpdate(space, grid, alpha, dir.access(), q->access(), x, r->access());
+      rr = detail::dot(space, comm, grid, r->access(), r->access());
+    }
     s.iterations = it;
     s.history.push_back(std::sqrt(rr) / normF);
     if (s.history.back() <= options.tolerance) {
       s.converged = true;
+      if (mg) detail::addScaled(space, grid, alpha, dir.access(), x);
       break;
     }
-    double rzNew = rr;
     if (mg) {
-      mg->apply(space, *r, *z, *b);
-      rzNew = detail::dot(space, comm, grid, r->access(), z->access());
+      mg->apply(space, *res, *pre, *b);
+      double const rzNew = detail::dot(space, comm, grid, res->access(), pre->access());
+      double const beta = rzNew / rz;
+      rz = rzNew;
+      detail::advanceAndUpdateDirection(space, grid, alpha, beta, pre->access(), dir.access(), x);
+    } else {
+      double const beta = rr / rz;
+      rz = rr;
+      detail::updateDirection(space, grid, beta, r->access(), dir.access());
     }
-    double const beta = rzNew / rz;
-    rz = rzNew;
-    detail::updateDirection(space, grid, beta, mg ? z->access() : r->access(), dir.access());
   }
 }
 
