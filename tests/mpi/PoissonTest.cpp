@@ -505,18 +505,45 @@ TEST(Poisson, GatheringCoarseLevelsEarlierGivesTheSameBits) {
     }
 }
 
+/// A problem solved two ways by the tests below, with its fusedCoarseCells and sweep counts.
+struct TwoWaysCase {
+  Problem problem;
+  long long fused;  // fusedCoarseCells
+  int sweeps;       // pre = post
+};
+
+/// Solves each case by MG-CG with the options `setA` and `setB` make of the case's and expects
+/// bitwise the same solve (expectSameSolve, from a nonzero guess with `guess`), converged in
+/// more than one iteration. `what` names the second way in the trace.
+void expectSameBitsBothWays(std::vector<TwoWaysCase> const& cases, std::string const& what,
+                            std::function<void(PoissonOptions&)> const& setA,
+                            std::function<void(PoissonOptions&)> const& setB, bool guess) {
+  for (auto const& c : cases) {
+    eddy::ExecSpace space;
+    CartDecomposition const d = c.problem.decomp(MPI_COMM_WORLD);
+    PoissonOptions first = options(PoissonMethod::MultigridCG, 1e-9, 400);
+    first.preSmooth = first.postSmooth = c.sweeps;
+    first.fusedCoarseCells = c.fused;
+    PoissonOptions second = first;
+    setA(first);
+    setB(second);
+    PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), first);
+    PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), second);
+    SCOPED_TRACE(eddy::toString(c.problem.cells) + " on " + d.describe() + ", " +
+                 std::to_string(c.sweeps) + " sweeps, " + what);
+    PoissonStats const sa = expectSameSolve(a, d, b, d, guess);
+    EXPECT_TRUE(sa.converged);
+    EXPECT_GT(sa.iterations, 1);
+  }
+}
+
 // Multigrid corrections with two ghost layers (PoissonOptions::correctionRings): each half sweep
 // after an exchange also computes the first ghost layer, as its owner does, so that the next
 // one needs no exchange. The same iterations, history and field as with one layer, on any rank
 // count, 2D and 3D, walls and periodic axes, odd extents (levels that keep one layer), other
 // sweep counts, with and without the one-launch tail.
 TEST(Poisson, TwoGhostLayersGiveTheSameBits) {
-  struct Case {
-    Problem problem;
-    long long fused;  // fusedCoarseCells
-    int sweeps;       // pre = post
-  };
-  std::vector<Case> const cases = {
+  std::vector<TwoWaysCase> const cases = {
       {{{64, 48, 1}, 2, {true, false, false}}, 0, 2},
       {{{36, 28, 1}, 2, {false, true, false}}, 0, 1},
       {{{16, 24, 32}, 3, {false, true, true}}, 0, 2},
@@ -525,24 +552,17 @@ TEST(Poisson, TwoGhostLayersGiveTheSameBits) {
       {{{24, 16, 40}, 3, {false, false, false}}, 0, 2},
       {{{30, 16, 1}, 2, {true, true, false}}, 0, 2},  // 15 x 8: the finest level alone
   };
-  for (auto const& c : cases) {
-    eddy::ExecSpace space;
-    CartDecomposition const d = c.problem.decomp(MPI_COMM_WORLD);
-    PoissonOptions one = options(PoissonMethod::MultigridCG, 1e-9, 400);
-    one.preSmooth = one.postSmooth = c.sweeps;
-    one.fusedCoarseCells = c.fused;
-    one.gatheredCoarseCells = 0;
-    one.correctionRings = 1;
-    PoissonOptions two = one;
-    two.correctionRings = 2;
-    PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), one);
-    PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), two);
-    SCOPED_TRACE(eddy::toString(c.problem.cells) + " on " + d.describe() + ", " +
-                 std::to_string(c.sweeps) + " sweeps");
-    PoissonStats const sa = expectSameSolve(a, d, b, d, false);
-    EXPECT_TRUE(sa.converged);
-    EXPECT_GT(sa.iterations, 1);
-  }
+  expectSameBitsBothWays(
+      cases, "two layers",
+      [](PoissonOptions& o) {
+        o.gatheredCoarseCells = 0;
+        o.correctionRings = 1;
+      },
+      [](PoissonOptions& o) {
+        o.gatheredCoarseCells = 0;
+        o.correctionRings = 2;
+      },
+      false);
 }
 
 // The finest level's sweeps out of place (PoissonOptions::fineSweeps): by two loops and in one
@@ -551,12 +571,7 @@ TEST(Poisson, TwoGhostLayersGiveTheSameBits) {
 // and periodic axes, odd sweep counts (the first post-smoothing sweep in place), blocks that
 // are not whole tiles, with and without the one-launch tail.
 TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
-  struct Case {
-    Problem problem;
-    long long fused;  // fusedCoarseCells
-    int sweeps;       // pre = post
-  };
-  std::vector<Case> const cases = {
+  std::vector<TwoWaysCase> const cases = {
       {{{64, 48, 1}, 2, {true, false, false}}, 0, 2},
       {{{36, 28, 1}, 2, {false, true, false}}, 0, 1},
       {{{16, 24, 32}, 3, {false, true, true}}, 0, 2},
@@ -566,25 +581,10 @@ TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
       {{{72, 20, 12}, 3, {true, false, false}}, 0, 2},
       {{{136, 12, 8}, 3, {false, true, false}}, 0, 1},
   };
-  for (auto const& c : cases) {
-    eddy::ExecSpace space;
-    CartDecomposition const d = c.problem.decomp(MPI_COMM_WORLD);
-    PoissonOptions halves = options(PoissonMethod::MultigridCG, 1e-9, 400);
-    halves.preSmooth = halves.postSmooth = c.sweeps;
-    halves.fusedCoarseCells = c.fused;
-    halves.fineSweeps = 0;
-    PoissonSolver a(space, MPI_COMM_WORLD, d, c.problem.h(), halves);
-    for (int way : {1, 2}) {
-      PoissonOptions outOfPlace = halves;
-      outOfPlace.fineSweeps = way;
-      PoissonSolver b(space, MPI_COMM_WORLD, d, c.problem.h(), outOfPlace);
-      SCOPED_TRACE(eddy::toString(c.problem.cells) + " on " + d.describe() + ", " +
-                   std::to_string(c.sweeps) + " sweeps, fine sweeps " + std::to_string(way));
-      PoissonStats const sa = expectSameSolve(a, d, b, d, way == 2);
-      EXPECT_TRUE(sa.converged);
-      EXPECT_GT(sa.iterations, 1);
-    }
-  }
+  for (int way : {1, 2})
+    expectSameBitsBothWays(
+        cases, "fine sweeps " + std::to_string(way), [](PoissonOptions& o) { o.fineSweeps = 0; },
+        [way](PoissonOptions& o) { o.fineSweeps = way; }, way == 2);
 }
 
 TEST(Poisson, AMalformedFineSweepsIsAConfigError) {
