@@ -638,9 +638,13 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   bool const wide = x.ghost() > 1;
   bool const gathers = coarse.replicated && !level.replicated;
   // The finest level may sweep out of place, alternating between x and res: res holds the
-  // residual only from the residual to the restriction (see smoothOutOfPlace).
-  bool const outOfPlace = l == 0 && m_fineSweeps != static_cast<int>(detail::FineSweeps::Halves) &&
-                          !level.overlap && !wide;
+  // residual only from the residual to the restriction (see smoothOutOfPlace). In one pass only
+  // in 3D: a 2D level keeps the half sweeps in place, which take fewer launches than two loops.
+  using Sweeps = detail::FineSweeps;
+  bool const outOfPlace =
+      l == 0 && !level.overlap && !wide &&
+      (m_fineSweeps == static_cast<int>(Sweeps::Loops) ||
+       (m_fineSweeps == static_cast<int>(Sweeps::Planes) && level.grid.dims == 3));
   Rings d;
   {
     ScopedRegion own(m_levelRegions[l]);

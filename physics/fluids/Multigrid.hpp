@@ -114,7 +114,7 @@ class Multigrid {
   /// bits. < 0: no overlap.
   /// `fineSweeps` (detail::FineSweeps as 0, 1 or 2): how the finest level runs its sweeps when
   /// it does not overlap its exchanges: 0 two half sweeps in place; 1 and 2 out of place
-  /// (smoothOutOfPlace), by two loops or in one pass.
+  /// (smoothOutOfPlace), by two loops or in one pass (3D; a 2D level keeps the half sweeps).
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
             long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1,

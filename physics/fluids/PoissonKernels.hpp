@@ -288,7 +288,7 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
 /// How the finest multigrid level runs a red-black sweep (PoissonOptions::fineSweeps):
 /// - Halves: two half sweeps in place (smoothColour), each reading and writing the whole field;
 /// - Loops, Planes: the sweep out of place (smoothSweep), into the other of two fields: Loops as
-///   two loops over the cells, Planes in one pass (a 3D team kernel; 2D fields take the loops).
+///   two loops over the cells, Planes in one pass (a 3D team kernel; a 2D level keeps Halves).
 /// The same bits every way.
 enum class FineSweeps { Halves = 0, Loops = 1, Planes = 2 };
 
