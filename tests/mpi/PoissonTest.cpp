@@ -569,7 +569,8 @@ TEST(Poisson, TwoGhostLayersGiveTheSameBits) {
 // pass (a team per tile of a plane; on host backends teams of one thread), against the two half
 // sweeps in place: the same iterations, history and field on any rank count, 2D and 3D, walls
 // and periodic axes, odd sweep counts (the first post-smoothing sweep in place), blocks that
-// are not whole tiles, with and without the one-launch tail.
+// are not whole tiles, with and without the one-launch tail, a next level gathered onto every
+// rank.
 TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
   std::vector<TwoWaysCase> const cases = {
       {{{64, 48, 1}, 2, {true, false, false}}, 0, 2},
@@ -580,6 +581,7 @@ TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
       {{{24, 16, 40}, 3, {false, false, false}}, 0, 2},
       {{{72, 20, 12}, 3, {true, false, false}}, 0, 2},
       {{{136, 12, 8}, 3, {false, true, false}}, 0, 1},
+      {{{16, 16, 16}, 3, {true, true, true}}, 512, 2},  // level 1 gathered, or the tail's first
   };
   for (int way : {1, 2})
     expectSameBitsBothWays(
