@@ -46,6 +46,13 @@ int fineSweepsFromEnvironment() {
       "place by two loops, 2 out of place in one pass)"));
 }
 
+long long outOfPlaceCellsFromEnvironment() {
+  return integerFromEnvironment("EDDY_MG_OUT_OF_PLACE_CELLS", 0, 0, LLONG_MAX,
+                                "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS 1 or 2, the coarser "
+                                "multigrid levels whose blocks hold at least that many cells "
+                                "sweep out of place too; 0: the finest level only)");
+}
+
 long long fusedCellsFromEnvironment() {
   return integerFromEnvironment("EDDY_MG_FUSED_CELLS", compat::fusedCoarseCells<ExecSpace>(), 0,
                                 LLONG_MAX,
@@ -236,6 +243,8 @@ struct Multigrid::Level {
   /// With overlap: exchanges before the level's kernels run beside the cells that read no
   /// ghost from another rank (exchangeThen, aroundPeers).
   bool overlap = false;
+  /// Sweeps out of place (smoothOutOfPlace) when it does not overlap.
+  bool outOfPlace = false;
 
   /// `cells` (withGhostRings) split for a kernel beside an exchange (BoxSplit::awayFromPeerFaces):
   /// `away` is the ghost width for a half sweep of the exchanged x (it writes x, whose owned cells
@@ -351,7 +360,7 @@ void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overl
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
                      long long fusedCells, long long gatherCells, int correctionRings,
-                     long long overlapCells, int fineSweeps)
+                     long long overlapCells, int fineSweeps, long long outOfPlaceCells)
     : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps) {
   if (fineSweeps < 0 || fineSweeps > 2)
     throw ConfigError(str("PoissonSolver: multigrid fine sweeps ", fineSweeps,
@@ -420,10 +429,20 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   // the coarsest (sweeps only), unless the second layer would not be what its owner computes: a
   // block thinner than two cells, or a periodic axis of odd extent (the colours of the sweeps
   // would not match across the wrap).
+  // The levels that may sweep out of place (see the top of Multigrid.hpp), each with one ghost
+  // layer: the finest (unless it overlaps its exchanges, decided below), and the coarser ones
+  // run step by step whose blocks hold at least outOfPlaceCells cells, when no level overlaps.
+  using Sweeps = detail::FineSweeps;
+  bool const anyOutOfPlace = fineSweeps == static_cast<int>(Sweeps::Loops) ||
+                             (fineSweeps == static_cast<int>(Sweeps::Planes) && dims == 3);
   for (int l = 0; l < levels(); ++l) {
     Level& level = *m_levels[l];
-    bool wide = correctionRings == 2 && l > 0 && l < m_fusedFrom && l + 1 < levels() && m_pre > 0 &&
-                m_post > 0;
+    long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
+    level.outOfPlace =
+        anyOutOfPlace && l + 1 < levels() && l < m_fusedFrom &&
+        (l == 0 || (overlapCells < 0 && outOfPlaceCells > 0 && owned >= outOfPlaceCells));
+    bool wide = !level.outOfPlace && correctionRings == 2 && l > 0 && l < m_fusedFrom &&
+                l + 1 < levels() && m_pre > 0 && m_post > 0;
     Index3 const G = level.decomp.globalCells();
     for (int a = 0; a < dims && wide; ++a) {
       wide = !level.decomp.isPeriodic(a) || G[a] % 2 == 0;
@@ -637,14 +656,9 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   // not exchanged, for the restriction.
   bool const wide = x.ghost() > 1;
   bool const gathers = coarse.replicated && !level.replicated;
-  // The finest level may sweep out of place, alternating between x and res: res holds the
-  // residual only from the residual to the restriction (see smoothOutOfPlace). In one pass only
-  // in 3D: a 2D level keeps the half sweeps in place, which take fewer launches than two loops.
-  using Sweeps = detail::FineSweeps;
-  bool const outOfPlace =
-      l == 0 && !level.overlap && !wide &&
-      (m_fineSweeps == static_cast<int>(Sweeps::Loops) ||
-       (m_fineSweeps == static_cast<int>(Sweeps::Planes) && level.grid.dims == 3));
+  // A level may sweep out of place, alternating between x and res: res holds the residual only
+  // from the residual to the restriction (see smoothOutOfPlace).
+  bool const outOfPlace = level.outOfPlace && !level.overlap && !wide;
   Rings d;
   {
     ScopedRegion own(m_levelRegions[l]);

@@ -49,6 +49,7 @@
 /// also adds the prolongated correction to the values it reads, so x is not written by a
 /// prolongation pass. The second colour next to a face with ghosts waits for an exchange of the
 /// first colour's values (smoothSweepShell): two exchanges a sweep, as in place. The same bits.
+/// Coarser levels run step by step may do the same (`outOfPlaceCells`), with one ghost layer.
 ///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
@@ -80,6 +81,10 @@ long long fusedCellsFromEnvironment();
 /// EDDY_MG_FINE_SWEEPS (0, 1 or 2: detail::FineSweeps; compat::fineSweeps when unset); throws
 /// eddy::ConfigError otherwise.
 int fineSweepsFromEnvironment();
+
+/// EDDY_MG_OUT_OF_PLACE_CELLS as a cell count (0 when unset: the finest level only); throws
+/// eddy::ConfigError when it is not a non-negative integer.
+long long outOfPlaceCellsFromEnvironment();
 
 /// EDDY_MG_GATHER_CELLS as a cell count (compat::gatheredCoarseCells when unset); throws
 /// eddy::ConfigError when it is not a non-negative integer.
@@ -115,10 +120,13 @@ class Multigrid {
   /// `fineSweeps` (detail::FineSweeps as 0, 1 or 2): how the finest level runs its sweeps when
   /// it does not overlap its exchanges: 0 two half sweeps in place; 1 and 2 out of place
   /// (smoothOutOfPlace), by two loops or in one pass (3D; a 2D level keeps the half sweeps).
+  /// `outOfPlaceCells` > 0 (with fineSweeps 1 or 2, and no overlap asked for): the coarser
+  /// levels run step by step whose blocks hold at least that many cells sweep out of place too,
+  /// with one ghost layer instead of correctionRings.
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
             long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1,
-            int fineSweeps = 0);
+            int fineSweeps = 0, long long outOfPlaceCells = 0);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;

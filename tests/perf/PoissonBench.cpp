@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
     for (int way : ways) {
       cycles.push_back(std::make_unique<fluids::Multigrid>(
           space, MPI_COMM_WORLD, decomp, hh, 2, 2, fluids::fusedCellsFromEnvironment(),
-          fluids::gatherCellsFromEnvironment(), fluids::correctionRingsFromEnvironment(), -1, way));
+          fluids::gatherCellsFromEnvironment(), fluids::correctionRingsFromEnvironment(), -1, way,
+          fluids::outOfPlaceCellsFromEnvironment()));
       fluids::PoissonOptions o;
       o.tolerance = 1e-10;
       o.maxIterations = 100;
