@@ -325,30 +325,29 @@ struct SweepPlanes {
         }
       }
     };
-    // Plane k of xout over the tile.
+    // Plane k of xout over the tile: of each pair, the cell of the first colour from scratch and
+    // the other one computed (no branch between the colours within a warp).
     auto const write = [&](int k) {
       for (int p = rank; p < kPairs; p += size) {
-        int const j = y0 + p / (kTileX / 2);
-        if (j >= g.ny) continue;
+        int const i0 = x0 + 2 * (p % (kTileX / 2)), j = y0 + p / (kTileX / 2);
+        if (i0 >= g.nx || j >= g.ny) continue;
         int const ry = p / (kTileX / 2) + 1;
-        for (int c = 0; c < 2; ++c) {
-          int const i = x0 + 2 * (p % (kTileX / 2)) + c;
-          if (i >= g.nx) break;
-          int const rx = i - x0 + 1;
+        int const second = i0 + 1 - ((i0 + j + k + g.ox + g.oy + g.oz + colour) & 1);
+        int const first = 2 * i0 + 1 - second;
+        if (first < g.nx) xout(first, j, k) = rPlane(k)[ry * kRW + (first - x0 + 1) / 2];
+        if (second < g.nx) {
+          int const rx = second - x0 + 1;
           double v = 0.0;
           if constexpr (!FromZero) v = xPlane(k)[(ry + 1) * kXW + rx + 1];
-          if (((i + j + k + g.ox + g.oy + g.oz) & 1) == colour) {
-            v = rPlane(k)[ry * kRW + rx / 2];
-          } else if (i >= inner.lo[0] && i < inner.hi[0] && j >= inner.lo[1] && j < inner.hi[1] &&
-                     k >= inner.lo[2] && k < inner.hi[2]) {
+          if (second >= inner.lo[0] && second < inner.hi[0] && j >= inner.lo[1] &&
+              j < inner.hi[1] && k >= inner.lo[2] && k < inner.hi[2])
             v = smoothValue(
-                g, b(i, j, k), i, j, k,
+                g, b(second, j, k), second, j, k,
                 [&](int di, int dj, int dk) {
                   return rPlane(k + dk)[(ry + dj) * kRW + (rx + di) / 2];
                 },
                 v);
-          }
-          xout(i, j, k) = v;
+          xout(second, j, k) = v;
         }
       }
     };
