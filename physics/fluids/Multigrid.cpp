@@ -243,8 +243,10 @@ struct Multigrid::Level {
   /// With overlap: exchanges before the level's kernels run beside the cells that read no
   /// ghost from another rank (exchangeThen, aroundPeers).
   bool overlap = false;
-  /// Sweeps out of place (smoothOutOfPlace) when it does not overlap.
+  /// Sweeps out of place (smoothOutOfPlace) when it does not overlap; then the slabs where the
+  /// second colour waits for an exchange (detail::ghostFaceShell).
   bool outOfPlace = false;
+  std::vector<Box3> sweepShell;
 
   /// `cells` (withGhostRings) split for a kernel beside an exchange (BoxSplit::awayFromPeerFaces):
   /// `away` is the ghost width for a half sweep of the exchanged x (it writes x, whose owned cells
@@ -441,6 +443,7 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     level.outOfPlace =
         anyOutOfPlace && l + 1 < levels() && l < m_fusedFrom &&
         (l == 0 || (overlapCells < 0 && outOfPlaceCells > 0 && owned >= outOfPlaceCells));
+    if (level.outOfPlace) level.sweepShell = detail::ghostFaceShell(level.grid);
     bool wide = !level.outOfPlace && correctionRings == 2 && l > 0 && l < m_fusedFrom &&
                 l + 1 < levels() && m_pre > 0 && m_post > 0;
     Index3 const G = level.decomp.globalCells();
@@ -584,8 +587,11 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
                         planes, n == 0 ? fold : nullptr);
     // The second colour next to faces with ghosts reads the first colour's ghosts: exchanged
     // now (the second colour's ghosts sent with them are xin's, as in place).
-    exchange(space, *level.halo, out);
-    detail::smoothSweepShell(space, level.grid, b.access(), out.access(), 1 - colour);
+    if (!level.sweepShell.empty()) {
+      exchange(space, *level.halo, out);
+      detail::smoothSweepShell(space, level.grid, b.access(), out.access(), 1 - colour,
+                               level.sweepShell);
+    }
     d.colour[colour] = 1;
     d.colour[1 - colour] = 0;
   }

@@ -440,11 +440,13 @@ void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b
   smoothColour(space, g, b, xout, 1 - firstColour, awayFromGhostFaces(g));
 }
 
-bool smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                      CellView const& x, int colour) {
-  BoxSplit const split = BoxSplit::of(Box3{{0, 0, 0}, g.hi()}, awayFromGhostFaces(g));
-  for (Box3 const& slab : split.shell) smoothColour(space, g, b, x, colour, slab, true);
-  return !split.shell.empty();
+std::vector<Box3> ghostFaceShell(PoissonGrid const& g) {
+  return BoxSplit::of(Box3{{0, 0, 0}, g.hi()}, awayFromGhostFaces(g)).shell;
+}
+
+void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                      CellView const& x, int colour, std::vector<Box3> const& shell) {
+  for (Box3 const& slab : shell) smoothColour(space, g, b, x, colour, slab, true);
 }
 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,

@@ -317,11 +317,14 @@ struct CoarseCorrection {
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
                  bool planes, CoarseCorrection const* fold = nullptr);
-/// The second colour (`colour`) of a sweep out of place on the owned cells next to faces with
-/// ghosts, in place on x, whose first ghost layer must hold the owners' first colour (exchanged
-/// after smoothSweep). Returns whether there were any such cells.
-bool smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                      CellView const& x, int colour);
+/// The owned cells of g outside awayFromGhostFaces(g), as disjoint slabs (BoxSplit): where a
+/// sweep out of place leaves its second colour to smoothSweepShell. Empty without such faces.
+std::vector<Box3> ghostFaceShell(PoissonGrid const& g);
+/// The second colour (`colour`) of a sweep out of place on `shell` (ghostFaceShell(g)), in place
+/// on x, whose first ghost layer must hold the owners' first colour (exchanged after
+/// smoothSweep).
+void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                      CellView const& x, int colour, std::vector<Box3> const& shell);
 
 /// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
 /// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine
