@@ -427,13 +427,13 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
       if (level.decomp.nranks() != 1 || level.grid.globalCount() > fusedCells) break;
       --m_fusedFrom;
     }
-  // Two ghost layers for the levels run step by step but the finest (the caller's fields) and
-  // the coarsest (sweeps only), unless the second layer would not be what its owner computes: a
-  // block thinner than two cells, or a periodic axis of odd extent (the colours of the sweeps
-  // would not match across the wrap).
   // The levels that may sweep out of place (see the top of Multigrid.hpp), each with one ghost
   // layer: the finest (unless it overlaps its exchanges, decided below), and the coarser ones
   // run step by step whose blocks hold at least outOfPlaceCells cells, when no level overlaps.
+  // Two ghost layers for the other levels run step by step but the finest (the caller's fields) and
+  // the coarsest (sweeps only), unless the second layer would not be what its owner computes: a
+  // block thinner than two cells, or a periodic axis of odd extent (the colours of the sweeps
+  // would not match across the wrap).
   using Sweeps = detail::FineSweeps;
   bool const anyOutOfPlace = fineSweeps == static_cast<int>(Sweeps::Loops) ||
                              (fineSweeps == static_cast<int>(Sweeps::Planes) && dims == 3);
