@@ -11,6 +11,22 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   endif()
 endif()
 
+# nvcc (directly or through nvcc_wrapper): a call from device code to a host function (such as
+# std::array's operator[], constexpr but not __device__) is only a warning, and the call is
+# undefined in the device code, which may lose the whole branch that holds it. Errors instead:
+# 20011 / 20014 a host function from a host-device / device function, 20013 / 20015 the same
+# for a constexpr host function.
+if(Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
+  set(_eddy_device_lang CXX)
+  if(EDDY_KOKKOS_LANGUAGE STREQUAL "CUDA")
+    set(_eddy_device_lang CUDA)
+  endif()
+  foreach(_diag IN ITEMS 20011 20013 20014 20015)
+    target_compile_options(eddy_warnings INTERFACE
+      "$<$<COMPILE_LANGUAGE:${_eddy_device_lang}>:SHELL:-Xcudafe --diag_error=${_diag}>")
+  endforeach()
+endif()
+
 if(EDDY_ENABLE_SANITIZERS)
   target_compile_options(eddy_warnings INTERFACE -fsanitize=address,undefined
                                                  -fno-omit-frame-pointer)

@@ -222,6 +222,19 @@ Box3 awayFromGhostFaces(PoissonGrid const& g) {
 }
 
 namespace {
+/// A box of cells [lo, hi) in plain ints, for device code: Box3 holds std::arrays, whose
+/// operator[] is a host function (nvcc treats a call to it in device code as undefined and may
+/// drop the branch that holds it).
+struct CellBounds {
+  int lo[3], hi[3];
+  static CellBounds of(Box3 const& b) {
+    return {{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}};
+  }
+  KOKKOS_INLINE_FUNCTION bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+};
+
 /// The one-pass sweep out of place (smoothSweep with `planes`, 3D): a team per tile of
 /// kTileX x kTileY cells of a plane marches along z through planes [k0, k1), a pair of cells
 /// adjacent in x per thread. Team scratch holds planes of xin over the tile and two rings in x
@@ -250,8 +263,8 @@ struct SweepPlanes {
 
   PoissonGrid g;
   CellView b, xin, xout;
-  int colour;  ///< the first colour
-  Box3 inner;  ///< awayFromGhostFaces(g)
+  int colour;        ///< the first colour
+  CellBounds inner;  ///< awayFromGhostFaces(g)
   int tilesX, tilesY, planesPerTeam;
   CoarseCorrection fold;  ///< with Fold
 
@@ -339,8 +352,7 @@ struct SweepPlanes {
           int const rx = second - x0 + 1;
           double v = 0.0;
           if constexpr (!FromZero) v = xPlane(k)[(ry + 1) * kXW + rx + 1];
-          if (second >= inner.lo[0] && second < inner.hi[0] && j >= inner.lo[1] &&
-              j < inner.hi[1] && k >= inner.lo[2] && k < inner.hi[2])
+          if (inner.contains(second, j, k))
             v = smoothValue(
                 g, b(second, j, k), second, j, k,
                 [&](int di, int dj, int dk) {
@@ -402,8 +414,8 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
                " a team can have");
   policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
   Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy,
-                       K{g, b, xin, xout, colour, awayFromGhostFaces(g), static_cast<int>(tilesX),
-                         static_cast<int>(tilesY), run, fold});
+                       K{g, b, xin, xout, colour, CellBounds::of(awayFromGhostFaces(g)),
+                         static_cast<int>(tilesX), static_cast<int>(tilesY), run, fold});
 }
 }  // namespace
 

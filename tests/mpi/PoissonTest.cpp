@@ -7,6 +7,7 @@
 #include "EddyTest.hpp"
 
 #include "fluids/Multigrid.hpp"
+#include "fluids/PoissonKernels.hpp"
 #include "fluids/PoissonSolver.hpp"
 
 #include "eddy/core/Decomposition.hpp"
@@ -851,5 +852,68 @@ TEST(Poisson, Benchmark) {
                     o.stats.relativeResidual, o.seconds,
                     m == PoissonMethod::MultigridCG ? table.c_str() : "");
     }
+  }
+}
+
+// One red-black sweep out of place, kernel against kernel: the one-pass sweep (planes: a team
+// per tile of a plane, GPUs' tile of 64 x 8 cells and runs of planes) writes every owned cell,
+// of both colours, with the bits of the two loops (smoothSweep without planes), from zero and
+// from a field, either colour first; walls and periodic axes, blocks of several tiles and of
+// part of one. Every entry of b and xin, ghosts included, holds a distinct value, so a cell
+// read from the wrong place or left unwritten shows here, where the solves of
+// FineSweepsOutOfPlaceGiveTheSameBits only show that something differs.
+TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
+  using eddy::fluids::detail::PoissonGrid;
+  std::vector<Problem> const problems = {
+      {{16, 16, 16}, 3, {true, true, true}},
+      {{24, 16, 40}, 3, {false, false, false}},
+      {{136, 20, 24}, 3, {false, true, true}},
+  };
+  auto fillAll = [](Field<MemSpace>& f, unsigned seed) {
+    auto h = Kokkos::create_mirror_view(f.view());
+    unsigned s = seed;
+    for (std::size_t n = 0; n < h.span(); ++n) {
+      s = s * 1664525u + 1013904223u;
+      h.data()[n] = 0.25 + (s >> 8) * 0x1p-24;
+    }
+    Kokkos::deep_copy(f.view(), h);
+  };
+  for (auto const& problem : problems) {
+    eddy::ExecSpace space;
+    CartDecomposition const d = problem.decomp(MPI_COMM_WORLD);
+    PoissonGrid const g = PoissonGrid::make(d, problem.h());
+    Field<MemSpace> b(space, "eddy::test::poisson::b", d, 1);
+    Field<MemSpace> xin(space, "eddy::test::poisson::xin", d, 1);
+    Field<MemSpace> loops(space, "eddy::test::poisson::loops", d, 1);
+    Field<MemSpace> planes(space, "eddy::test::poisson::planes", d, 1);
+    fillAll(b, 12345u + eddy::test::worldRank());
+    fillAll(xin, 54321u + eddy::test::worldRank());
+    for (bool fromZero : {true, false})
+      for (int colour : {0, 1}) {
+        SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() +
+                     (fromZero ? ", from zero" : ", from xin") + ", first colour " +
+                     std::to_string(colour));
+        Kokkos::deep_copy(loops.view(), -1.0);
+        Kokkos::deep_copy(planes.view(), -2.0);
+        eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), loops.access(),
+                                          colour, fromZero, false, nullptr);
+        eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), planes.access(),
+                                          colour, fromZero, true, nullptr);
+        space.fence();
+        auto h = Kokkos::create_mirror_view(loops.view());
+        Kokkos::deep_copy(h, loops.view());
+        Index3 const gh = loops.ghosts(), o = loops.globalOffset();
+        long long differ = 0;
+        std::string first;
+        forOwned(planes, [&](int i, int j, int k, double v) {  // global (i, j, k)
+          double const r = h(i - o[0] + gh[0], j - o[1] + gh[1], k - o[2] + gh[2]);
+          if (std::memcmp(&v, &r, sizeof(double)) == 0) return;
+          if (differ++ == 0)
+            first = "global cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                    std::to_string(k) + ") of colour " + std::to_string((i + j + k + colour) & 1) +
+                    ": loops " + std::to_string(r) + ", planes " + std::to_string(v);
+        });
+        EXPECT_EQ(differ, 0) << "on rank " << eddy::test::worldRank() << ", first " << first;
+      }
   }
 }
