@@ -323,12 +323,15 @@ constexpr bool cellRows() {
 }
 
 /// The default of EDDY_MG_FINE_SWEEPS on `Exec`: how the finest multigrid level runs a red-black
-/// sweep (fluids::detail::FineSweeps). 0, the two half sweeps in place, on every backend until
-/// the sweep out of place in one pass (2) is timed on a GPU: each half sweep in place reads and
-/// writes every 32-byte sector of the field, so the pass should move about half the bytes.
+/// sweep (fluids::detail::FineSweeps). CUDA: 2, out of place in one pass (H200, 3D Taylor-Green
+/// 512^3: 0.1643-0.1644 s/step against 0.1712-0.1715 for the two half sweeps in place, 256^3
+/// 0.0258-0.0260 against 0.0262-0.0264; bench_poisson 512: V-cycle 12.17 against 13.20 ms, MG-CG
+/// solve 160.7 against 169.8 ms; the same bits). Host backends: 0, the half sweeps in place; the
+/// one-pass kernel runs there as teams of one thread (Debian host, one core, 64^3: 0.37-0.46
+/// s/step against 0.147).
 template <class Exec>
 constexpr int fineSweeps() {
-  return 0;
+  return isCuda<Exec>() ? 2 : 0;
 }
 
 /// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
