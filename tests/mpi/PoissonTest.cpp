@@ -584,7 +584,7 @@ TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
       {{{136, 12, 8}, 3, {false, true, false}}, 0, 1},
       {{{16, 16, 16}, 3, {true, true, true}}, 512, 2},  // level 1 gathered, or the tail's first
   };
-  for (int way : {1, 2})
+  for (int way : {1, 2, 3, 4})
     expectSameBitsBothWays(
         cases, "fine sweeps " + std::to_string(way), [](PoissonOptions& o) { o.fineSweeps = 0; },
         [way](PoissonOptions& o) { o.fineSweeps = way; }, way == 2);
@@ -594,8 +594,14 @@ TEST(Poisson, AMalformedFineSweepsIsAConfigError) {
   eddy::ExecSpace space;
   Problem const s{{16, 16, 1}, 2, {true, true, false}};
   CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
-  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 3),
+  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 5),
                eddy::ConfigError);
+  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, -1),
+               eddy::ConfigError);
+  {
+    eddy::test::ScopedEnv beyond("EDDY_MG_FINE_SWEEPS", "5");
+    EXPECT_THROW(eddy::fluids::fineSweepsFromEnvironment(), eddy::ConfigError);
+  }
   {
     eddy::test::ScopedEnv bad("EDDY_MG_FINE_SWEEPS", "planes");
     EXPECT_THROW(eddy::fluids::fineSweepsFromEnvironment(), eddy::ConfigError);
@@ -888,32 +894,37 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
     Field<MemSpace> planes(space, "eddy::test::poisson::planes", d, 1);
     fillAll(b, 12345u + eddy::test::worldRank());
     fillAll(xin, 54321u + eddy::test::worldRank());
-    for (bool fromZero : {true, false})
-      for (int colour : {0, 1}) {
-        SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() +
-                     (fromZero ? ", from zero" : ", from xin") + ", first colour " +
-                     std::to_string(colour));
-        Kokkos::deep_copy(loops.view(), -1.0);
-        Kokkos::deep_copy(planes.view(), -2.0);
-        eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), loops.access(),
-                                          colour, fromZero, false, nullptr);
-        eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), planes.access(),
-                                          colour, fromZero, true, nullptr);
-        space.fence();
-        auto h = Kokkos::create_mirror_view(loops.view());
-        Kokkos::deep_copy(h, loops.view());
-        Index3 const gh = loops.ghosts(), o = loops.globalOffset();
-        long long differ = 0;
-        std::string first;
-        forOwned(planes, [&](int i, int j, int k, double v) {  // global (i, j, k)
-          double const r = h(i - o[0] + gh[0], j - o[1] + gh[1], k - o[2] + gh[2]);
-          if (std::memcmp(&v, &r, sizeof(double)) == 0) return;
-          if (differ++ == 0)
-            first = "global cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
-                    std::to_string(k) + ") of colour " + std::to_string((i + j + k + colour) & 1) +
-                    ": loops " + std::to_string(r) + ", planes " + std::to_string(v);
-        });
-        EXPECT_EQ(differ, 0) << "on rank " << eddy::test::worldRank() << ", first " << first;
-      }
+    using eddy::fluids::detail::FineSweeps;
+    for (FineSweeps way :
+         {FineSweeps::Planes, FineSweeps::PlanesOneBarrier, FineSweeps::PlanesTwoAhead})
+      for (bool fromZero : {true, false})
+        for (int colour : {0, 1}) {
+          SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() + ", way " +
+                       std::to_string(static_cast<int>(way)) +
+                       (fromZero ? ", from zero" : ", from xin") + ", first colour " +
+                       std::to_string(colour));
+          Kokkos::deep_copy(loops.view(), -1.0);
+          Kokkos::deep_copy(planes.view(), -2.0);
+          eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), loops.access(),
+                                            colour, fromZero, FineSweeps::Loops, nullptr);
+          eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), planes.access(),
+                                            colour, fromZero, way, nullptr);
+          space.fence();
+          auto h = Kokkos::create_mirror_view(loops.view());
+          Kokkos::deep_copy(h, loops.view());
+          Index3 const gh = loops.ghosts(), o = loops.globalOffset();
+          long long differ = 0;
+          std::string first;
+          forOwned(planes, [&](int i, int j, int k, double v) {  // global (i, j, k)
+            double const r = h(i - o[0] + gh[0], j - o[1] + gh[1], k - o[2] + gh[2]);
+            if (std::memcmp(&v, &r, sizeof(double)) == 0) return;
+            if (differ++ == 0)
+              first = "global cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                      std::to_string(k) + ") of colour " +
+                      std::to_string((i + j + k + colour) & 1) + ": loops " + std::to_string(r) +
+                      ", planes " + std::to_string(v);
+          });
+          EXPECT_EQ(differ, 0) << "on rank " << eddy::test::worldRank() << ", first " << first;
+        }
   }
 }
