@@ -235,7 +235,7 @@ struct CellBounds {
   }
 };
 
-/// The one-pass sweep out of place (smoothSweep with `planes`, 3D): a team per tile of
+/// The one-pass sweep out of place (smoothSweep's one-pass ways, 3D): a team per tile of
 /// kTileX x kTileY cells of a plane marches along z through planes [k0, k1), a pair of cells
 /// adjacent in x per thread. Team scratch holds planes of xin over the tile and two rings in x
 /// and y (kXSlots of them: the three the first colour of the next plane reads and one in flight),
@@ -461,6 +461,7 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
                        K{g, b, xin, xout, colour, CellBounds::of(awayFromGhostFaces(g)),
                          static_cast<int>(tilesX), static_cast<int>(tilesY), run, fold});
 }
+
 /// The one-pass sweep with the tile and march of `TileY` and `Depth`.
 template <int TileY, int Depth>
 void sweepPlanesShaped(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
