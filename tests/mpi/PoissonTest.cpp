@@ -861,14 +861,17 @@ TEST(Poisson, Benchmark) {
   }
 }
 
-// One red-black sweep out of place, kernel against kernel: the one-pass sweep (planes: a team
-// per tile of a plane, GPUs' tile of 64 x 8 cells and runs of planes) writes every owned cell,
-// of both colours, with the bits of the two loops (smoothSweep without planes), from zero and
-// from a field, either colour first; walls and periodic axes, blocks of several tiles and of
-// part of one. Every entry of b and xin, ghosts included, holds a distinct value, so a cell
-// read from the wrong place or left unwritten shows here, where the solves of
+// One red-black sweep out of place, kernel against kernel: every one-pass sweep (a team per
+// tile of a plane, runs of planes; the three marches of FineSweeps) writes every owned cell, of
+// both colours, with the bits of the two loops, from zero, from a field, and from a field with a
+// coarse correction folded in (the loops add it to their copy of the field first), either colour
+// first; walls and periodic axes, blocks of several tiles and of part of one. Every entry of b,
+// xin and the coarse correction, ghosts included, holds a distinct value, so a cell read from
+// the wrong place or left unwritten shows here, where the solves of
 // FineSweepsOutOfPlaceGiveTheSameBits only show that something differs.
 TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
+  using eddy::fluids::detail::CoarseCorrection;
+  using eddy::fluids::detail::FineSweeps;
   using eddy::fluids::detail::PoissonGrid;
   std::vector<Problem> const problems = {
       {{16, 16, 16}, 3, {true, true, true}},
@@ -884,31 +887,50 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
     }
     Kokkos::deep_copy(f.view(), h);
   };
+  enum class From { Zero, Field, FieldAndCorrection };
+  char const* const fromName[] = {"from zero", "from xin", "from xin + P e"};
   for (auto const& problem : problems) {
     eddy::ExecSpace space;
     CartDecomposition const d = problem.decomp(MPI_COMM_WORLD);
     PoissonGrid const g = PoissonGrid::make(d, problem.h());
     Field<MemSpace> b(space, "eddy::test::poisson::b", d, 1);
     Field<MemSpace> xin(space, "eddy::test::poisson::xin", d, 1);
+    Field<MemSpace> xinPlusPe(space, "eddy::test::poisson::xinPlusPe", d, 1);
     Field<MemSpace> loops(space, "eddy::test::poisson::loops", d, 1);
     Field<MemSpace> planes(space, "eddy::test::poisson::planes", d, 1);
     fillAll(b, 12345u + eddy::test::worldRank());
     fillAll(xin, 54321u + eddy::test::worldRank());
-    using eddy::fluids::detail::FineSweeps;
+    // The next level down, as the multigrid makes it, where every block halves into whole cells
+    // (not every problem on every rank count: then no folded correction).
+    Index3 const G = d.globalCells(), p = d.procGrid();
+    bool const halves = G[0] % (2 * p[0]) == 0 && G[1] % (2 * p[1]) == 0 && G[2] % (2 * p[2]) == 0;
+    Index3 gc = G;
+    std::array<double, 3> hc = problem.h();
+    for (int a = 0; a < 3; ++a) gc[a] = halves ? gc[a] / 2 : gc[a], hc[a] *= 2;
+    CartDecomposition const dc(gc, 3, d.periodic(), d.nranks(), d.rank(), p);
+    Field<MemSpace> e(space, "eddy::test::poisson::e", dc, 1);
+    fillAll(e, 777u + eddy::test::worldRank());
+    CoarseCorrection const fold{PoissonGrid::make(dc, hc), e.access()};
     for (FineSweeps way :
          {FineSweeps::Planes, FineSweeps::PlanesOneBarrier, FineSweeps::PlanesTwoAhead})
-      for (bool fromZero : {true, false})
+      for (From from : {From::Zero, From::Field, From::FieldAndCorrection})
         for (int colour : {0, 1}) {
+          if (from == From::FieldAndCorrection && !halves) continue;
           SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() + ", way " +
-                       std::to_string(static_cast<int>(way)) +
-                       (fromZero ? ", from zero" : ", from xin") + ", first colour " +
+                       std::to_string(static_cast<int>(way)) + ", " +
+                       fromName[static_cast<int>(from)] + ", first colour " +
                        std::to_string(colour));
+          bool const fromZero = from == From::Zero;
+          CoarseCorrection const* const correction =
+              from == From::FieldAndCorrection ? &fold : nullptr;
+          Kokkos::deep_copy(xinPlusPe.view(), xin.view());  // the loops add P e to it
           Kokkos::deep_copy(loops.view(), -1.0);
           Kokkos::deep_copy(planes.view(), -2.0);
-          eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), loops.access(),
-                                            colour, fromZero, FineSweeps::Loops, nullptr);
+          eddy::fluids::detail::smoothSweep(space, g, b.access(), xinPlusPe.access(),
+                                            loops.access(), colour, fromZero, FineSweeps::Loops,
+                                            correction);
           eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), planes.access(),
-                                            colour, fromZero, way, nullptr);
+                                            colour, fromZero, way, correction);
           space.fence();
           auto h = Kokkos::create_mirror_view(loops.view());
           Kokkos::deep_copy(h, loops.view());
