@@ -41,15 +41,14 @@ long long overlapCellsFromEnvironment() {
 
 int fineSweepsFromEnvironment() {
   return static_cast<int>(integerFromEnvironment(
-      "EDDY_MG_FINE_SWEEPS", compat::fineSweeps<ExecSpace>(), 0, 4,
-      "0 to 4 (how the finest multigrid level sweeps: 0 two half sweeps in place, 1 out of "
-      "place by two loops, 2 out of place in one pass, 3 and 4 the same pass with one barrier a "
-      "plane and one or two planes in flight)"));
+      "EDDY_MG_FINE_SWEEPS", compat::fineSweeps<ExecSpace>(), 0, 2,
+      "0, 1 or 2 (how the finest multigrid level sweeps: 0 two half sweeps in place, 1 out of "
+      "place by two loops, 2 out of place in one pass)"));
 }
 
 long long outOfPlaceCellsFromEnvironment() {
   return integerFromEnvironment("EDDY_MG_OUT_OF_PLACE_CELLS", 0, 0, LLONG_MAX,
-                                "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS 1 to 4, the coarser "
+                                "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS 1 or 2, the coarser "
                                 "multigrid levels whose blocks hold at least that many cells "
                                 "sweep out of place too; 0: the finest level only)");
 }
@@ -365,9 +364,9 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
                      long long fusedCells, long long gatherCells, int correctionRings,
                      long long overlapCells, int fineSweeps, long long outOfPlaceCells)
     : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps) {
-  if (fineSweeps < 0 || fineSweeps > 4)
+  if (fineSweeps < 0 || fineSweeps > 2)
     throw ConfigError(str("PoissonSolver: multigrid fine sweeps ", fineSweeps,
-                          "; expected 0 (halves in place), 1 (loops) or 2 to 4 (planes)"));
+                          "; expected 0 (halves in place), 1 (loops) or 2 (planes)"));
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
                           ", post = ", postSmooth, "; expected >= 0"));
@@ -437,7 +436,7 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   // would not match across the wrap).
   using Sweeps = detail::FineSweeps;
   bool const anyOutOfPlace = fineSweeps == static_cast<int>(Sweeps::Loops) ||
-                             (detail::onePassSweeps(fineSweeps) && dims == 3);
+                             (fineSweeps == static_cast<int>(Sweeps::Planes) && dims == 3);
   for (int l = 0; l < levels(); ++l) {
     Level& level = *m_levels[l];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
@@ -578,14 +577,14 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
     d = smooth(space, level, b, x, 1, redFirst, false, d);
     n = 1;
   }
-  auto const way = static_cast<detail::FineSweeps>(m_fineSweeps);  // Loops or a one-pass way
+  bool const planes = m_fineSweeps == static_cast<int>(detail::FineSweeps::Planes);
   for (; n < sweeps; ++n) {
     bool const zero = fromZero && n == 0;
     FieldType& out = (sweeps - 1 - n) % 2 == 0 ? x : other;
     FieldType& in = &out == &x ? other : x;
     if (!zero && d.least() < 1) exchange(space, *level.halo, in);
-    detail::smoothSweep(space, level.grid, b.access(), in.access(), out.access(), colour, zero, way,
-                        n == 0 ? fold : nullptr);
+    detail::smoothSweep(space, level.grid, b.access(), in.access(), out.access(), colour, zero,
+                        planes, n == 0 ? fold : nullptr);
     // The second colour next to faces with ghosts reads the first colour's ghosts: exchanged
     // now (the second colour's ghosts sent with them are xin's, as in place).
     if (!level.sweepShell.empty()) {

@@ -248,21 +248,14 @@ struct CellBounds {
 /// half sweeps in place. With Fold, xin is x + P e (a coarse correction folded in): each thread
 /// adds prolongCell to the values it copied once they have landed, the values prolongAdd would
 /// have written. Any team size: on GPUs kPairs threads, on host backends one.
-///
-/// The march through the planes: with Depth 0, two team barriers a plane and one plane of xin in
-/// flight (4 slots of xin, 3 of the first colour); with Depth d >= 1, one barrier a plane, the
-/// first colour computed two planes ahead of the plane written and d planes of xin in flight
-/// (d + 4 slots of xin, 4 of the first colour).
-template <bool FromZero, bool Fold, int TileY, int Depth>
+template <bool FromZero, bool Fold>
 struct SweepPlanes {
   static_assert(!(FromZero && Fold), "SweepPlanes: a sweep from zero reads no xin");
-  static_assert(Depth >= 0, "SweepPlanes: Depth 0 (two barriers a plane) or planes in flight");
-  static constexpr int kTileX = 64, kTileY = TileY;
+  /// 64 x 8 on GPUs (34 KB of scratch), 64 x 4 on host backends (their teams get 32 KB).
+  static constexpr int kTileX = 64, kTileY = compat::planeSweeps<ExecSpace>() ? 8 : 4;
   static constexpr int kPairs = kTileX / 2 * kTileY;
-  static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4);
-  static constexpr int kXSlots = FromZero ? 0 : (Depth == 0 ? 4 : Depth + 4);
-  static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2);
-  static constexpr int kRSlots = Depth == 0 ? 3 : 4;
+  static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = FromZero ? 0 : 4;
+  static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2), kRSlots = 3;
   static constexpr int kScratch = kXSlots * kXPlane + kRSlots * kRPlane;
   using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
@@ -288,10 +281,10 @@ struct SweepPlanes {
     int const rank = team.team_rank(), size = team.team_size();
     // Plane m (>= -2) of xin, and the first colour's values of plane m (>= -1).
     auto const xPlane = [&](int m) {
-      return xs + (m + kXSlots) % kXSlots * kXPlane;
+      return xs + (m + 4) % 4 * kXPlane;
     };
     auto const rPlane = [&](int m) {
-      return rs + (m + kRSlots) % kRSlots * kRPlane;
+      return rs + (m + 3) % 3 * kRPlane;
     };
     // The cell of entry e of a plane of xin in scratch: clamped into the owned cells and one
     // ghost layer (such entries are read, never used).
@@ -370,9 +363,7 @@ struct SweepPlanes {
         }
       }
     };
-    if constexpr (Depth >= 1) {
-      march(team, k0, k1, issue, addCorrection, firstColour, write);
-    } else if constexpr (FromZero) {
+    if constexpr (FromZero) {
       firstColour(k0 - 1);
       firstColour(k0);
       for (int k = k0; k < k1; ++k) {
@@ -402,48 +393,13 @@ struct SweepPlanes {
       compat::asyncWait<0>();  // nothing left in flight when the team ends
     }
   }
-
-  /// Depth >= 1: the first colour of plane k + 2 and the values of plane k between the same two
-  /// barriers. Before the barrier of plane k, plane k + 3 of xin has landed; after it, plane
-  /// k + 3 + Depth is issued into the slot of plane k - 1 (read last by the first colour of
-  /// plane k and the write of plane k - 1, both before the barrier), and the first colour of
-  /// plane k + 2 goes into the slot of plane k - 2 (read last by the write of plane k - 1).
-  template <class Issue, class Correct, class FirstColour, class Write>
-  KOKKOS_INLINE_FUNCTION void march(Team const& team, int k0, int k1, Issue const& issue,
-                                    Correct const& addCorrection, FirstColour const& firstColour,
-                                    Write const& write) const {
-    if constexpr (!FromZero) {
-      for (int m = k0 - 2; m <= k0 + 1 + Depth; ++m) issue(m);
-      compat::asyncWait<Depth - 1>();  // planes up to k0 + 2 have landed (this thread's part)
-      for (int m = k0 - 2; m <= k0 + 2; ++m) addCorrection(m);
-      team.team_barrier();
-    }
-    firstColour(k0 - 1);
-    firstColour(k0);
-    firstColour(k0 + 1);
-    if constexpr (!FromZero) {
-      team.team_barrier();  // plane k0 - 2 of xin is read by no one
-      issue(k0 + 2 + Depth);
-    }
-    for (int k = k0; k < k1; ++k) {
-      if constexpr (!FromZero) {
-        compat::asyncWait<Depth - 1>();  // plane k + 3 has landed (this thread's part)
-        addCorrection(k + 3);
-      }
-      team.team_barrier();
-      if constexpr (!FromZero) issue(k + 3 + Depth);
-      firstColour(k + 2);
-      write(k);
-    }
-    if constexpr (!FromZero) compat::asyncWait<0>();  // nothing left in flight at the end
-  }
 };
 
-template <bool FromZero, bool Fold, int TileY, int Depth>
+template <bool FromZero, bool Fold>
 void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int colour,
                  CoarseCorrection const& fold) {
-  using K = SweepPlanes<FromZero, Fold, TileY, Depth>;
+  using K = SweepPlanes<FromZero, Fold>;
   int const teamSize = compat::planeSweeps<ExecSpace>() ? K::kPairs : 1;
   long long const tilesX = (g.nx + K::kTileX - 1) / K::kTileX;
   long long const tilesY = (g.ny + K::kTileY - 1) / K::kTileY;
@@ -461,43 +417,21 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
                        K{g, b, xin, xout, colour, CellBounds::of(awayFromGhostFaces(g)),
                          static_cast<int>(tilesX), static_cast<int>(tilesY), run, fold});
 }
-
-/// The one-pass sweep with the tile and march of `TileY` and `Depth`.
-template <int TileY, int Depth>
-void sweepPlanesShaped(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                       CellView const& xin, CellView const& xout, int colour, bool fromZero,
-                       CoarseCorrection const* fold) {
-  if (fromZero)
-    sweepPlanes<true, false, TileY, Depth>(space, g, b, xin, xout, colour, {});
-  else if (fold)
-    sweepPlanes<false, true, TileY, Depth>(space, g, b, xin, xout, colour, *fold);
-  else
-    sweepPlanes<false, false, TileY, Depth>(space, g, b, xin, xout, colour, {});
-}
 }  // namespace
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 FineSweeps way, CoarseCorrection const* fold) {
+                 bool planes, CoarseCorrection const* fold) {
   EDDY_REQUIRE(xin.origin != xout.origin,
                "smoothSweep: the sweep out of place reads and writes the same field");
   EDDY_REQUIRE(!(fold && fromZero), "smoothSweep: a sweep from zero takes no coarse correction");
-  EDDY_REQUIRE(way != FineSweeps::Halves, "smoothSweep: the half sweeps run in place");
-  // Tiles of 64 x TileY cells: on host backends 64 x 4 for every march (their teams get 32 KB
-  // of scratch); on GPUs 64 x 8 with two barriers a plane (34 KB), 64 x 6 with one barrier
-  // (36 KB), 64 x 4 with two planes in flight (32 KB), within the 40 KB a team can have.
-  constexpr bool gpu = compat::planeSweeps<ExecSpace>();
-  if (g.dims == 3 && way != FineSweeps::Loops) {
-    switch (way) {
-      case FineSweeps::PlanesOneBarrier:
-        sweepPlanesShaped<gpu ? 6 : 4, 1>(space, g, b, xin, xout, firstColour, fromZero, fold);
-        break;
-      case FineSweeps::PlanesTwoAhead:
-        sweepPlanesShaped<4, 2>(space, g, b, xin, xout, firstColour, fromZero, fold);
-        break;
-      default:
-        sweepPlanesShaped<gpu ? 8 : 4, 0>(space, g, b, xin, xout, firstColour, fromZero, fold);
-    }
+  if (planes && g.dims == 3) {
+    if (fromZero)
+      sweepPlanes<true, false>(space, g, b, xin, xout, firstColour, {});
+    else if (fold)
+      sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
+    else
+      sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
     return;
   }
   if (fold) prolongAdd(space, g, xin, fold->coarse, fold->e, withGhostRings(g, 1));

@@ -288,23 +288,9 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
 /// How the finest multigrid level runs a red-black sweep (PoissonOptions::fineSweeps):
 /// - Halves: two half sweeps in place (smoothColour), each reading and writing the whole field;
 /// - Loops, Planes: the sweep out of place (smoothSweep), into the other of two fields: Loops as
-///   two loops over the cells, Planes in one pass (a 3D team kernel; a 2D level keeps Halves);
-/// - PlanesOneBarrier, PlanesTwoAhead: the one pass with one team barrier a plane instead of
-///   two, with one plane of the field read in flight (GPU tiles of 64 x 6 cells) or two (64 x 4).
+///   two loops over the cells, Planes in one pass (a 3D team kernel; a 2D level keeps Halves).
 /// The same bits every way.
-enum class FineSweeps {
-  Halves = 0,
-  Loops = 1,
-  Planes = 2,
-  PlanesOneBarrier = 3,
-  PlanesTwoAhead = 4
-};
-
-/// Whether `way` (a FineSweeps as an int) is one of the one-pass sweeps.
-inline bool onePassSweeps(int way) {
-  return way >= static_cast<int>(FineSweeps::Planes) &&
-         way <= static_cast<int>(FineSweeps::PlanesTwoAhead);
-}
+enum class FineSweeps { Halves = 0, Loops = 1, Planes = 2 };
 
 /// The owned cells of g but the layer next to each face that has ghosts (a periodic axis, or
 /// another rank's block): the cells of a sweep out of place whose second colour reads no ghost.
@@ -321,16 +307,16 @@ struct CoarseCorrection {
 /// colour's cells within awayFromGhostFaces(g) get it from those new values; the other colour's
 /// cells next to a face with ghosts keep xin's value (0 with `fromZero`) until smoothSweepShell.
 /// Every owned cell of xout is written; xin and xout are different fields. `fromZero`: xin
-/// counts as 0 (not read), as smoothColourFromZero. `way` Planes, PlanesOneBarrier or
-/// PlanesTwoAhead (3D): in one pass, a team per tile of a plane marching along z with xin's
-/// planes and the first colour's values in team scratch; Loops (and every way in 2D): two loops.
-/// The same bits as smoothColour's two half sweeps in place once smoothSweepShell has run. `fold`
-/// (not with `fromZero`): the sweep reads xin + P e instead of xin, the values prolongAdd(g, xin,
-/// fold->coarse, fold->e) gives xin's owned cells and first ghost layer (e's ghosts current one
-/// layer out); in one pass xin is not written, else prolongAdd runs first.
+/// counts as 0 (not read), as smoothColourFromZero. `planes` (3D): in one pass, a team per tile
+/// of a plane marching along z with xin's planes and the first colour's values in team scratch;
+/// else (and in 2D) two loops. The same bits as smoothColour's two half sweeps in place once
+/// smoothSweepShell has run. `fold` (not with `fromZero`): the sweep reads xin + P e instead of
+/// xin, the values prolongAdd(g, xin, fold->coarse, fold->e) gives xin's owned cells and first
+/// ghost layer (e's ghosts current one layer out); in one pass xin is not written, else
+/// prolongAdd runs first.
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 FineSweeps way, CoarseCorrection const* fold = nullptr);
+                 bool planes, CoarseCorrection const* fold = nullptr);
 /// The owned cells of g outside awayFromGhostFaces(g), as disjoint slabs (BoxSplit): where a
 /// sweep out of place leaves its second colour to smoothSweepShell. Empty without such faces.
 std::vector<Box3> ghostFaceShell(PoissonGrid const& g);
