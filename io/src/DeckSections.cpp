@@ -289,7 +289,19 @@ Key fluids() {
                .add(Key::integer("max_iterations",
                                  "Iteration cap; missing the tolerance stops the run.")
                         .atLeast(1)
-                        .defaultValue(500)));
+                        .defaultValue(500))
+               .add(Key::integer("pre_sweeps",
+                                 "mgcg: red-black Gauss-Seidel sweeps on each multigrid level "
+                                 "before its residual goes to the next level (the coarsest "
+                                 "level is solved by its own sweeps).")
+                        .atLeast(0)
+                        .defaultValue(2))
+               .add(Key::integer("post_sweeps",
+                                 "mgcg: sweeps on each level after the coarser level's "
+                                 "correction is added; pre_sweeps + post_sweeps >= 1. Fewer "
+                                 "sweeps make a V-cycle cheaper and may take more iterations.")
+                        .atLeast(0)
+                        .defaultValue(2)));
 }
 
 Key output() {

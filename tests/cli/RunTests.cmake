@@ -24,6 +24,14 @@ foreach(n 1 4)
                     ONCE "regions fenced"
                     ENV EDDY_TIMER_FENCE=1
                     COMMAND run tests/cli/decks/cavity_short.yaml)
+  # The deck's multigrid sweep counts reach the solver, which converges with them.
+  eddy_add_cli_test(NAME cli.run.cavity_v13.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "poisson mgcg \\([0-9]+ levels, V\\(1,3\\)" "step +8/8"
+                    ONCE "final: t"
+                    COMMAND run tests/cli/decks/cavity_v13.yaml)
+  eddy_add_cli_test(NAME cli.run.fluids_no_sweeps.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "pre_sweeps and post_sweeps are both 0" ONCE "pre_sweeps and post"
+                    COMMAND run tests/cli/decks/fluids_no_sweeps.yaml)
   eddy_add_cli_test(NAME cli.run.fluids_periodic_wall.np${n} RANKS ${n} EXPECT_EXIT 1
                     MATCH "fluids.boundary.x_low is 'wall' but grid.periodic"
                     ONCE "fluids.boundary.x_low"
