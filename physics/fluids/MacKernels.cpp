@@ -2,6 +2,7 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace eddy::fluids::mac {
@@ -51,16 +52,33 @@ MacGrid MacGrid::make(int dims, std::array<double, 3> const& h) {
   return g;
 }
 
-/// The momentum right-hand side of one component, as a functor (the stage state is shared by
-/// every entry; no lambda capture of a class).
-struct MomentumStage {
+namespace {
+
+/// A box of faces [lo, hi) in plain ints, for device code (Box3's std::array::operator[] is a
+/// host function).
+struct FaceBounds {
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  static FaceBounds of(Box3 const& b) {
+    return {{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}};
+  }
+  KOKKOS_INLINE_FUNCTION bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+};
+
+/// The momentum right-hand side of every component at the faces (i, j, k), as a functor (the
+/// stage state is shared by every entry; no lambda capture of a class).
+struct MomentumStages {
   MacGrid g;
   VelocityViews u;
-  FieldView p, du;
-  int c;
-  double nu, force, dt, a;
+  FieldView p, du[3];
+  FaceBounds faces[3];
+  double nu, force[3], dt, a;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+  /// The new du of component C at face (i, j, k).
+  template <int C>
+  KOKKOS_INLINE_FUNCTION double increment(int i, int j, int k) const {
+    constexpr int c = C;
     FieldView const& uc = u.c[c];
     int const ec[3] = {c == 0, c == 1, c == 2};
     double const centre = uc(i, j, k);
@@ -85,23 +103,61 @@ struct MomentumStage {
       lap += (n1 - 2.0 * centre + n0) * g.invH2[b];
     }
     double const gradP = (p(i, j, k) - p(i - ec[0], j - ec[1], k - ec[2])) * g.invH[c];
-    double const rate = nu * lap - adv + force - gradP;
-    du(i, j, k) = (a == 0.0 ? 0.0 : a * du(i, j, k)) + dt * rate;
+    double const rate = nu * lap - adv + force[c] - gradP;
+    return (a == 0.0 ? 0.0 : a * du[c](i, j, k)) + dt * rate;
+  }
+
+  // Every component's value is computed before any is stored: the stores go to du only, but
+  // the compiler cannot tell that du and u are different memory.
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    bool const has0 = faces[0].contains(i, j, k), has1 = faces[1].contains(i, j, k);
+    bool const has2 = faces[2].contains(i, j, k);
+    double const v0 = has0 ? increment<0>(i, j, k) : 0.0;
+    double const v1 = has1 ? increment<1>(i, j, k) : 0.0;
+    double const v2 = has2 ? increment<2>(i, j, k) : 0.0;
+    if (has0) du[0](i, j, k) = v0;
+    if (has1) du[1](i, j, k) = v1;
+    if (has2) du[2](i, j, k) = v2;
   }
 };
 
-void momentumStage(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
-                   FieldView const& p, FieldView const& du, int c, BoxSplit const& faces, Part part,
-                   double nu, double force, double dt, double a) {
-  launch("eddy::fluids::momentumStage", space, faces, part,
-         MomentumStage{grid, u, p, du, c, nu, force, dt, a});
+/// The faces of `f` as plain ints, empty for components beyond `dims`.
+void faceBounds(int dims, StageFields const& f, FaceBounds (&out)[3]) {
+  for (int c = 0; c < 3; ++c) out[c] = c < dims ? FaceBounds::of(f.faces[c]) : FaceBounds{};
 }
 
-void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du, double b,
-                 std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+}  // namespace
+
+void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields const& f,
+                    FieldView const& p, BoxSplit const& faces, Part part, double nu,
+                    std::array<double, 3> const& force, double dt, double a) {
+  MomentumStages m{
+      grid, f.u, p, {f.du[0], f.du[1], f.du[2]}, {}, nu, {force[0], force[1], force[2]}, dt, a};
+  faceBounds(grid.dims, f, m.faces);
+  launch("eddy::fluids::momentumStage", space, faces, part, m);
+}
+
+void stageUpdate(ExecSpace const& space, StageFields const& f, double b) {
+  FaceBounds bounds[3];
+  faceBounds(3, f, bounds);
+  FaceBounds const f0 = bounds[0], f1 = bounds[1], f2 = bounds[2];
+  FieldView const u0 = f.u.c[0], u1 = f.u.c[1], u2 = f.u.c[2];
+  FieldView const d0 = f.du[0], d1 = f.du[1], d2 = f.du[2];
+  Box3 all = f.faces[0];  // the box around the components' faces
+  for (int c = 1; c < 3; ++c) {
+    Box3 const& box = f.faces[c];
+    if (box.extent(0) <= 0 || box.extent(1) <= 0 || box.extent(2) <= 0) continue;
+    for (int a = 0; a < 3; ++a) {
+      all.lo[a] = std::min(all.lo[a], box.lo[a]);
+      all.hi[a] = std::max(all.hi[a], box.hi[a]);
+    }
+  }
   forEachCell(
-      "eddy::fluids::stageUpdate", space, lo, hi,
-      KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) += b * du(i, j, k); });
+      "eddy::fluids::stageUpdate", space, all.lo, all.hi, KOKKOS_LAMBDA(int i, int j, int k) {
+        if (f0.contains(i, j, k)) u0(i, j, k) += b * d0(i, j, k);
+        if (f1.contains(i, j, k)) u1(i, j, k) += b * d1(i, j, k);
+        if (f2.contains(i, j, k)) u2(i, j, k) += b * d2(i, j, k);
+      });
 }
 
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,

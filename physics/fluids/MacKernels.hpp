@@ -37,22 +37,32 @@ struct MacGrid {
 /// The same kernel computes every entry in each case.
 enum class Part { Whole, Inner, Shell };
 
-/// The faces of component c that momentumStage computes on a block of n cells (face 0 is the
+/// The faces of component c that momentumStages computes on a block of n cells (face 0 is the
 /// wall, not computed, when `lowWall`), split around those whose stencil reads no ghost of any
 /// velocity component: 1 <= index <= n - 2 along every axis.
 BoxSplit momentumFaces(int dims, int c, Index3 const& n, bool lowWall);
 /// The cells [0, n) of divergence, split around those that read no velocity ghost.
 BoxSplit divergenceCells(int dims, Index3 const& n);
 
-/// Low-storage Runge-Kutta stage for component c over `part` of `faces`:
-///   du = a du + dt (-div(u u_c) + nu lap u_c + force - d p / d x_c),  then (separate kernel)
-/// u_c += b du. With a = 0 the old du is not read.
-void momentumStage(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
-                   FieldView const& p, FieldView const& du, int c, BoxSplit const& faces, Part part,
-                   double nu, double force, double dt, double a);
-/// u += b du over [lo, hi).
-void stageUpdate(ExecSpace const& space, FieldView const& u, FieldView const& du, double b,
-                 std::array<int, 3> const& lo, std::array<int, 3> const& hi);
+/// The velocity components of the flow model and their stage increments, as kernel views, with
+/// the faces each component is computed on (momentumFaces, `whole`; empty for c >= dims).
+struct StageFields {
+  VelocityViews u;
+  FieldView du[3];
+  Box3 faces[3];
+};
+
+/// Low-storage Runge-Kutta stage of every component, in one pass over `part` of `faces`
+/// (momentumFaces(dims, 0, n, false): the union of the components' faces, split the same way):
+///   du_c = a du_c + dt (-div(u u_c) + nu lap u_c + force_c - d p / d x_c)
+/// at the faces of component c (`f.faces[c]`); then (stageUpdate) u_c += b du_c. With a = 0 the
+/// old du is not read. Each face gets the arithmetic of its own component, whichever part holds
+/// it; the three components share the loads of the velocities around a cell.
+void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields const& f,
+                    FieldView const& p, BoxSplit const& faces, Part part, double nu,
+                    std::array<double, 3> const& force, double dt, double a);
+/// u_c += b du_c at the faces of every component (`f.faces`), in one pass.
+void stageUpdate(ExecSpace const& space, StageFields const& f, double b);
 /// out = scale * div u at `part` of `cells` (divergenceCells).
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
                 FieldView const& out, double scale, BoxSplit const& cells, Part part);

@@ -102,6 +102,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   m_haloSpace = params.overlap ? compat::secondInstance(space) : space;
   for (int c = 0; c < m_dims; ++c)
     m_faces[c] = mac::momentumFaces(m_dims, c, decomp.localCells(), decomp.isLowBoundary(c));
+  m_momentumFaces = mac::momentumFaces(m_dims, 0, decomp.localCells(), false);
   m_cells = mac::divergenceCells(m_dims, decomp.localCells());
   setInitialState(space);
 }
@@ -203,13 +204,16 @@ void Model::setInitialState(ExecSpace const& space) {
 
 void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
   auto const grid = mac::MacGrid::make(m_dims, m_h);
-  mac::VelocityViews u;
-  for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
+  mac::StageFields f;
+  for (int c = 0; c < 3; ++c) {
+    f.u.c[c] = m_u[c < m_dims ? c : 0]->access();
+    f.du[c] = m_du[c < m_dims ? c : 0]->access();
+    f.faces[c] = c < m_dims ? m_faces[c].whole : Box3{};
+  }
   // Every component's increment reads the same u, so all are computed before any update.
   auto momentum = [&](mac::Part part) {
-    for (int c = 0; c < m_dims; ++c)
-      mac::momentumStage(space, grid, u, m_p->access(), m_du[c]->access(), c, m_faces[c], part,
-                         m_params.viscosity, m_params.bodyForce[c], dt, a);
+    mac::momentumStages(space, grid, f, m_p->access(), m_momentumFaces, part, m_params.viscosity,
+                        m_params.bodyForce, dt, a);
   };
   if (velocityGhostsInFlight()) {
     // The previous stage's exchanges: the faces that read no ghost meanwhile.
@@ -219,12 +223,11 @@ void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
   } else {
     momentum(mac::Part::Whole);
   }
-  for (int c = 0; c < m_dims; ++c) {
-    Box3 const& faces = m_faces[c].whole;  // face 0 is the wall, not updated, at a low wall
-    mac::stageUpdate(space, m_u[c]->access(), m_du[c]->access(), b, faces.lo, faces.hi);
-    if (!m_params.overlap) fillGhosts(space, c);
-  }
-  if (m_params.overlap) startVelocityGhosts(space);
+  mac::stageUpdate(space, f, b);  // face 0 is the wall, not updated, at a low wall
+  if (m_params.overlap)
+    startVelocityGhosts(space);
+  else
+    for (int c = 0; c < m_dims; ++c) fillGhosts(space, c);
 }
 
 PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressure) {

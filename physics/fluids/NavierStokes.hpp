@@ -195,6 +195,7 @@ class Model {
   std::unique_ptr<PoissonSolver> m_poisson;
   ExecSpace m_haloSpace;            ///< the velocity exchanges, with overlap
   std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
+  BoxSplit m_momentumFaces;         ///< around every component's faces, split the same way
   BoxSplit m_cells;                 ///< cells of the divergence
   double m_time = 0.0;
   long long m_step = 0;
