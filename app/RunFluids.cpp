@@ -54,7 +54,8 @@ fluids::Parameters parameters(io::Deck const& deck, CartDecomposition const& dec
   p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
   p.poisson.preSmooth = static_cast<int>(deck.getInt("fluids.poisson.pre_sweeps"));
   p.poisson.postSmooth = static_cast<int>(deck.getInt("fluids.poisson.post_sweeps"));
-  if (p.poisson.preSmooth + p.poisson.postSmooth < 1)
+  if (p.poisson.method == fluids::PoissonMethod::MultigridCG &&
+      p.poisson.preSmooth + p.poisson.postSmooth < 1)
     throw ConfigError(
         "fluids.poisson.pre_sweeps and post_sweeps are both 0: the multigrid V-cycle would not "
         "smooth at all; expected pre_sweeps + post_sweeps >= 1");
