@@ -2,7 +2,6 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 
-#include <algorithm>
 #include <string>
 
 namespace eddy::fluids::mac {
@@ -54,25 +53,13 @@ MacGrid MacGrid::make(int dims, std::array<double, 3> const& h) {
 
 namespace {
 
-/// A box of faces [lo, hi) in plain ints, for device code (Box3's std::array::operator[] is a
-/// host function).
-struct FaceBounds {
-  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  static FaceBounds of(Box3 const& b) {
-    return {{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}};
-  }
-  KOKKOS_INLINE_FUNCTION bool contains(int i, int j, int k) const {
-    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
-  }
-};
-
 /// The momentum right-hand side of every component at the faces (i, j, k), as a functor (the
 /// stage state is shared by every entry; no lambda capture of a class).
 struct MomentumStages {
   MacGrid g;
   VelocityViews u;
   FieldView p, du[3];
-  FaceBounds faces[3];
+  DeviceBox faces[3];
   double nu, force[3], dt, a;
 
   /// The new du of component C at face (i, j, k).
@@ -121,39 +108,31 @@ struct MomentumStages {
   }
 };
 
-/// The faces of `f` as plain ints, empty for components beyond `dims`.
-void faceBounds(int dims, StageFields const& f, FaceBounds (&out)[3]) {
-  for (int c = 0; c < 3; ++c) out[c] = c < dims ? FaceBounds::of(f.faces[c]) : FaceBounds{};
-}
-
 }  // namespace
 
 void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields const& f,
                     FieldView const& p, BoxSplit const& faces, Part part, double nu,
                     std::array<double, 3> const& force, double dt, double a) {
-  MomentumStages m{
-      grid, f.u, p, {f.du[0], f.du[1], f.du[2]}, {}, nu, {force[0], force[1], force[2]}, dt, a};
-  faceBounds(grid.dims, f, m.faces);
+  MomentumStages const m{
+      grid,
+      f.u,
+      p,
+      {f.du[0], f.du[1], f.du[2]},
+      {DeviceBox::of(f.faces[0]), DeviceBox::of(f.faces[1]), DeviceBox::of(f.faces[2])},
+      nu,
+      {force[0], force[1], force[2]},
+      dt,
+      a};
   launch("eddy::fluids::momentumStage", space, faces, part, m);
 }
 
-void stageUpdate(ExecSpace const& space, StageFields const& f, double b) {
-  FaceBounds bounds[3];
-  faceBounds(3, f, bounds);
-  FaceBounds const f0 = bounds[0], f1 = bounds[1], f2 = bounds[2];
+void stageUpdate(ExecSpace const& space, StageFields const& f, Box3 const& around, double b) {
+  DeviceBox const f0 = DeviceBox::of(f.faces[0]), f1 = DeviceBox::of(f.faces[1]),
+                  f2 = DeviceBox::of(f.faces[2]);
   FieldView const u0 = f.u.c[0], u1 = f.u.c[1], u2 = f.u.c[2];
   FieldView const d0 = f.du[0], d1 = f.du[1], d2 = f.du[2];
-  Box3 all = f.faces[0];  // the box around the components' faces
-  for (int c = 1; c < 3; ++c) {
-    Box3 const& box = f.faces[c];
-    if (box.extent(0) <= 0 || box.extent(1) <= 0 || box.extent(2) <= 0) continue;
-    for (int a = 0; a < 3; ++a) {
-      all.lo[a] = std::min(all.lo[a], box.lo[a]);
-      all.hi[a] = std::max(all.hi[a], box.hi[a]);
-    }
-  }
   forEachCell(
-      "eddy::fluids::stageUpdate", space, all.lo, all.hi, KOKKOS_LAMBDA(int i, int j, int k) {
+      "eddy::fluids::stageUpdate", space, around.lo, around.hi, KOKKOS_LAMBDA(int i, int j, int k) {
         if (f0.contains(i, j, k)) u0(i, j, k) += b * d0(i, j, k);
         if (f1.contains(i, j, k)) u1(i, j, k) += b * d1(i, j, k);
         if (f2.contains(i, j, k)) u2(i, j, k) += b * d2(i, j, k);

@@ -61,8 +61,9 @@ struct StageFields {
 void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields const& f,
                     FieldView const& p, BoxSplit const& faces, Part part, double nu,
                     std::array<double, 3> const& force, double dt, double a);
-/// u_c += b du_c at the faces of every component (`f.faces`), in one pass.
-void stageUpdate(ExecSpace const& space, StageFields const& f, double b);
+/// u_c += b du_c at the faces of every component (`f.faces`), in one pass over `around` (a box
+/// that holds them all: momentumFaces(dims, 0, n, false).whole).
+void stageUpdate(ExecSpace const& space, StageFields const& f, Box3 const& around, double b);
 /// out = scale * div u at `part` of `cells` (divergenceCells).
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
                 FieldView const& out, double scale, BoxSplit const& cells, Part part);

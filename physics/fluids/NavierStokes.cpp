@@ -223,7 +223,8 @@ void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
   } else {
     momentum(mac::Part::Whole);
   }
-  mac::stageUpdate(space, f, b);  // face 0 is the wall, not updated, at a low wall
+  // Face 0 is the wall, not updated, at a low wall.
+  mac::stageUpdate(space, f, m_momentumFaces.whole, b);
   if (m_params.overlap)
     startVelocityGhosts(space);
   else

@@ -222,19 +222,6 @@ Box3 awayFromGhostFaces(PoissonGrid const& g) {
 }
 
 namespace {
-/// A box of cells [lo, hi) in plain ints, for device code: Box3 holds std::arrays, whose
-/// operator[] is a host function (nvcc treats a call to it in device code as undefined and may
-/// drop the branch that holds it).
-struct CellBounds {
-  int lo[3], hi[3];
-  static CellBounds of(Box3 const& b) {
-    return {{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}};
-  }
-  KOKKOS_INLINE_FUNCTION bool contains(int i, int j, int k) const {
-    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
-  }
-};
-
 /// The one-pass sweep out of place (smoothSweep's one-pass ways, 3D): a team per tile of
 /// kTileX x kTileY cells of a plane marches along z through planes [k0, k1), a pair of cells
 /// adjacent in x per thread. Team scratch holds planes of xin over the tile and two rings in x
@@ -263,8 +250,8 @@ struct SweepPlanes {
 
   PoissonGrid g;
   CellView b, xin, xout;
-  int colour;        ///< the first colour
-  CellBounds inner;  ///< awayFromGhostFaces(g)
+  int colour;       ///< the first colour
+  DeviceBox inner;  ///< awayFromGhostFaces(g)
   int tilesX, tilesY, planesPerTeam;
   CoarseCorrection fold;  ///< with Fold
 
@@ -414,7 +401,7 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
                " a team can have");
   policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
   Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy,
-                       K{g, b, xin, xout, colour, CellBounds::of(awayFromGhostFaces(g)),
+                       K{g, b, xin, xout, colour, DeviceBox::of(awayFromGhostFaces(g)),
                          static_cast<int>(tilesX), static_cast<int>(tilesY), run, fold});
 }
 }  // namespace

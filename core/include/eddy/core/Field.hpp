@@ -55,6 +55,19 @@ struct Box3 {
   long long size() const { return static_cast<long long>(extent(0)) * extent(1) * extent(2); }
 };
 
+/// A Box3 as plain ints, for kernels: Box3 holds std::arrays, whose operator[] is a host
+/// function (nvcc treats a call to it in device code as undefined and may drop the branch that
+/// holds it).
+struct DeviceBox {
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  static DeviceBox of(Box3 const& b) {
+    return {{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}};
+  }
+  KOKKOS_INLINE_FUNCTION bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+};
+
 /// The field's View with the ghost offset applied: `a(i, j, k)` is local entry (i, j, k).
 /// Copy it into kernels. The index arithmetic is 32-bit on a pointer to entry (0, 0, 0) (Field
 /// refuses allocations of 2^31 entries or more): with Kokkos' 64-bit View extents a 7-point
