@@ -235,7 +235,9 @@ namespace {
 /// half sweeps in place. With Fold, xin is x + P e (a coarse correction folded in): each thread
 /// adds prolongCell to the values it copied once they have landed, the values prolongAdd would
 /// have written. Any team size: on GPUs kPairs threads, on host backends one.
-template <bool FromZero, bool Fold>
+/// `Walls` false where no owned cell lies next to a wall (touchesWall): the smoothing arithmetic
+/// without the wall tests, the same values.
+template <bool FromZero, bool Fold, bool Walls>
 struct SweepPlanes {
   static_assert(!(FromZero && Fold), "SweepPlanes: a sweep from zero reads no xin");
   /// 64 x 8 on GPUs (34 KB of scratch), 64 x 4 on host backends (their teams get 32 KB).
@@ -315,10 +317,10 @@ struct SweepPlanes {
         int const i = x0 - 1 + rx, j = y0 - 1 + ry;
         if (i < 0 || i >= g.nx || j < 0 || j >= g.ny) continue;
         if constexpr (FromZero) {
-          r[e] = fromZeroCell(g, b, colour + g.ox + g.oy + g.oz, i, j, m);
+          r[e] = fromZeroCell<Walls>(g, b, colour + g.ox + g.oy + g.oz, i, j, m);
         } else {
           int const at = (ry + 1) * kXW + rx + 1;
-          r[e] = smoothValue(
+          r[e] = smoothValue<Walls>(
               g, b(i, j, m), i, j, m,
               [&](int di, int dj, int dk) { return xPlane(m + dk)[at + di + dj * kXW]; },
               xPlane(m)[at]);
@@ -340,7 +342,7 @@ struct SweepPlanes {
           double v = 0.0;
           if constexpr (!FromZero) v = xPlane(k)[(ry + 1) * kXW + rx + 1];
           if (inner.contains(second, j, k))
-            v = smoothValue(
+            v = smoothValue<Walls>(
                 g, b(second, j, k), second, j, k,
                 [&](int di, int dj, int dk) {
                   return rPlane(k + dk)[(ry + dj) * kRW + (rx + di) / 2];
@@ -382,11 +384,18 @@ struct SweepPlanes {
   }
 };
 
-template <bool FromZero, bool Fold>
-void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                 CellView const& xin, CellView const& xout, int colour,
-                 CoarseCorrection const& fold) {
-  using K = SweepPlanes<FromZero, Fold>;
+/// Teams of the one-pass sweep a GPU multiprocessor is asked to hold (launch bounds): six, at
+/// 40 registers a thread, where shared memory holds six teams' scratch (H100, H200); elsewhere the
+/// sweep runs without bounds. H200, TG 512^3 (s/step, three interleaved rounds): 0.1532-0.1540
+/// with six for every kind of sweep, 0.1556-0.1559 with five (46-48 registers), 0.1568-0.1573
+/// without bounds (four teams at 48-62 registers; ncu: 59% of the warps active against 70%).
+constexpr int kSweepMinTeams = 6;
+
+template <bool FromZero, bool Fold, bool Walls>
+void sweepPlanesWith(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                     CellView const& xin, CellView const& xout, int colour,
+                     CoarseCorrection const& fold) {
+  using K = SweepPlanes<FromZero, Fold, Walls>;
   int const teamSize = compat::planeSweeps<ExecSpace>() ? K::kPairs : 1;
   long long const tilesX = (g.nx + K::kTileX - 1) / K::kTileX;
   long long const tilesY = (g.ny + K::kTileY - 1) / K::kTileY;
@@ -394,15 +403,41 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
   long long const teams = tilesX * tilesY * ((g.nz + run - 1) / run);
   EDDY_REQUIRE(teams < (1LL << 31), "PoissonSolver: ", teams, " teams for a sweep of a block of ",
                g.nx, " x ", g.ny, " x ", g.nz, " cells; expected fewer than 2^31");
+  K const kernel{g,
+                 b,
+                 xin,
+                 xout,
+                 colour,
+                 DeviceBox::of(awayFromGhostFaces(g)),
+                 static_cast<int>(tilesX),
+                 static_cast<int>(tilesY),
+                 run,
+                 fold};
   Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), teamSize);
   EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
                "PoissonSolver: the one-pass sweep needs ", K::scratchBytes(),
                " bytes of team scratch, more than the ", policy.scratch_size_max(0),
                " a team can have");
   policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
-  Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy,
-                       K{g, b, xin, xout, colour, DeviceBox::of(awayFromGhostFaces(g)),
-                         static_cast<int>(tilesX), static_cast<int>(tilesY), run, fold});
+  using Bounded = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<K::kPairs, kSweepMinTeams>>;
+  Bounded bounded(space, static_cast<int>(teams), teamSize);
+  bounded.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
+  // Whether the bounds can be met with this scratch: once per kind of sweep (one device).
+  static bool const fits = bounded.team_size_max(kernel, Kokkos::ParallelForTag()) >= teamSize;
+  if (fits)
+    Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", bounded, kernel);
+  else
+    Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy, kernel);
+}
+
+template <bool FromZero, bool Fold>
+void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView const& xout, int colour,
+                 CoarseCorrection const& fold) {
+  if (touchesWall(g))
+    sweepPlanesWith<FromZero, Fold, true>(space, g, b, xin, xout, colour, fold);
+  else
+    sweepPlanesWith<FromZero, Fold, false>(space, g, b, xin, xout, colour, fold);
 }
 }  // namespace
 

@@ -60,45 +60,57 @@ KOKKOS_INLINE_FUNCTION double applyOperator(PoissonGrid const& g, CellView const
   return s;
 }
 
-/// Diagonal of A at local cell (i, j, k).
+/// Diagonal of A at local cell (i, j, k). `Walls` false: the caller knows that the cell is next
+/// to no wall (see touchesWall), and the same value comes without the tests.
+template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int j, int k) {
   int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
-  int const nx = 2 - (g.wx && gi == 0) - (g.wx && gi == g.Nx - 1);
-  int const ny = 2 - (g.wy && gj == 0) - (g.wy && gj == g.Ny - 1);
-  int const nz = g.dims == 3 ? 2 - (g.wz && gk == 0) - (g.wz && gk == g.Nz - 1) : 0;
+  int const nx = Walls ? 2 - (g.wx && gi == 0) - (g.wx && gi == g.Nx - 1) : 2;
+  int const ny = Walls ? 2 - (g.wy && gj == 0) - (g.wy && gj == g.Ny - 1) : 2;
+  int const nz = g.dims == 3 ? (Walls ? 2 - (g.wz && gk == 0) - (g.wz && gk == g.Nz - 1) : 2) : 0;
   return g.cx * nx + g.cy * ny + g.cz * nz;
+}
+
+/// Whether any owned cell of g lies next to a wall (operatorDiagonal<false> and
+/// splitOperatorWith<false> hold for the others).
+inline bool touchesWall(PoissonGrid const& g) {
+  auto const at = [](int wall, int o, int n, int N) {
+    return wall && (o == 0 || o + n == N);
+  };
+  return at(g.wx, g.ox, g.nx, g.Nx) || at(g.wy, g.oy, g.ny, g.Ny) ||
+         (g.dims == 3 && at(g.wz, g.oz, g.nz, g.Nz));
 }
 
 /// Diagonal of A at local cell (i, j, k) and the weighted sum of its neighbours, so that
 /// (A x)_c = diag x_c - nsum, with the neighbour at offset (di, dj, dk) given by nb(di, dj, dk)
 /// (called only for the neighbours the operator reads: none beyond a wall). Every smoother reads
 /// its neighbours through this one function, from a field or from team scratch, so that all give
-/// the same bits.
-template <class Nb>
+/// the same bits. `Walls` false: as operatorDiagonal.
+template <bool Walls = true, class Nb>
 KOKKOS_INLINE_FUNCTION void splitOperatorWith(PoissonGrid const& g, int i, int j, int k,
                                               Nb const& nb, double& diag, double& nsum) {
   int const gi = g.ox + i, gj = g.oy + j, gk = g.oz + k;
   double sx = 0.0, sy = 0.0, sz = 0.0;
-  if (!(g.wx && gi == 0)) sx += nb(-1, 0, 0);
-  if (!(g.wx && gi == g.Nx - 1)) sx += nb(1, 0, 0);
-  if (!(g.wy && gj == 0)) sy += nb(0, -1, 0);
-  if (!(g.wy && gj == g.Ny - 1)) sy += nb(0, 1, 0);
+  if (!Walls || !(g.wx && gi == 0)) sx += nb(-1, 0, 0);
+  if (!Walls || !(g.wx && gi == g.Nx - 1)) sx += nb(1, 0, 0);
+  if (!Walls || !(g.wy && gj == 0)) sy += nb(0, -1, 0);
+  if (!Walls || !(g.wy && gj == g.Ny - 1)) sy += nb(0, 1, 0);
   if (g.dims == 3) {
-    if (!(g.wz && gk == 0)) sz += nb(0, 0, -1);
-    if (!(g.wz && gk == g.Nz - 1)) sz += nb(0, 0, 1);
+    if (!Walls || !(g.wz && gk == 0)) sz += nb(0, 0, -1);
+    if (!Walls || !(g.wz && gk == g.Nz - 1)) sz += nb(0, 0, 1);
   }
-  diag = operatorDiagonal(g, i, j, k);
+  diag = operatorDiagonal<Walls>(g, i, j, k);
   nsum = g.cx * sx + g.cy * sy + g.cz * sz;
 }
 
 /// The Gauss-Seidel value of cell (i, j, k) with right-hand side `b` there and its neighbours
 /// from nb: (b + the weighted neighbours) / diag, or `old` (the cell's value before) where the
-/// diagonal is 0.
-template <class Nb>
+/// diagonal is 0. `Walls` false: as operatorDiagonal.
+template <bool Walls = true, class Nb>
 KOKKOS_INLINE_FUNCTION double smoothValue(PoissonGrid const& g, double b, int i, int j, int k,
                                           Nb const& nb, double old) {
   double diag = 0.0, nsum = 0.0;
-  splitOperatorWith(g, i, j, k, nb, diag, nsum);
+  splitOperatorWith<Walls>(g, i, j, k, nb, diag, nsum);
   return diag > 0 ? (b + nsum) / diag : old;
 }
 
@@ -138,11 +150,12 @@ KOKKOS_INLINE_FUNCTION void smoothColourItem(PoissonGrid const& g, CellView cons
 
 /// The value of cell (i, j, k) after the first half sweep from x = 0 of the colour with
 /// `shift` = colour + the global offsets: smoothCell's (b + nsum) / diag with every neighbour 0
-/// (nsum = +0) on that colour, 0 on the other.
+/// (nsum = +0) on that colour, 0 on the other. `Walls` false: as operatorDiagonal.
+template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double fromZeroCell(PoissonGrid const& g, CellView const& b, int shift,
                                            int i, int j, int k) {
   if (((i + j + k + shift) & 1) != 0) return 0.0;
-  double const diag = operatorDiagonal(g, i, j, k);
+  double const diag = operatorDiagonal<Walls>(g, i, j, k);
   return diag > 0 ? (b(i, j, k) + 0.0) / diag : 0.0;
 }
 
