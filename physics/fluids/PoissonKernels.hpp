@@ -41,22 +41,25 @@ struct PoissonGrid {
   std::array<int, 3> hi() const { return {nx, ny, nz}; }
 };
 
-/// sum over the neighbours n of c along one axis of (x_c - x_n), walls left out.
+/// sum over the neighbours n of c along one axis of (x_c - x_n), walls left out (`Walls` false:
+/// the caller knows that c is next to no wall, see touchesWall).
+template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double axisDifference(CellView const& x, double c, int i, int j, int k,
                                              int di, int dj, int dk, int gidx, int n, int wall) {
   double s = 0.0;
-  if (!(wall && gidx == 0)) s += c - x(i - di, j - dj, k - dk);
-  if (!(wall && gidx == n - 1)) s += c - x(i + di, j + dj, k + dk);
+  if (!Walls || !(wall && gidx == 0)) s += c - x(i - di, j - dj, k - dk);
+  if (!Walls || !(wall && gidx == n - 1)) s += c - x(i + di, j + dj, k + dk);
   return s;
 }
 
-/// (A x) at local cell (i, j, k).
+/// (A x) at local cell (i, j, k). `Walls` false: as axisDifference.
+template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double applyOperator(PoissonGrid const& g, CellView const& x, int i, int j,
                                             int k) {
   double const c = x(i, j, k);
-  double s = g.cx * axisDifference(x, c, i, j, k, 1, 0, 0, g.ox + i, g.Nx, g.wx) +
-             g.cy * axisDifference(x, c, i, j, k, 0, 1, 0, g.oy + j, g.Ny, g.wy);
-  if (g.dims == 3) s += g.cz * axisDifference(x, c, i, j, k, 0, 0, 1, g.oz + k, g.Nz, g.wz);
+  double s = g.cx * axisDifference<Walls>(x, c, i, j, k, 1, 0, 0, g.ox + i, g.Nx, g.wx) +
+             g.cy * axisDifference<Walls>(x, c, i, j, k, 0, 1, 0, g.oy + j, g.Ny, g.wy);
+  if (g.dims == 3) s += g.cz * axisDifference<Walls>(x, c, i, j, k, 0, 0, 1, g.oz + k, g.Nz, g.wz);
   return s;
 }
 
@@ -71,8 +74,9 @@ KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int 
   return g.cx * nx + g.cy * ny + g.cz * nz;
 }
 
-/// Whether any owned cell of g lies next to a wall (operatorDiagonal<false> and
-/// splitOperatorWith<false> hold for the others).
+/// Whether any owned cell of g lies next to a wall. Where none does, the kernels take the
+/// `Walls` false forms of applyOperator, operatorDiagonal and splitOperatorWith: the same values
+/// without the wall tests.
 inline bool touchesWall(PoissonGrid const& g) {
   auto const at = [](int wall, int o, int n, int N) {
     return wall && (o == 0 || o + n == N);
@@ -118,10 +122,11 @@ KOKKOS_INLINE_FUNCTION double smoothValue(PoissonGrid const& g, double b, int i,
 // The arithmetic of one cell of the multigrid steps, shared by the kernels below and by the
 // coarse levels run in one launch (Multigrid.cpp), so that both give the same bits.
 
-/// r at cell (i, j, k): b - A x.
+/// r at cell (i, j, k): b - A x. `Walls` false: as axisDifference.
+template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double residualCell(PoissonGrid const& g, CellView const& b,
                                            CellView const& x, int i, int j, int k) {
-  return b(i, j, k) - applyOperator(g, x, i, j, k);
+  return b(i, j, k) - applyOperator<Walls>(g, x, i, j, k);
 }
 
 /// A Gauss-Seidel update of cell (i, j, k): x = (b + the weighted neighbours) / diag.
