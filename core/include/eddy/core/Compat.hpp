@@ -427,9 +427,13 @@ int concurrency(Exec const& space) {
 /// registers. On host backends one per thread, each taking a contiguous range of items
 /// (reductionBlockedLanes). On CUDA, measured on an H200 (bench_reduction 28 and its 512^3 box
 /// sums):
-/// - oneWave (box sums): 768 threads per multiprocessor, one wave under
-///   ReductionLaunchBounds<true>; the reproducible fused operator-dot 106 G terms/s against 87
-///   with 2048 threads per multiprocessor, the 512^3 Taylor-Green step 2% faster;
+/// - oneWave (the reproducible box sums): 1024 threads per multiprocessor, one wave under
+///   ReductionLaunchBounds<true>, with items of reproducibleBoxRows() rows. The fused operator-dot
+///   of the Poisson solver at 512^3: 1.01 ms against 1.17 with 768 threads and items of 8 rows;
+///   the residual update 1.08 against 1.21 ms; the dot 0.63 against 0.61 and the sum of one
+///   field 0.50 against 0.47 ms, the only two slower; the TG 512^3 step 0.1480-0.1487 s against
+///   0.1495-0.1500. (768 threads had been 106 G terms/s against 87 with 2048 threads per
+///   multiprocessor for the operator-dot);
 /// - else (sums of term(i)): 2048 threads per multiprocessor (concurrency()), about 2.7 waves
 ///   at the reproducible sum's 68 registers a thread: 0.743 ms for 2^28 doubles against 0.781 ms
 ///   for one wave. The plain sum (8 terms an item, 60-64 registers): 0.487-0.490 ms, 1.05 of
@@ -438,9 +442,18 @@ template <class Exec>
 std::int64_t reductionLanes(Exec const& space, [[maybe_unused]] bool oneWave) {
   std::int64_t const threads = concurrency(space);
   if constexpr (isCuda<Exec>())
-    return threads * (oneWave ? 3 : 8) / 8;
+    return threads * (oneWave ? 4 : 8) / 8;
   else
     return threads;
+}
+
+/// Rows of one column per item of a reproducible box sum (BoxRowBlocks; the terms a lane loads
+/// together before it folds them into its window). CUDA 4: with 8 the window, two items of terms
+/// and the box's indices took 90-96 registers, and under the bounds of four blocks of 256 threads
+/// (ReductionLaunchBounds) ptxas spilled 200-600 bytes a thread; with 4, 8-100 bytes. Host
+/// backends 8.
+constexpr int reproducibleBoxRows() {
+  return isCuda<ExecSpace>() ? 4 : 8;
 }
 
 /// Whether the lanes of a lane pass on `Exec` take contiguous ranges of items (host backends:
@@ -451,12 +464,12 @@ constexpr bool reductionBlockedLanes() {
   return !isCuda<Exec>();
 }
 
-/// Launch bounds of a lane pass with one wave of lanes (see reductionLanes): three blocks of 256
-/// threads per multiprocessor, i.e. at most 85 registers a thread (the reproducible box sums
-/// would take 90-96). None otherwise. Ignored by host backends.
+/// Launch bounds of a lane pass with one wave of lanes (see reductionLanes): four blocks of 256
+/// threads per multiprocessor, i.e. at most 64 registers a thread. None otherwise. Ignored by
+/// host backends.
 template <bool OneWave>
 using ReductionLaunchBounds =
-    std::conditional_t<OneWave, Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<>>;
+    std::conditional_t<OneWave, Kokkos::LaunchBounds<256, 4>, Kokkos::LaunchBounds<>>;
 
 /// Whether a halo exchange on `Exec` packs and unpacks a row (x line) per work item instead of
 /// an entry per work item. Host backends: the entry's region search and index divisions cost

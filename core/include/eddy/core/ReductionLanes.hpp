@@ -19,9 +19,10 @@
 
 namespace eddy::detail {
 
-/// Rows per item of a box sum (BoxRowBlocks): the terms one load step reads at once (so that
-/// their loads are in flight together) before they are folded in.
-constexpr int kTermsPerItem = 8;
+/// Rows per item of a reproducible box sum (BoxRowBlocks): the terms one load step reads at once
+/// (so that their loads are in flight together) before they are folded in
+/// (compat::reproducibleBoxRows).
+constexpr int kTermsPerItem = compat::reproducibleBoxRows();
 /// Terms per item of a reproducible sum of term(i) (ItemsOfTerms). H200, 2^28 doubles, slot
 /// branches: 0.721-0.724 ms with 4, 0.769-0.771 ms with 8.
 constexpr int kTermsPerStrideItem = 4;
