@@ -147,7 +147,9 @@ Box3 withGhostRings(PoissonGrid const& g, int rings) {
 
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
               CellView const& r, Box3 const& cells, bool slab) {
-  if (touchesWall(g))
+  // `cells` may reach into the ghost rings: a ring cell can lie next to a wall that no owned
+  // cell touches.
+  if (touchesWall(g, cells))
     residualWith<true>(space, g, b, x, r, cells, slab);
   else
     residualWith<false>(space, g, b, x, r, cells, slab);

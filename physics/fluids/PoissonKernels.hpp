@@ -74,15 +74,19 @@ KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int 
   return g.cx * nx + g.cy * ny + g.cz * nz;
 }
 
-/// Whether any owned cell of g lies next to a wall. Where none does, the kernels take the
-/// `Walls` false forms of applyOperator, operatorDiagonal and splitOperatorWith: the same values
-/// without the wall tests.
+/// Whether any cell of `cells` (local indices of g's block, ghost rings included) lies next to a
+/// wall: it is the first or last global cell along a wall axis. Where none does, the kernels
+/// over `cells` take the `Walls` false forms of applyOperator, operatorDiagonal and
+/// splitOperatorWith: the same values without the wall tests.
+inline bool touchesWall(PoissonGrid const& g, Box3 const& cells) {
+  int const o[3] = {g.ox, g.oy, g.oz}, N[3] = {g.Nx, g.Ny, g.Nz}, w[3] = {g.wx, g.wy, g.wz};
+  for (int a = 0; a < g.dims; ++a)
+    if (w[a] && (o[a] + cells.lo[a] <= 0 || o[a] + cells.hi[a] - 1 >= N[a] - 1)) return true;
+  return false;
+}
+/// Whether any owned cell of g lies next to a wall.
 inline bool touchesWall(PoissonGrid const& g) {
-  auto const at = [](int wall, int o, int n, int N) {
-    return wall && (o == 0 || o + n == N);
-  };
-  return at(g.wx, g.ox, g.nx, g.Nx) || at(g.wy, g.oy, g.ny, g.Ny) ||
-         (g.dims == 3 && at(g.wz, g.oz, g.nz, g.Nz));
+  return touchesWall(g, Box3{{0, 0, 0}, g.hi()});
 }
 
 /// Diagonal of A at local cell (i, j, k) and the weighted sum of its neighbours, so that

@@ -862,6 +862,59 @@ TEST(Poisson, Benchmark) {
 // several tiles and of part of one. Every entry of b, xin and the coarse correction, ghosts
 // included, holds a distinct value, so a cell read from the wrong place or left unwritten shows
 // here, where the solves of FineSweepsOutOfPlaceGiveTheSameBits only show that something differs.
+// The residual over a block and its ghost ring (the multigrid's coarse levels with two ghost
+// layers) takes the walls of every cell it computes: a ring cell can lie next to a wall that no
+// owned cell of the block touches (here four ranks along x of four cells between walls: the blocks
+// of ranks 1 and 2 own global x cell 1 and 2, their rings reach cells 0 and 3 beside the walls).
+TEST(Poisson, ResidualOnGhostRingsKeepsTheWallsTheRingReaches) {
+  using eddy::fluids::detail::PoissonGrid;
+  eddy::ExecSpace space;
+  Index3 const cells{4, 4, 4};
+  for (int rank : {1, 2}) {
+    CartDecomposition const d(cells, 3, {false, true, true}, 4, rank, {4, 1, 1});
+    std::array<double, 3> const h{0.5, 0.25, 0.125};
+    PoissonGrid const g = PoissonGrid::make(d, h);
+    ASSERT_FALSE(eddy::fluids::detail::touchesWall(g)) << "rank " << rank;
+    eddy::Box3 const ring = eddy::fluids::detail::withGhostRings(g, 1);
+    ASSERT_TRUE(eddy::fluids::detail::touchesWall(g, ring)) << "rank " << rank;
+    Field<MemSpace> b(space, "eddy::test::poisson::b", d, 2);
+    Field<MemSpace> x(space, "eddy::test::poisson::x", d, 2);
+    Field<MemSpace> r(space, "eddy::test::poisson::r", d, 2);
+    auto hb = Kokkos::create_mirror_view(b.view());
+    auto hx = Kokkos::create_mirror_view(x.view());
+    for (std::size_t n = 0; n < hx.span(); ++n) {
+      hb.data()[n] = 0.5 + 0.001 * static_cast<double>(n % 97);
+      hx.data()[n] = 1.0 + 0.01 * static_cast<double>((n * 37) % 101);
+    }
+    Kokkos::deep_copy(b.view(), hb);
+    Kokkos::deep_copy(x.view(), hx);
+    eddy::fluids::detail::residual(space, g, b.access(), x.access(), r.access(), ring, false);
+    space.fence();
+    auto hr = Kokkos::create_mirror_view(r.view());
+    Kokkos::deep_copy(hr, r.view());
+    int const gw = 2;
+    auto at = [&](auto const& v, int i, int j, int k) {
+      return v(i + gw, j + gw, k + gw);
+    };
+    for (int k = ring.lo[2]; k < ring.hi[2]; ++k)
+      for (int j = ring.lo[1]; j < ring.hi[1]; ++j)
+        for (int i = ring.lo[0]; i < ring.hi[0]; ++i) {
+          // -lap(x) with the x neighbours beyond the walls left out (Neumann), y and z periodic.
+          int const gi = g.ox + i;
+          double const c = at(hx, i, j, k);
+          double sx = 0.0;
+          if (gi > 0) sx += c - at(hx, i - 1, j, k);
+          if (gi < cells[0] - 1) sx += c - at(hx, i + 1, j, k);
+          double const sy = (c - at(hx, i, j - 1, k)) + (c - at(hx, i, j + 1, k));
+          double const sz = (c - at(hx, i, j, k - 1)) + (c - at(hx, i, j, k + 1));
+          double const expected = at(hb, i, j, k) - (g.cx * sx + g.cy * sy + g.cz * sz);
+          EXPECT_NEAR(at(hr, i, j, k), expected, 1e-9 * std::abs(expected) + 1e-12)
+              << "rank " << rank << ", local cell (" << i << ", " << j << ", " << k
+              << "), global x " << gi;
+        }
+  }
+}
+
 TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
   using eddy::fluids::detail::CoarseCorrection;
   using eddy::fluids::detail::PoissonGrid;
