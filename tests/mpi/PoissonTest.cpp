@@ -596,6 +596,12 @@ TEST(Poisson, AMalformedFineSweepsIsAConfigError) {
   CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
   EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 3),
                eddy::ConfigError);
+  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, -1),
+               eddy::ConfigError);
+  {
+    eddy::test::ScopedEnv beyond("EDDY_MG_FINE_SWEEPS", "3");
+    EXPECT_THROW(eddy::fluids::fineSweepsFromEnvironment(), eddy::ConfigError);
+  }
   {
     eddy::test::ScopedEnv bad("EDDY_MG_FINE_SWEEPS", "planes");
     EXPECT_THROW(eddy::fluids::fineSweepsFromEnvironment(), eddy::ConfigError);
@@ -855,13 +861,6 @@ TEST(Poisson, Benchmark) {
   }
 }
 
-// One red-black sweep out of place, kernel against kernel: the one-pass sweep (a team per tile
-// of a plane, runs of planes) writes every owned cell, of both colours, with the bits of the two
-// loops, from zero, from a field, and from a field with a coarse correction folded in (the loops
-// add it to their copy of the field first), either colour first; walls and periodic axes, blocks of
-// several tiles and of part of one. Every entry of b, xin and the coarse correction, ghosts
-// included, holds a distinct value, so a cell read from the wrong place or left unwritten shows
-// here, where the solves of FineSweepsOutOfPlaceGiveTheSameBits only show that something differs.
 // The residual over a block and its ghost ring (the multigrid's coarse levels with two ghost
 // layers) takes the walls of every cell it computes: a ring cell can lie next to a wall that no
 // owned cell of the block touches (here four ranks along x of four cells between walls: the blocks
@@ -915,6 +914,13 @@ TEST(Poisson, ResidualOnGhostRingsKeepsTheWallsTheRingReaches) {
   }
 }
 
+// One red-black sweep out of place, kernel against kernel: the one-pass sweep (a team per tile
+// of a plane, runs of planes) writes every owned cell, of both colours, with the bits of the two
+// loops, from zero, from a field, and from a field with a coarse correction folded in (the loops
+// add it to their copy of the field first), either colour first; walls and periodic axes, blocks of
+// several tiles and of part of one. Every entry of b, xin and the coarse correction, ghosts
+// included, holds a distinct value, so a cell read from the wrong place or left unwritten shows
+// here, where the solves of FineSweepsOutOfPlaceGiveTheSameBits only show that something differs.
 TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
   using eddy::fluids::detail::CoarseCorrection;
   using eddy::fluids::detail::PoissonGrid;
