@@ -337,7 +337,7 @@ struct SweepPlanes {
         for (int e = rank; e < kXPlane; e += size) {
           int gx, gy;
           entryCell(e, gx, gy);
-          dst[e] += prolongCell(g, fold.coarse, fold.e, gx, gy, m);
+          dst[e] += prolongCell<Walls>(g, fold.coarse, fold.e, gx, gy, m);
         }
       }
     };
@@ -468,7 +468,11 @@ template <bool FromZero, bool Fold>
 void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int colour,
                  CoarseCorrection const& fold) {
-  if (touchesWall(g))
+  // The folded sweep also prolongs onto the ring around the block, whose clamps reachesWall
+  // decides.
+  bool const walls = touchesWall(g) ||
+                     (Fold && reachesWall(g, Box3{{-1, -1, -1}, {g.nx + 1, g.ny + 1, g.nz + 1}}));
+  if (walls)
     sweepPlanesWith<FromZero, Fold, true>(space, g, b, xin, xout, colour, fold);
   else
     sweepPlanesWith<FromZero, Fold, false>(space, g, b, xin, xout, colour, fold);
@@ -517,6 +521,31 @@ void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView con
   for (Box3 const& slab : shell) smoothColour(space, g, b, x, colour, slab, true);
 }
 
+namespace {
+template <bool Clamp>
+void restrictWith(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                  PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                  bool slab) {
+  PoissonGrid const f = fine;
+  PoissonGrid const c = coarse;
+  forCells(
+      "eddy::fluids::poisson::restrict", space, coarseCells.lo, coarseCells.hi, slab,
+      KOKKOS_LAMBDA(int ci, int cj, int ck) {
+        b(ci, cj, ck) = restrictCell<Clamp>(f, r, c, ci, cj, ck);
+      });
+}
+
+template <bool Clamp>
+void prolongWith(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
+                 PoissonGrid const& coarse, CellView const& e, Box3 const& cells, bool slab) {
+  PoissonGrid const f = fine;
+  PoissonGrid const c = coarse;
+  forCells(
+      "eddy::fluids::poisson::prolong", space, cells.lo, cells.hi, slab,
+      KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += prolongCell<Clamp>(f, c, e, i, j, k); });
+}
+}  // namespace
+
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b) {
   restrictResidual(space, fine, r, coarse, b, Box3{{0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}});
@@ -525,20 +554,18 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
                       PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
                       bool slab) {
-  PoissonGrid const f = fine;
-  PoissonGrid const c = coarse;
-  forCells(
-      "eddy::fluids::poisson::restrict", space, coarseCells.lo, coarseCells.hi, slab,
-      KOKKOS_LAMBDA(int ci, int cj, int ck) { b(ci, cj, ck) = restrictCell(f, r, c, ci, cj, ck); });
+  if (reachesWall(coarse, coarseCells))
+    restrictWith<true>(space, fine, r, coarse, b, coarseCells, slab);
+  else
+    restrictWith<false>(space, fine, r, coarse, b, coarseCells, slab);
 }
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,
                 PoissonGrid const& coarse, CellView const& e, Box3 const& cells, bool slab) {
-  PoissonGrid const f = fine;
-  PoissonGrid const c = coarse;
-  forCells(
-      "eddy::fluids::poisson::prolong", space, cells.lo, cells.hi, slab,
-      KOKKOS_LAMBDA(int i, int j, int k) { x(i, j, k) += prolongCell(f, c, e, i, j, k); });
+  if (reachesWall(fine, cells))
+    prolongWith<true>(space, fine, x, coarse, e, cells, slab);
+  else
+    prolongWith<false>(space, fine, x, coarse, e, cells, slab);
 }
 
 }  // namespace eddy::fluids::detail

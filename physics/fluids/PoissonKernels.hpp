@@ -177,8 +177,20 @@ KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
   return gidx;
 }
 
+/// Whether a cell of `cells` (local indices of g's block) lies within two cells of a wall
+/// (the first two or last two global cells along a wall axis). Where none does, restrictCell
+/// (cells: coarse) and prolongCell (cells: fine) never clamp (their `Clamp` false: the same
+/// values; one cell would do, two leave room for odd counts).
+inline bool reachesWall(PoissonGrid const& g, Box3 const& cells) {
+  int const o[3] = {g.ox, g.oy, g.oz}, N[3] = {g.Nx, g.Ny, g.Nz}, w[3] = {g.wx, g.wy, g.wz};
+  for (int a = 0; a < g.dims; ++a)
+    if (w[a] && (o[a] + cells.lo[a] <= 1 || o[a] + cells.hi[a] - 1 >= N[a] - 2)) return true;
+  return false;
+}
+
 /// (R r) at coarse cell (ci, cj, ck): weights (1, 3, 3, 1) / 8 per axis over the fine cells
-/// 2C-1 .. 2C+2 (walls clamp the index).
+/// 2C-1 .. 2C+2 (walls clamp the index; `Clamp` false: see reachesWall).
+template <bool Clamp = true>
 KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, CellView const& r,
                                            PoissonGrid const& c, int ci, int cj, int ck) {
   double const w[4] = {1.0, 3.0, 3.0, 1.0};
@@ -189,15 +201,21 @@ KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, CellView const&
     int fk = 0;
     double wz = 1.0;
     if (f.dims == 3) {
-      fk = clampAtWall(2 * (c.oz + ck) - 1 + q, f.Nz, f.wz) - f.oz;
+      fk = 2 * (c.oz + ck) - 1 + q;
+      if (Clamp) fk = clampAtWall(fk, f.Nz, f.wz);
+      fk -= f.oz;
       wz = w[q];
     }
     double sy = 0.0;
     for (int bb = 0; bb < 4; ++bb) {
-      int const fj = clampAtWall(2 * (c.oy + cj) - 1 + bb, f.Ny, f.wy) - f.oy;
+      int const fj =
+          (Clamp ? clampAtWall(2 * (c.oy + cj) - 1 + bb, f.Ny, f.wy) : 2 * (c.oy + cj) - 1 + bb) -
+          f.oy;
       double sx = 0.0;
       for (int a = 0; a < 4; ++a) {
-        int const fi = clampAtWall(2 * (c.ox + ci) - 1 + a, f.Nx, f.wx) - f.ox;
+        int const fi =
+            (Clamp ? clampAtWall(2 * (c.ox + ci) - 1 + a, f.Nx, f.wx) : 2 * (c.ox + ci) - 1 + a) -
+            f.ox;
         sx += w[a] * r(fi, fj, fk);
       }
       sy += w[bb] * sx;
@@ -208,18 +226,22 @@ KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, CellView const&
 }
 
 /// (P e) at fine cell (i, j, k) (owned or ghost): weights 3/4 for the parent, 1/4 for the
-/// coarse neighbour on the child's side (the parent itself beyond a wall), per axis.
+/// coarse neighbour on the child's side (the parent itself beyond a wall), per axis. `Clamp`
+/// false: see reachesWall.
+template <bool Clamp = true>
 KOKKOS_INLINE_FUNCTION double prolongCell(PoissonGrid const& f, PoissonGrid const& c,
                                           CellView const& e, int i, int j, int k) {
   int const gi = f.ox + i, gj = f.oy + j;
   int const pi = gi >> 1, pj = gj >> 1;
   int const i0 = pi - c.ox, j0 = pj - c.oy;
-  int const i1 = clampAtWall(pi + ((gi & 1) ? 1 : -1), c.Nx, c.wx) - c.ox;
-  int const j1 = clampAtWall(pj + ((gj & 1) ? 1 : -1), c.Ny, c.wy) - c.oy;
+  int const si = pi + ((gi & 1) ? 1 : -1), sj = pj + ((gj & 1) ? 1 : -1);
+  int const i1 = (Clamp ? clampAtWall(si, c.Nx, c.wx) : si) - c.ox;
+  int const j1 = (Clamp ? clampAtWall(sj, c.Ny, c.wy) : sj) - c.oy;
   if (f.dims == 3) {
     int const gk = f.oz + k, pk = gk >> 1;
     int const k0 = pk - c.oz;
-    int const k1 = clampAtWall(pk + ((gk & 1) ? 1 : -1), c.Nz, c.wz) - c.oz;
+    int const sk = pk + ((gk & 1) ? 1 : -1);
+    int const k1 = (Clamp ? clampAtWall(sk, c.Nz, c.wz) : sk) - c.oz;
     double const p0 = 0.75 * (0.75 * e(i0, j0, k0) + 0.25 * e(i1, j0, k0)) +
                       0.25 * (0.75 * e(i0, j1, k0) + 0.25 * e(i1, j1, k0));
     double const p1 = 0.75 * (0.75 * e(i0, j0, k1) + 0.25 * e(i1, j0, k1)) +
