@@ -10,7 +10,8 @@ namespace {
 
 /// Launches `f` over `part` of `boxes`: one functor for every part (the shell's slabs only take
 /// tiles shaped for them), so each entry is computed by the same code whichever part holds it.
-template <class F>
+/// `Columns`: the whole or inner box by forEachCellColumn.
+template <bool Columns = false, class F>
 void launch(std::string const& label, ExecSpace const& space, BoxSplit const& boxes, Part part,
             F const& f) {
   if (part == Part::Shell) {
@@ -18,7 +19,10 @@ void launch(std::string const& label, ExecSpace const& space, BoxSplit const& bo
     return;
   }
   Box3 const& b = part == Part::Whole ? boxes.whole : boxes.inner;
-  forEachCell(label, space, b.lo, b.hi, f);
+  if constexpr (Columns)
+    forEachCellColumn(label, space, b.lo, b.hi, f);
+  else
+    forEachCell(label, space, b.lo, b.hi, f);
 }
 
 }  // namespace
@@ -123,7 +127,8 @@ void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields con
       {force[0], force[1], force[2]},
       dt,
       a};
-  launch("eddy::fluids::momentumStage", space, faces, part, m);
+  // Each face reads its neighbours along z too: columns (forEachCellColumn) keep those in L1.
+  launch<true>("eddy::fluids::momentumStage", space, faces, part, m);
 }
 
 void stageUpdate(ExecSpace const& space, StageFields const& f, Box3 const& around, double b) {

@@ -7,6 +7,7 @@
 #include "eddy/core/ReproducibleAccumulator.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -114,48 +115,86 @@ TYPED_TEST(BoxSplitTest, SlabPoliciesCoverTheShell) {
       }
 }
 
-/// How often forEachCell (or forEachCellStreaming) visits each entry of a 40 x 9 x 7 array for
-/// the box [lo, hi), with the array's origin at (-3, -1, -2).
+/// The ways grid kernels visit the cells of a box.
+enum class Visit { Cells, Streaming, Columns };
+
+char const* visitName(Visit v) {
+  return v == Visit::Cells ? "forEachCell"
+                           : (v == Visit::Streaming ? "forEachCellStreaming" : "forEachCellColumn");
+}
+
+/// How often `visit` visits each entry of a 40 x 9 x 20 array for the box [lo, hi), with the
+/// array's origin at (-3, -1, -2).
 template <class Exec>
 Kokkos::View<int***, Kokkos::LayoutLeft, Kokkos::HostSpace> boxHits(std::array<int, 3> lo,
                                                                     std::array<int, 3> hi,
-                                                                    bool streaming) {
+                                                                    Visit visit) {
   Exec space;
   Kokkos::View<int***, Kokkos::LayoutLeft, typename Exec::memory_space> hits("eddy::test::hits", 40,
-                                                                             9, 7);
+                                                                             9, 20);
   auto const hit = KOKKOS_LAMBDA(int i, int j, int k) {
     Kokkos::atomic_add(&hits(i + 3, j + 1, k + 2), 1);
   };
-  if (streaming)
+  if (visit == Visit::Streaming)
     eddy::forEachCellStreaming("eddy::test::boxHits", space, lo, hi, hit);
+  else if (visit == Visit::Columns)
+    eddy::forEachCellColumn("eddy::test::boxHits", space, lo, hi, hit);
   else
     eddy::forEachCell("eddy::test::boxHits", space, lo, hi, hit);
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hits);
 }
 
-TYPED_TEST(BoxSplitTest, ForEachCellAndStreamingVisitEveryCellOfTheBoxOnce) {
+TYPED_TEST(BoxSplitTest, ForEachCellStreamingAndColumnVisitEveryCellOfTheBoxOnce) {
   using A = std::array<int, 3>;
-  // Row counts that are and are not multiples of the rows per item, one-cell boxes and thin
-  // slabs along each axis, negative corners, a 2D box, and boxes inverted along an axis (empty).
-  std::vector<std::pair<A, A>> const boxes = {{{0, 0, 0}, {37, 8, 5}},  {{-3, -1, -2}, {37, 8, 5}},
-                                              {{5, 2, 1}, {6, 3, 2}},   {{0, 0, 0}, {1, 8, 5}},
-                                              {{0, 0, 0}, {37, 1, 5}},  {{0, 0, 0}, {37, 8, 1}},
-                                              {{-3, 3, 0}, {20, 6, 1}}, {{4, 0, 0}, {2, 8, 5}},
-                                              {{0, 0, 3}, {37, 8, 3}},  {{-1, -1, -2}, {36, 7, 4}}};
+  // Row counts that are and are not multiples of the rows per item, z extents that are and are
+  // not multiples of the cells per column (kColumnCells), one-cell boxes and thin slabs along
+  // each axis, negative corners, a 2D box, and boxes inverted along an axis (empty).
+  static_assert(eddy::kColumnCells == 8, "the z extents below are chosen around 8 and 16");
+  std::vector<std::pair<A, A>> const boxes = {
+      {{0, 0, 0}, {37, 8, 5}},    {{-3, -1, -2}, {37, 8, 5}}, {{5, 2, 1}, {6, 3, 2}},
+      {{0, 0, 0}, {1, 8, 5}},     {{0, 0, 0}, {37, 1, 5}},    {{0, 0, 0}, {37, 8, 1}},
+      {{-3, 3, 0}, {20, 6, 1}},   {{4, 0, 0}, {2, 8, 5}},     {{0, 0, 3}, {37, 8, 3}},
+      {{-1, -1, -2}, {36, 7, 4}}, {{0, 0, -2}, {33, 8, 15}},  {{-3, -1, -2}, {37, 8, 18}},
+      {{2, 1, 1}, {35, 7, 9}},    {{0, 0, 0}, {37, 8, 16}},   {{5, 2, 3}, {6, 3, 12}}};
   for (auto const& [lo, hi] : boxes)
-    for (bool const streaming : {false, true}) {
-      auto const h = boxHits<TypeParam>(lo, hi, streaming);
+    for (Visit const visit : {Visit::Cells, Visit::Streaming, Visit::Columns}) {
+      auto const h = boxHits<TypeParam>(lo, hi, visit);
       int wrong = 0;
-      for (int k = -2; k < 5; ++k)
+      for (int k = -2; k < 18; ++k)
         for (int j = -1; j < 8; ++j)
           for (int i = -3; i < 37; ++i) {
             bool const in =
                 i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
             wrong += h(i + 3, j + 1, k + 2) != (in ? 1 : 0);
           }
-      EXPECT_EQ(wrong, 0) << (streaming ? "forEachCellStreaming" : "forEachCell") << ", box ["
-                          << lo[0] << "," << lo[1] << "," << lo[2] << ") .. [" << hi[0] << ","
-                          << hi[1] << "," << hi[2] << ")";
+      EXPECT_EQ(wrong, 0) << visitName(visit) << ", box [" << lo[0] << "," << lo[1] << "," << lo[2]
+                          << ") .. [" << hi[0] << "," << hi[1] << "," << hi[2] << ")";
+    }
+}
+
+/// Counts the visits of z = lo2 .. lo2 + n - 1 at (4, 5) in hits, and every other visit.
+struct ZHits {
+  int* hits;
+  int* outside;
+  int lo2, n;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    if (i != 4 || j != 5 || k < lo2 || k >= lo2 + n)
+      ++*outside;
+    else
+      ++hits[k - lo2];
+  }
+};
+
+/// The columns of forEachCellColumn on GPUs, run here on the host: every z of the range once.
+TEST(CellColumns, VisitEveryZOfTheirRangeOnce) {
+  for (int lo2 : {-2, 0, 3})
+    for (int n = 1; n <= 3 * eddy::kColumnCells + 1; ++n) {
+      std::vector<int> hits(n, 0);
+      int outside = 0;
+      eddy::CellColumns<ZHits> const columns{ZHits{hits.data(), &outside, lo2, n}, lo2, lo2 + n};
+      for (int c = 0; c < columns.columns(); ++c) columns(4, 5, c);
+      EXPECT_EQ(outside, 0) << "z from " << lo2 << ", " << n << " cells";
+      EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), n) << "z from " << lo2 << ", " << n;
     }
 }
 
