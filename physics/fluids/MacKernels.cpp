@@ -57,18 +57,20 @@ MacGrid MacGrid::make(int dims, std::array<double, 3> const& h) {
 
 namespace {
 
-/// The momentum right-hand side of every component at the faces (i, j, k), as a functor (the
-/// stage state is shared by every entry; no lambda capture of a class).
+/// One RK stage of every component at the faces (i, j, k), as a functor (the stage state is
+/// shared by every entry; no lambda capture of a class): reads the velocity u around the face and
+/// the previous stage's velocity in `next` at the face itself, then writes the new velocity to
+/// `next`.
 struct MomentumStages {
   MacGrid g;
   VelocityViews u;
-  FieldView p, du[3];
+  FieldView p, next[3];
   DeviceBox faces[3];
-  double nu, force[3], dt, a;
+  double nu, force[3], dt, aOverBPrevious, stageB;
 
-  /// The new du of component C at face (i, j, k).
+  /// The new velocity of component C at face (i, j, k).
   template <int C>
-  KOKKOS_INLINE_FUNCTION double increment(int i, int j, int k) const {
+  KOKKOS_INLINE_FUNCTION double stage(int i, int j, int k) const {
     constexpr int c = C;
     FieldView const& uc = u.c[c];
     int const ec[3] = {c == 0, c == 1, c == 2};
@@ -95,20 +97,23 @@ struct MomentumStages {
     }
     double const gradP = (p(i, j, k) - p(i - ec[0], j - ec[1], k - ec[2])) * g.invH[c];
     double const rate = nu * lap - adv + force[c] - gradP;
-    return (a == 0.0 ? 0.0 : a * du[c](i, j, k)) + dt * rate;
+    // The previous stage's du is (u - u_previous) / B_previous.
+    double const du =
+        (aOverBPrevious == 0.0 ? 0.0 : aOverBPrevious * (centre - next[c](i, j, k))) + dt * rate;
+    return centre + stageB * du;
   }
 
-  // Every component's value is computed before any is stored: the stores go to du only, but
-  // the compiler cannot tell that du and u are different memory.
+  // Every component's value is computed before any is stored: the stores go to `next` only, but
+  // the compiler cannot tell that `next` and u are different memory.
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
     bool const has0 = faces[0].contains(i, j, k), has1 = faces[1].contains(i, j, k);
     bool const has2 = faces[2].contains(i, j, k);
-    double const v0 = has0 ? increment<0>(i, j, k) : 0.0;
-    double const v1 = has1 ? increment<1>(i, j, k) : 0.0;
-    double const v2 = has2 ? increment<2>(i, j, k) : 0.0;
-    if (has0) du[0](i, j, k) = v0;
-    if (has1) du[1](i, j, k) = v1;
-    if (has2) du[2](i, j, k) = v2;
+    double const v0 = has0 ? stage<0>(i, j, k) : 0.0;
+    double const v1 = has1 ? stage<1>(i, j, k) : 0.0;
+    double const v2 = has2 ? stage<2>(i, j, k) : 0.0;
+    if (has0) next[0](i, j, k) = v0;
+    if (has1) next[1](i, j, k) = v1;
+    if (has2) next[2](i, j, k) = v2;
   }
 };
 
@@ -116,32 +121,20 @@ struct MomentumStages {
 
 void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields const& f,
                     FieldView const& p, BoxSplit const& faces, Part part, double nu,
-                    std::array<double, 3> const& force, double dt, double a) {
+                    std::array<double, 3> const& force, double dt, RkCoefficients const& rk) {
   MomentumStages const m{
       grid,
       f.u,
       p,
-      {f.du[0], f.du[1], f.du[2]},
+      {f.next[0], f.next[1], f.next[2]},
       {DeviceBox::of(f.faces[0]), DeviceBox::of(f.faces[1]), DeviceBox::of(f.faces[2])},
       nu,
       {force[0], force[1], force[2]},
       dt,
-      a};
+      rk.a == 0.0 ? 0.0 : rk.a / rk.bPrevious,
+      rk.b};
   // Each face reads its neighbours along z too: columns (forEachCellColumn) keep those in L1.
   launch<true>("eddy::fluids::momentumStage", space, faces, part, m);
-}
-
-void stageUpdate(ExecSpace const& space, StageFields const& f, Box3 const& around, double b) {
-  DeviceBox const f0 = DeviceBox::of(f.faces[0]), f1 = DeviceBox::of(f.faces[1]),
-                  f2 = DeviceBox::of(f.faces[2]);
-  FieldView const u0 = f.u.c[0], u1 = f.u.c[1], u2 = f.u.c[2];
-  FieldView const d0 = f.du[0], d1 = f.du[1], d2 = f.du[2];
-  forEachCell(
-      "eddy::fluids::stageUpdate", space, around.lo, around.hi, KOKKOS_LAMBDA(int i, int j, int k) {
-        if (f0.contains(i, j, k)) u0(i, j, k) += b * d0(i, j, k);
-        if (f1.contains(i, j, k)) u1(i, j, k) += b * d1(i, j, k);
-        if (f2.contains(i, j, k)) u2(i, j, k) += b * d2(i, j, k);
-      });
 }
 
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,

@@ -44,26 +44,35 @@ BoxSplit momentumFaces(int dims, int c, Index3 const& n, bool lowWall);
 /// The cells [0, n) of divergence, split around those that read no velocity ghost.
 BoxSplit divergenceCells(int dims, Index3 const& n);
 
-/// The velocity components of the flow model and their stage increments, as kernel views, with
-/// the faces each component is computed on (momentumFaces, `whole`; empty for c >= dims).
+/// The velocity of the flow model as kernel views: `u` the current one, read around each face;
+/// `next` a second buffer of the same shape, which holds the velocity of the stage before `u`
+/// and gets the stage's result. The faces each component is computed on (momentumFaces, `whole`;
+/// empty for c >= dims).
 struct StageFields {
   VelocityViews u;
-  FieldView du[3];
+  FieldView next[3];
   Box3 faces[3];
 };
 
-/// Low-storage Runge-Kutta stage of every component, in one pass over `part` of `faces`
-/// (momentumFaces(dims, 0, n, false): the union of the components' faces, split the same way):
-///   du_c = a du_c + dt (-div(u u_c) + nu lap u_c + force_c - d p / d x_c)
-/// at the faces of component c (`f.faces[c]`); then (stageUpdate) u_c += b du_c. With a = 0 the
-/// old du is not read. Each face gets the arithmetic of its own component, whichever part holds
-/// it; the three components share the loads of the velocities around a cell.
+/// The coefficients of one stage of Williamson's low-storage RK3: du = a du + dt L(u),
+/// u += b du; `bPrevious` is the previous stage's b (unused where a = 0).
+struct RkCoefficients {
+  double a = 0.0, bPrevious = 1.0, b = 1.0;
+};
+
+/// One low-storage Runge-Kutta stage of every component, in one pass over `part` of `faces`
+/// (momentumFaces(dims, 0, n, false): the union of the components' faces, split the same way),
+/// at the faces of component c (`f.faces[c]`):
+///   du = a du_previous + dt (-div(u u_c) + nu lap u_c + force_c - d p / d x_c)
+///   next_c = u_c + b du
+/// where du_previous = (u_c - next_c) / bPrevious is the previous stage's increment, recovered
+/// from the two velocities (next_c not read where a = 0). The stage increment needs no field of
+/// its own, and no separate update pass. Each face gets the arithmetic of its own component,
+/// whichever part holds it; the three components share the loads of the velocities around a
+/// cell.
 void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields const& f,
                     FieldView const& p, BoxSplit const& faces, Part part, double nu,
-                    std::array<double, 3> const& force, double dt, double a);
-/// u_c += b du_c at the faces of every component (`f.faces`), in one pass over `around` (a box
-/// that holds them all: momentumFaces(dims, 0, n, false).whole).
-void stageUpdate(ExecSpace const& space, StageFields const& f, Box3 const& around, double b);
+                    std::array<double, 3> const& force, double dt, RkCoefficients const& rk);
 /// out = scale * div u at `part` of `cells` (divergenceCells).
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
                 FieldView const& out, double scale, BoxSplit const& cells, Part part);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 namespace eddy::fluids {
 
@@ -89,8 +90,8 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
                                          : Centering::FaceZ;
     m_u[c] = std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::u", kAxisName[c]), decomp,
                                                1, centering);
-    m_du[c] = std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::du", kAxisName[c]),
-                                                decomp, 1, centering);
+    m_uPrevious[c] = std::make_unique<Field<MemSpace>>(
+        space, str("eddy::fluids::u", kAxisName[c], "_stage"), decomp, 1, centering);
     m_haloU[c] = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_u[c]->layout());
   }
   m_p = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::p", decomp, 1);
@@ -178,7 +179,7 @@ void Model::setInitialState(ExecSpace const& space) {
         KOKKOS_LAMBDA(int i, int j, int k) {
           u(i, j, k) = ref.velocity(c, (ox + i + sx) * hx, (oy + j + sy) * hy, (oz + k + sz) * hz);
         });
-    Kokkos::deep_copy(space, m_du[c]->view(), 0.0);
+    Kokkos::deep_copy(space, m_uPrevious[c]->view(), 0.0);
     fillGhosts(space, c);
   }
   auto p = m_p->access();
@@ -202,18 +203,18 @@ void Model::setInitialState(ExecSpace const& space) {
   Kokkos::deep_copy(space, m_phi->view(), 0.0);
 }
 
-void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
+void Model::rkStage(ExecSpace const& space, double dt, int stage) {
   auto const grid = mac::MacGrid::make(m_dims, m_h);
   mac::StageFields f;
   for (int c = 0; c < 3; ++c) {
     f.u.c[c] = m_u[c < m_dims ? c : 0]->access();
-    f.du[c] = m_du[c < m_dims ? c : 0]->access();
+    f.next[c] = m_uPrevious[c < m_dims ? c : 0]->access();
     f.faces[c] = c < m_dims ? m_faces[c].whole : Box3{};
   }
-  // Every component's increment reads the same u, so all are computed before any update.
+  mac::RkCoefficients const rk{kRkA[stage], stage > 0 ? kRkB[stage - 1] : 1.0, kRkB[stage]};
   auto momentum = [&](mac::Part part) {
     mac::momentumStages(space, grid, f, m_p->access(), m_momentumFaces, part, m_params.viscosity,
-                        m_params.bodyForce, dt, a);
+                        m_params.bodyForce, dt, rk);
   };
   if (velocityGhostsInFlight()) {
     // The previous stage's exchanges: the faces that read no ghost meanwhile.
@@ -223,8 +224,9 @@ void Model::rkStage(ExecSpace const& space, double dt, double a, double b) {
   } else {
     momentum(mac::Part::Whole);
   }
-  // Face 0 is the wall, not updated, at a low wall.
-  mac::stageUpdate(space, f, m_momentumFaces.whole, b);
+  // The stage's velocity is now in the second buffer (face 0, the wall at a low wall, is not
+  // computed: 0 in both): the buffers trade places.
+  for (int c = 0; c < m_dims; ++c) std::swap(m_u[c], m_uPrevious[c]);
   if (m_params.overlap)
     startVelocityGhosts(space);
   else
@@ -348,7 +350,7 @@ StepStats Model::step(ExecSpace const& space) {
                 ExitCode::Failure, true);
   {
     ScopedRegion stages("eddy::fluids::rkStages");
-    for (int stage = 0; stage < 3; ++stage) rkStage(space, s.dt, kRkA[stage], kRkB[stage]);
+    for (int stage = 0; stage < 3; ++stage) rkStage(space, s.dt, stage);
   }
   auto const stats = project(space, s.dt, true);
   s.poissonIterations = stats.iterations;

@@ -28,10 +28,16 @@
 /// over both parts, so the fields are bitwise those without overlap. Between steps every ghost
 /// is current.
 ///
-/// Memory: per velocity component two face fields (u, du), plus p and phi at cell centres:
-/// 8 (2 d + 2) bytes per cell plus ghosts (48 in 2D, 64 in 3D), plus halo buffers and the
-/// Poisson solver, which also holds the right-hand side (PoissonSolver::bytes(): 32 + 3.4 in 3D
-/// with mgcg). Model::bytes() counts all of it.
+/// The stages keep the two registers as two velocities, u and the previous stage's u (from which
+/// du = (u - u_previous) / B_previous): each stage is then one pass that reads u around a face and
+/// the previous velocity at the face and writes the new velocity over the latter, with no
+/// increment field and no update pass (216 bytes a face triple a step moved instead of 432). In
+/// exact arithmetic the same scheme; the recovered du differs from a stored one by rounding.
+///
+/// Memory: per velocity component two face fields (u and its stage buffer), plus p and phi at
+/// cell centres: 8 (2 d + 2) bytes per cell plus ghosts (48 in 2D, 64 in 3D), plus halo buffers
+/// and the Poisson solver, which also holds the right-hand side (PoissonSolver::bytes(): 32 + 3.4
+/// in 3D with mgcg). Model::bytes() counts all of it.
 #pragma once
 
 #include "eddy/core/BoxSplit.hpp"
@@ -151,9 +157,9 @@ class Model {
   /// Collective: continues from a saved state (a checkpoint). `u[c]`, `p` and `phi` hold this
   /// rank's owned entries of velocity component c, the pressure and the Poisson guess
   /// (ownedBox() of each field, x fastest); every ghost is then filled as a step leaves it, so
-  /// the next step gives the bits it gave in the run that saved the state (the RK3 register du
-  /// carries nothing across steps: its first stage overwrites it). Throws eddy::Error when a
-  /// size does not match this rank's block.
+  /// the next step gives the bits it gave in the run that saved the state (the second velocity
+  /// buffer carries nothing across steps: the first stage, with A = 0, writes it without reading
+  /// it). Throws eddy::Error when a size does not match this rank's block.
   void restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
                     std::vector<double> const& p, std::vector<double> const& phi, long long step,
                     double time, StepStats const& last);
@@ -173,7 +179,7 @@ class Model {
   bool velocityGhostsInFlight() const { return m_haloU[0]->inFlight(); }
   /// One RK stage. Without overlap it ends with every velocity ghost current; with overlap it
   /// ends with their exchanges in flight, for the next stage or the projection to complete.
-  void rkStage(ExecSpace const& space, double dt, double a, double b);
+  void rkStage(ExecSpace const& space, double dt, int stage);
   PoissonStats project(ExecSpace const& space, double dt, bool updatePressure);
   double maxDivergence(ExecSpace const& space) const;
   void referenceErrors(ExecSpace const& space, Diagnostics& d) const;
@@ -188,7 +194,10 @@ class Model {
   std::array<double, 3> m_h;
   Parameters m_params;
   int m_dims;
-  std::array<std::unique_ptr<Field<MemSpace>>, 3> m_u, m_du;
+  /// The velocity, and per component a second buffer of its shape: the previous RK stage's
+  /// velocity, from which a stage recovers the previous increment and over which it writes its
+  /// result; the two then trade places (rkStage), so m_u is always the current velocity.
+  std::array<std::unique_ptr<Field<MemSpace>>, 3> m_u, m_uPrevious;
   std::unique_ptr<Field<MemSpace>> m_p, m_phi;
   std::array<std::unique_ptr<HaloExchange<ExecSpace>>, 3> m_haloU;
   std::unique_ptr<HaloExchange<ExecSpace>> m_haloP;
