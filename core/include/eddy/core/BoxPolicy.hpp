@@ -168,6 +168,11 @@ struct BoxRows {
   }
 };
 
+/// Whether the box [lo, hi) has no cell (an empty or inverted range along an axis).
+inline bool emptyBox(std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  return hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2];
+}
+
 /// Runs f(i, j, k) for lo <= (i, j, k) < hi on `space` (an inverted range along an axis is
 /// empty): the one way grid kernels visit cells (see the top of this file). Every cell is
 /// computed by the same code whatever box it is part of, so splitting a box into parts (e.g.
@@ -175,8 +180,7 @@ struct BoxRows {
 template <class Exec, class F>
 void forEachCell(std::string const& label, Exec const& space, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, F const& f) {
-  for (int d = 0; d < 3; ++d)
-    if (hi[d] <= lo[d]) return;  // nothing to launch
+  if (emptyBox(lo, hi)) return;  // nothing to launch
   if constexpr (compat::cellRows<Exec>()) {
     int const n1 = hi[1] - lo[1];
     std::int64_t const rows = static_cast<std::int64_t>(n1) * (hi[2] - lo[2]);
@@ -215,8 +219,7 @@ void forEachCellStreaming(std::string const& label, Exec const& space, std::arra
   if constexpr (compat::cellRows<Exec>()) {
     forEachCell(label, space, lo, hi, f);
   } else {
-    for (int d = 0; d < 3; ++d)
-      if (hi[d] <= lo[d]) return;  // nothing to launch
+    if (emptyBox(lo, hi)) return;  // nothing to launch
     auto const blocks = BoxRowBlocks<kStreamingRows>::of(lo, hi);
     Kokkos::parallel_for(
         label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(space, 0, blocks.items),
@@ -258,8 +261,7 @@ void forEachCellColumn(std::string const& label, Exec const& space, std::array<i
   if constexpr (compat::cellRows<Exec>()) {
     forEachCell(label, space, lo, hi, f);
   } else {
-    for (int d = 0; d < 3; ++d)
-      if (hi[d] <= lo[d]) return;  // nothing to launch
+    if (emptyBox(lo, hi)) return;  // nothing to launch
     using Policy =
         Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
                               Kokkos::IndexType<int>, ColumnLaunchBounds>;

@@ -287,8 +287,7 @@ template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, 
 void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
                            GhostedView<Mem> const& out, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
-  for (int d = 0; d < 3; ++d)
-    if (hi[d] <= lo[d]) return;
+  if (emptyBox(lo, hi)) return;
   using K = detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>;
   int xs0 = lo[0];
   if constexpr (Pairs) {
