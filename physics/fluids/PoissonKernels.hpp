@@ -74,15 +74,21 @@ KOKKOS_INLINE_FUNCTION double operatorDiagonal(PoissonGrid const& g, int i, int 
   return g.cx * nx + g.cy * ny + g.cz * nz;
 }
 
+/// Whether any cell of `cells` (local indices of g's block, ghost rings included) is among the
+/// first or last `depth` global cells along a wall axis.
+inline bool nearWall(PoissonGrid const& g, Box3 const& cells, int depth) {
+  int const o[3] = {g.ox, g.oy, g.oz}, N[3] = {g.Nx, g.Ny, g.Nz}, w[3] = {g.wx, g.wy, g.wz};
+  for (int a = 0; a < g.dims; ++a)
+    if (w[a] && (o[a] + cells.lo[a] < depth || o[a] + cells.hi[a] - 1 >= N[a] - depth)) return true;
+  return false;
+}
+
 /// Whether any cell of `cells` (local indices of g's block, ghost rings included) lies next to a
 /// wall: it is the first or last global cell along a wall axis. Where none does, the kernels
 /// over `cells` take the `Walls` false forms of applyOperator, operatorDiagonal and
 /// splitOperatorWith: the same values without the wall tests.
 inline bool touchesWall(PoissonGrid const& g, Box3 const& cells) {
-  int const o[3] = {g.ox, g.oy, g.oz}, N[3] = {g.Nx, g.Ny, g.Nz}, w[3] = {g.wx, g.wy, g.wz};
-  for (int a = 0; a < g.dims; ++a)
-    if (w[a] && (o[a] + cells.lo[a] <= 0 || o[a] + cells.hi[a] - 1 >= N[a] - 1)) return true;
-  return false;
+  return nearWall(g, cells, 1);
 }
 /// Whether any owned cell of g lies next to a wall.
 inline bool touchesWall(PoissonGrid const& g) {
@@ -169,8 +175,10 @@ KOKKOS_INLINE_FUNCTION double fromZeroCell(PoissonGrid const& g, CellView const&
 }
 
 /// Global fine index clamped into the domain at walls (the mirrored ghost), else unchanged.
+/// `Clamp` false: unchanged (the caller knows it lies inside, see reachesWall).
+template <bool Clamp = true>
 KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
-  if (wall) {
+  if (Clamp && wall) {
     if (gidx < 0) return 0;
     if (gidx > n - 1) return n - 1;
   }
@@ -182,10 +190,7 @@ KOKKOS_INLINE_FUNCTION int clampAtWall(int gidx, int n, int wall) {
 /// (cells: coarse) and prolongCell (cells: fine) never clamp (their `Clamp` false: the same
 /// values; one cell would do, two leave room for odd counts).
 inline bool reachesWall(PoissonGrid const& g, Box3 const& cells) {
-  int const o[3] = {g.ox, g.oy, g.oz}, N[3] = {g.Nx, g.Ny, g.Nz}, w[3] = {g.wx, g.wy, g.wz};
-  for (int a = 0; a < g.dims; ++a)
-    if (w[a] && (o[a] + cells.lo[a] <= 1 || o[a] + cells.hi[a] - 1 >= N[a] - 2)) return true;
-  return false;
+  return nearWall(g, cells, 2);
 }
 
 /// (R r) at coarse cell (ci, cj, ck): weights (1, 3, 3, 1) / 8 per axis over the fine cells
@@ -201,21 +206,15 @@ KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, CellView const&
     int fk = 0;
     double wz = 1.0;
     if (f.dims == 3) {
-      fk = 2 * (c.oz + ck) - 1 + q;
-      if (Clamp) fk = clampAtWall(fk, f.Nz, f.wz);
-      fk -= f.oz;
+      fk = clampAtWall<Clamp>(2 * (c.oz + ck) - 1 + q, f.Nz, f.wz) - f.oz;
       wz = w[q];
     }
     double sy = 0.0;
     for (int bb = 0; bb < 4; ++bb) {
-      int const fj =
-          (Clamp ? clampAtWall(2 * (c.oy + cj) - 1 + bb, f.Ny, f.wy) : 2 * (c.oy + cj) - 1 + bb) -
-          f.oy;
+      int const fj = clampAtWall<Clamp>(2 * (c.oy + cj) - 1 + bb, f.Ny, f.wy) - f.oy;
       double sx = 0.0;
       for (int a = 0; a < 4; ++a) {
-        int const fi =
-            (Clamp ? clampAtWall(2 * (c.ox + ci) - 1 + a, f.Nx, f.wx) : 2 * (c.ox + ci) - 1 + a) -
-            f.ox;
+        int const fi = clampAtWall<Clamp>(2 * (c.ox + ci) - 1 + a, f.Nx, f.wx) - f.ox;
         sx += w[a] * r(fi, fj, fk);
       }
       sy += w[bb] * sx;
@@ -234,14 +233,12 @@ KOKKOS_INLINE_FUNCTION double prolongCell(PoissonGrid const& f, PoissonGrid cons
   int const gi = f.ox + i, gj = f.oy + j;
   int const pi = gi >> 1, pj = gj >> 1;
   int const i0 = pi - c.ox, j0 = pj - c.oy;
-  int const si = pi + ((gi & 1) ? 1 : -1), sj = pj + ((gj & 1) ? 1 : -1);
-  int const i1 = (Clamp ? clampAtWall(si, c.Nx, c.wx) : si) - c.ox;
-  int const j1 = (Clamp ? clampAtWall(sj, c.Ny, c.wy) : sj) - c.oy;
+  int const i1 = clampAtWall<Clamp>(pi + ((gi & 1) ? 1 : -1), c.Nx, c.wx) - c.ox;
+  int const j1 = clampAtWall<Clamp>(pj + ((gj & 1) ? 1 : -1), c.Ny, c.wy) - c.oy;
   if (f.dims == 3) {
     int const gk = f.oz + k, pk = gk >> 1;
     int const k0 = pk - c.oz;
-    int const sk = pk + ((gk & 1) ? 1 : -1);
-    int const k1 = (Clamp ? clampAtWall(sk, c.Nz, c.wz) : sk) - c.oz;
+    int const k1 = clampAtWall<Clamp>(pk + ((gk & 1) ? 1 : -1), c.Nz, c.wz) - c.oz;
     double const p0 = 0.75 * (0.75 * e(i0, j0, k0) + 0.25 * e(i1, j0, k0)) +
                       0.25 * (0.75 * e(i0, j1, k0) + 0.25 * e(i1, j1, k0));
     double const p1 = 0.75 * (0.75 * e(i0, j0, k1) + 0.25 * e(i1, j0, k1)) +
