@@ -54,6 +54,7 @@ fluids::Parameters parameters(io::Deck const& deck, CartDecomposition const& dec
   p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
   p.poisson.preSmooth = static_cast<int>(deck.getInt("fluids.poisson.pre_sweeps"));
   p.poisson.postSmooth = static_cast<int>(deck.getInt("fluids.poisson.post_sweeps"));
+  p.guess = fluids::poissonGuessFromString(deck.getString("fluids.poisson.guess"));
   if (p.poisson.method == fluids::PoissonMethod::MultigridCG &&
       p.poisson.preSmooth + p.poisson.postSmooth < 1)
     throw ConfigError(
@@ -98,6 +99,13 @@ io::CheckpointData fluidsState(fluids::Model const& model) {
   // Kinematic pressure (p / rho), as the model holds it.
   d.grids.push_back(ownedEntries(model.pressure(), decomp, "pressure", "m^2/s^2"));
   d.grids.push_back(ownedEntries(model.poissonGuess(), decomp, "poisson_guess", "m^2/s^2"));
+  // The older increments the guess extrapolates from, and the time steps of all.
+  int const increments = std::max(model.poissonIncrements(), 1);
+  for (int i = 1; i < increments; ++i)
+    d.grids.push_back(
+        ownedEntries(model.poissonIncrement(i), decomp, str("poisson_increment_", i), "m^2/s^2"));
+  auto const& dts = model.poissonIncrementDt();
+  a.reals["poisson_increment_dt"] = {dts.begin(), dts.begin() + increments};
   return d;
 }
 
@@ -122,14 +130,25 @@ void restoreFluids(ExecSpace const& space, fluids::Model& model, io::CheckpointR
   std::array<std::vector<double>, 3> u;
   for (int c = 0; c < decomp.dims(); ++c) u[c] = block(model.velocity(c), kVelocityName[c]);
   std::vector<double> const p = block(model.pressure(), "pressure");
-  std::vector<double> const phi = block(model.poissonGuess(), "poisson_guess");
+  // Checkpoints of runs that kept one increment hold poisson_guess alone.
+  fluids::GuessState guess;
+  guess.phi.push_back(block(model.poissonGuess(), "poisson_guess"));
+  if (file.attributes().reals.count("poisson_increment_dt") > 0) {
+    std::vector<double> const& dts = file.reals("poisson_increment_dt");
+    std::size_t const used = std::min<std::size_t>(
+        {dts.size(), guess.dt.size(),
+         static_cast<std::size_t>(1 + fluids::guessHistory(model.parameters().guess))});
+    for (std::size_t i = 0; i < used; ++i) guess.dt[i] = dts[i];
+    for (std::size_t i = 1; i < used; ++i)
+      guess.phi.push_back(block(model.poissonGuess(), str("poisson_increment_", i)));
+  }
   fluids::StepStats last;
   last.dt = file.real("last_dt");
   last.cfl = file.real("last_cfl");
   last.poissonIterations = static_cast<int>(file.integer("last_poisson_iterations"));
   last.poissonResidual = file.real("last_poisson_residual");
   last.maxDivergence = file.real("last_max_divergence");
-  model.restoreState(space, u, p, phi, file.step(), file.time(), last);
+  model.restoreState(space, u, p, guess, file.step(), file.time(), last);
 }
 
 }  // namespace

@@ -301,7 +301,13 @@ Key fluids() {
                                  "correction is added; pre_sweeps + post_sweeps >= 1. Fewer "
                                  "sweeps make a V-cycle cheaper and may take more iterations.")
                         .atLeast(0)
-                        .defaultValue(2)));
+                        .defaultValue(2))
+               .add(Key::choice("guess", {"quadratic", "linear", "previous", "zero"},
+                                "Initial guess of each step's solve: the pressure increments of "
+                                "the last three or two steps extrapolated to the new step, the "
+                                "last one as it is, or zero. The extrapolations save iterations "
+                                "and keep two or one more cell field (16 or 8 bytes a cell).")
+                        .defaultValue("quadratic")));
 }
 
 Key output() {

@@ -198,6 +198,8 @@ std::vector<double> Model::gather(ExecSpace const& space, int c) const {
 
 std::size_t Model::bytes() const {
   std::size_t b = m_p->bytes() + m_phi->bytes() + m_haloP->bytes() + m_poisson->bytes();
+  for (auto const& h : m_phiHistory)
+    if (h) b += h->bytes();
   for (int c = 0; c < m_dims; ++c)
     b += m_u[c]->bytes() + m_uPrevious[c]->bytes() + m_haloU[c]->bytes();
   return b;

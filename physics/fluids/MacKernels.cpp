@@ -167,4 +167,18 @@ void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi
       KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) += phi(i, j, k); });
 }
 
+void extrapolate(ExecSpace const& space, FieldView const& out, FieldView const (&phi)[3],
+                 std::array<double, 3> const& w, int terms, std::array<int, 3> const& lo,
+                 std::array<int, 3> const& hi) {
+  FieldView const p0 = phi[0], p1 = phi[1], p2 = phi[2];
+  double const w0 = w[0], w1 = w[1], w2 = w[2];
+  forEachCell(
+      "eddy::fluids::poissonGuess", space, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
+        double g = w0 * p0(i, j, k);
+        if (terms > 1) g += w1 * p1(i, j, k);
+        if (terms > 2) g += w2 * p2(i, j, k);
+        out(i, j, k) = g;
+      });
+}
+
 }  // namespace eddy::fluids::mac

@@ -82,6 +82,11 @@ void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, F
 /// p += phi over [lo, hi) (ghosts included: both ghosts are current, so the sum is too).
 void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi,
                 std::array<int, 3> const& lo, std::array<int, 3> const& hi);
+/// out = sum_{i < terms} w[i] phi[i] over [lo, hi) (1 <= terms <= 3; out may be phi[i] for
+/// any i, and phi[i] for i >= terms is not read).
+void extrapolate(ExecSpace const& space, FieldView const& out, FieldView const (&phi)[3],
+                 std::array<double, 3> const& w, int terms, std::array<int, 3> const& lo,
+                 std::array<int, 3> const& hi);
 
 /// Vorticity component c at the edge along c at local index (i, j, k), i.e. at the corner of
 /// the two face axes a = c + 1, b = c + 2 (mod 3): d u_b / d x_a - d u_a / d x_b.

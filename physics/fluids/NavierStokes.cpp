@@ -9,6 +9,7 @@
 #include "fluids/FlowReference.hpp"
 #include "fluids/MacKernels.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -33,6 +34,56 @@ InitialCondition initialConditionFromString(std::string const& name) {
   if (name == "poiseuille") return InitialCondition::Poiseuille;
   throw ConfigError(
       str("fluids.initial is '", name, "'; expected one of: rest, taylor_green, poiseuille"));
+}
+
+PoissonGuess poissonGuessFromString(std::string const& name) {
+  if (name == "zero") return PoissonGuess::Zero;
+  if (name == "previous") return PoissonGuess::Previous;
+  if (name == "linear") return PoissonGuess::Linear;
+  if (name == "quadratic") return PoissonGuess::Quadratic;
+  throw ConfigError(str("fluids.poisson.guess is '", name,
+                        "'; expected one of: zero, previous, linear, quadratic"));
+}
+
+char const* toString(PoissonGuess g) {
+  switch (g) {
+    case PoissonGuess::Zero:
+      return "zero";
+    case PoissonGuess::Previous:
+      return "previous";
+    case PoissonGuess::Linear:
+      return "linear";
+    case PoissonGuess::Quadratic:
+      return "quadratic";
+  }
+  return "?";
+}
+
+int guessHistory(PoissonGuess g) {
+  return g == PoissonGuess::Quadratic ? 2 : g == PoissonGuess::Linear ? 1 : 0;
+}
+
+std::array<double, 3> guessWeights(double dt, std::array<double, 3> const& dts, int terms) {
+  EDDY_REQUIRE(terms >= 1 && terms <= 3, "fluids::guessWeights: ", terms,
+               " terms; expected 1 to 3");
+  // Times relative to the start of the new step: the middles of the last steps and of the new.
+  double node[3];
+  double end = 0.0;
+  for (int i = 0; i < terms; ++i) {
+    EDDY_REQUIRE(dts[i] > 0, "fluids::guessWeights: time step ", i, " is ", dts[i],
+                 "; expected > 0");
+    node[i] = end - 0.5 * dts[i];
+    end -= dts[i];
+  }
+  double const at = 0.5 * dt;
+  std::array<double, 3> w{0, 0, 0};
+  for (int i = 0; i < terms; ++i) {
+    double l = 1.0;
+    for (int j = 0; j < terms; ++j)
+      if (j != i) l *= (at - node[j]) / (node[i] - node[j]);
+    w[i] = l * dt / dts[i];
+  }
+  return w;
 }
 
 bool isChannel(CartDecomposition const& decomp, Parameters const& p) {
@@ -96,6 +147,10 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   }
   m_p = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::p", decomp, 1);
   m_phi = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::phi", decomp, 1);
+  // Labelled by their first role: the guess rotates the increments through the three fields.
+  for (int h = 0; h < guessHistory(params.guess); ++h)
+    m_phiHistory[h] =
+        std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::phi_", h + 1), decomp, 1);
   m_haloP = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_p->layout());
   PoissonOptions poisson = params.poisson;
   poisson.overlap = params.overlap;
@@ -201,6 +256,7 @@ void Model::setInitialState(ExecSpace const& space) {
   m_last.poissonResidual = stats.relativeResidual;
   m_last.maxDivergence = maxDivergence(space);
   Kokkos::deep_copy(space, m_phi->view(), 0.0);
+  m_phiKnown = 0;
 }
 
 void Model::rkStage(ExecSpace const& space, double dt, int stage) {
@@ -260,10 +316,13 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
   PoissonStats stats;
   if (!(rhsMax > 0)) {
     // Already divergence-free to the last bit (a parallel flow): nothing to project; this
-    // also spares the solver a zero right-hand side.
+    // also spares the solver a zero right-hand side. The step's increment is 0, not phi: the
+    // next guess starts afresh from phi as it is.
+    if (updatePressure) m_phiKnown = 0;
     stats.converged = true;
     return stats;
   }
+  if (updatePressure) prepareGuess(space, dt);
   stats = m_poisson->solve(space, rhsField, *m_phi);
   if (!stats.converged) {
     std::ostringstream history;
@@ -287,9 +346,42 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
   if (updatePressure) {
     Box3 const all = m_p->allocatedBox();
     mac::accumulate(space, m_p->access(), m_phi->access(), all.lo, all.hi);
+    m_phiDt = {dt, m_phiDt[0], m_phiDt[1]};
+    m_phiKnown = std::min(m_phiKnown + 1, 1 + guessHistory(m_params.guess));
   }
   if (m_params.overlap) finishVelocityGhosts(space);  // current between steps
   return stats;
+}
+
+void Model::prepareGuess(ExecSpace const& space, double dt) {
+  if (m_params.guess == PoissonGuess::Zero) {
+    Kokkos::deep_copy(space, m_phi->view(), 0.0);
+    return;
+  }
+  int const history = guessHistory(m_params.guess);
+  if (history == 0 || m_phiKnown == 0) return;  // phi as it is
+  if (m_phiKnown == 1) {
+    // One increment so far: it is the guess, and the next step's older one.
+    Kokkos::deep_copy(space, m_phiHistory[0]->view(), m_phi->view());
+    return;
+  }
+  int const terms = std::min(m_phiKnown, 1 + history);
+  mac::FieldView const phi[3] = {m_phi->access(), m_phiHistory[0]->access(),
+                                 m_phiHistory[history - 1]->access()};
+  Box3 const all = m_phi->allocatedBox();
+  mac::extrapolate(space, m_phiHistory[history - 1]->access(), phi,
+                   guessWeights(dt, m_phiDt, terms), terms, all.lo, all.hi);
+  // The oldest field now holds the guess: it becomes phi, the others one step older.
+  std::unique_ptr<Field<MemSpace>> guess = std::move(m_phiHistory[history - 1]);
+  for (int h = history - 1; h > 0; --h) m_phiHistory[h] = std::move(m_phiHistory[h - 1]);
+  m_phiHistory[0] = std::move(m_phi);
+  m_phi = std::move(guess);
+}
+
+Field<MemSpace> const& Model::poissonIncrement(int i) const {
+  EDDY_REQUIRE(i >= 0 && i < m_phiKnown, "fluids::Model::poissonIncrement(", i, "): ", m_phiKnown,
+               " increments are kept");
+  return i == 0 ? *m_phi : *m_phiHistory[i - 1];
 }
 
 namespace {
@@ -315,8 +407,8 @@ void setOwned(ExecSpace const& space, Field<MemSpace> const& f, std::vector<doub
 }  // namespace
 
 void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
-                         std::vector<double> const& p, std::vector<double> const& phi,
-                         long long step, double time, StepStats const& last) {
+                         std::vector<double> const& p, GuessState const& guess, long long step,
+                         double time, StepStats const& last) {
   ScopedRegion region("eddy::fluids::restoreState");
   for (int c = 0; c < m_dims; ++c) {
     setOwned(space, *m_u[c], u[c]);
@@ -324,10 +416,19 @@ void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>,
   }
   setOwned(space, *m_p, p);
   fillPressureGhosts(space);
-  // As the Poisson solver leaves phi: halo exchange, then the wall mirror.
-  setOwned(space, *m_phi, phi);
-  m_haloP->exchange(space, *m_phi);
-  mirrorWallGhosts(space, m_decomp, *m_phi);
+  if (guess.phi.empty())
+    throw Error(
+        "fluids: restoring the Poisson guess: no pressure increment given; expected at "
+        "least the last step's");
+  m_phiKnown = std::min(static_cast<int>(guess.phi.size()), 1 + guessHistory(m_params.guess));
+  m_phiDt = guess.dt;
+  for (int i = 0; i < m_phiKnown; ++i) {
+    // As the Poisson solver leaves phi: halo exchange, then the wall mirror.
+    Field<MemSpace>& f = i == 0 ? *m_phi : *m_phiHistory[i - 1];
+    setOwned(space, f, guess.phi[i]);
+    m_haloP->exchange(space, f);
+    mirrorWallGhosts(space, m_decomp, f);
+  }
   m_step = step;
   m_time = time;
   m_last = last;

@@ -158,8 +158,9 @@ TEST(Fluids, ANaNVelocityStopsTheRun) {
   for (int a = 0; a < c.dims; ++a) u[a].assign(model->velocity(a).ownedBox().size(), 0.0);
   u[0][37] = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> const p(model->pressure().ownedBox().size(), 0.0);
-  std::vector<double> const phi(model->poissonGuess().ownedBox().size(), 0.0);
-  model->restoreState(space, u, p, phi, 0, 0.0, eddy::fluids::StepStats{});
+  eddy::fluids::GuessState guess;
+  guess.phi.emplace_back(model->poissonGuess().ownedBox().size(), 0.0);
+  model->restoreState(space, u, p, guess, 0, 0.0, eddy::fluids::StepStats{});
   EXPECT_EQ(model->maxRate(space), std::numeric_limits<double>::infinity());
   expectRunFailure([&] { model->step(space); }, {"velocity is not finite", "blew up"});
 }
