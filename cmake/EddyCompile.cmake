@@ -1,13 +1,19 @@
 # Warnings, sanitizers and the per-target hook that compiles Kokkos users as CUDA if needed.
 
+# eddy::host_warnings: for targets without Kokkos (plain host tools). With nvcc_wrapper as the
+# C++ compiler, Kokkos's launcher compiles those with the host compiler itself, which would
+# refuse nvcc's options; eddy::warnings adds those for everything that uses Kokkos.
+add_library(eddy_host_warnings INTERFACE)
+add_library(eddy::host_warnings ALIAS eddy_host_warnings)
 add_library(eddy_warnings INTERFACE)
 add_library(eddy::warnings ALIAS eddy_warnings)
+target_link_libraries(eddy_warnings INTERFACE eddy_host_warnings)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-  target_compile_options(eddy_warnings INTERFACE
+  target_compile_options(eddy_host_warnings INTERFACE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wshadow>
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
   if(EDDY_ENABLE_WERROR)
-    target_compile_options(eddy_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+    target_compile_options(eddy_host_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
   endif()
 endif()
 
@@ -28,9 +34,9 @@ if(Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
 endif()
 
 if(EDDY_ENABLE_SANITIZERS)
-  target_compile_options(eddy_warnings INTERFACE -fsanitize=address,undefined
-                                                 -fno-omit-frame-pointer)
-  target_link_options(eddy_warnings INTERFACE -fsanitize=address,undefined)
+  target_compile_options(eddy_host_warnings INTERFACE -fsanitize=address,undefined
+                                                      -fno-omit-frame-pointer)
+  target_link_options(eddy_host_warnings INTERFACE -fsanitize=address,undefined)
 endif()
 
 # eddy_kokkos_sources(<target>): marks every source of <target> as CUDA when Kokkos asks for it.

@@ -2,7 +2,7 @@
 # other codes can find_package(Eddy).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-install(TARGETS eddy_core eddy_io eddy_physics eddy_warnings EXPORT EddyTargets
+install(TARGETS eddy_core eddy_io eddy_physics eddy_warnings eddy_host_warnings EXPORT EddyTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS eddy RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

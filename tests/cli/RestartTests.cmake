@@ -3,7 +3,7 @@
 # a restart from a wrong file is refused with a clear message.
 
 add_executable(eddy_compare_checkpoints CompareCheckpoints.cpp)
-target_link_libraries(eddy_compare_checkpoints PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::warnings)
+target_link_libraries(eddy_compare_checkpoints PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::host_warnings)
 
 # eddy_restart_test(<name> <deck> <run.name> <N> <crash> <total> <np straight> <np first>
 #                   <np restart> <csv files> [RESTART latest] [KEYS <checkpoint keys>...]): see
