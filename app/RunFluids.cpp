@@ -181,8 +181,8 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
                 p.poisson.method == fluids::PoissonMethod::MultigridCG
                     ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")")
                     : std::string(),
-                ", tolerance ", p.poisson.tolerance, ", cap ", p.poisson.maxIterations, "); ",
-                static_cast<double>(model.bytes()) / localCells,
+                ", tolerance ", p.poisson.tolerance, ", cap ", p.poisson.maxIterations, ", guess ",
+                toString(p.guess), "); ", static_cast<double>(model.bytes()) / localCells,
                 " bytes per cell (fields, halo buffers and Poisson solver, ghosts included)"));
   log::info(str("fluids: halo overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
                 deck.getString("parallel.overlap"),

@@ -39,11 +39,11 @@
 /// next one. The guess extrapolates the rates phi / dt of the last two or three steps (each at
 /// the middle of its step) to the middle of the new step with Lagrange weights, and multiplies
 /// by the new dt (guessWeights; with a constant dt 2, -1 and 3, -3, 1). On 3D Taylor-Green at
-/// 64^3 and 128^3 the initial relative residual falls from about 5e-2 (the last increment as it
-/// is) to 7e-4 (linear) and 2e-5 (quadratic), and a solve to 1e-10 takes 5 MG-CG iterations
-/// instead of 7. The solve then converges to the same tolerance, so the result changes only
-/// within it. The guess pass reads the increments and writes one field (32 bytes a cell for the
-/// quadratic guess); the increments trade fields instead of being copied.
+/// 128^3 the initial relative residual falls from about 5e-2 (the last increment as it is) to
+/// 7e-4 (linear) and 2e-5 (quadratic), and a solve to 1e-10 takes 5 MG-CG iterations instead of
+/// 7 (at 512^3 about 4). The solve then converges to the same tolerance, so the result changes
+/// only within it. The guess pass reads the increments and writes one field (32 bytes a cell for
+/// the quadratic guess); the increments trade fields instead of being copied.
 ///
 /// Memory: per velocity component two face fields (u and its stage buffer), plus p and phi at
 /// cell centres: 8 (2 d + 2) bytes per cell plus ghosts (48 in 2D, 64 in 3D), one or two older
