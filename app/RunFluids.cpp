@@ -10,6 +10,7 @@
 #include "eddy/core/Log.hpp"
 #include "fluids/NavierStokes.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -100,12 +101,13 @@ io::CheckpointData fluidsState(fluids::Model const& model) {
   d.grids.push_back(ownedEntries(model.pressure(), decomp, "pressure", "m^2/s^2"));
   d.grids.push_back(ownedEntries(model.poissonGuess(), decomp, "poisson_guess", "m^2/s^2"));
   // The older increments the guess extrapolates from, and the time steps of all.
-  int const increments = std::max(model.poissonIncrements(), 1);
-  for (int i = 1; i < increments; ++i)
+  int const known = model.poissonIncrements();
+  a.integers["poisson_increments"] = {known};
+  for (int i = 1; i < known; ++i)
     d.grids.push_back(
         ownedEntries(model.poissonIncrement(i), decomp, str("poisson_increment_", i), "m^2/s^2"));
   auto const& dts = model.poissonIncrementDt();
-  a.reals["poisson_increment_dt"] = {dts.begin(), dts.begin() + increments};
+  if (known > 0) a.reals["poisson_increment_dt"] = {dts.begin(), dts.begin() + known};
   return d;
 }
 
@@ -130,17 +132,27 @@ void restoreFluids(ExecSpace const& space, fluids::Model& model, io::CheckpointR
   std::array<std::vector<double>, 3> u;
   for (int c = 0; c < decomp.dims(); ++c) u[c] = block(model.velocity(c), kVelocityName[c]);
   std::vector<double> const p = block(model.pressure(), "pressure");
-  // Checkpoints of runs that kept one increment hold poisson_guess alone.
   fluids::GuessState guess;
   guess.phi.push_back(block(model.poissonGuess(), "poisson_guess"));
-  if (file.attributes().reals.count("poisson_increment_dt") > 0) {
-    std::vector<double> const& dts = file.reals("poisson_increment_dt");
-    std::size_t const used = std::min<std::size_t>(
-        {dts.size(), guess.dt.size(),
-         static_cast<std::size_t>(1 + fluids::guessHistory(model.parameters().guess))});
-    for (std::size_t i = 0; i < used; ++i) guess.dt[i] = dts[i];
-    for (std::size_t i = 1; i < used; ++i)
+  if (file.attributes().integers.count("poisson_increments") > 0) {
+    // Only the increments this run's guess reads.
+    guess.known = static_cast<int>(std::min<std::int64_t>(
+        file.integer("poisson_increments"), 1 + fluids::guessHistory(model.parameters().guess)));
+    if (guess.known > 0) {
+      std::vector<double> const& dts = file.reals("poisson_increment_dt");
+      if (static_cast<int>(dts.size()) < guess.known)
+        throw IoError(
+            str("restart file '", file.path(), "': poisson_increment_dt holds ", dts.size(),
+                " time step(s); expected ", guess.known, " (poisson_increments)"),
+            true);
+      for (int i = 0; i < guess.known; ++i) guess.dt[i] = dts[i];
+    }
+    for (int i = 1; i < guess.known; ++i)
       guess.phi.push_back(block(model.poissonGuess(), str("poisson_increment_", i)));
+  } else {
+    // Written before the guess was extrapolated: poisson_guess is the last step's increment.
+    guess.known = file.real("last_dt") > 0 ? 1 : 0;
+    guess.dt[0] = file.real("last_dt");
   }
   fluids::StepStats last;
   last.dt = file.real("last_dt");

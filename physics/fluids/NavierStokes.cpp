@@ -416,13 +416,17 @@ void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>,
   }
   setOwned(space, *m_p, p);
   fillPressureGhosts(space);
-  if (guess.phi.empty())
-    throw Error(
-        "fluids: restoring the Poisson guess: no pressure increment given; expected at "
-        "least the last step's");
-  m_phiKnown = std::min(static_cast<int>(guess.phi.size()), 1 + guessHistory(m_params.guess));
+  int const known = std::min(std::max(guess.known, 0), 1 + guessHistory(m_params.guess));
+  if (static_cast<int>(guess.phi.size()) < std::max(known, 1))
+    throw Error(str("fluids: restoring the Poisson guess: ", guess.phi.size(),
+                    " pressure increment field(s) given; expected ", std::max(known, 1)));
+  for (int i = 0; i < known; ++i)
+    if (!(guess.dt[i] > 0))
+      throw Error(str("fluids: restoring the Poisson guess: the time step of increment ", i, " is ",
+                      guess.dt[i], "; expected > 0"));
+  m_phiKnown = known;
   m_phiDt = guess.dt;
-  for (int i = 0; i < m_phiKnown; ++i) {
+  for (int i = 0; i < std::max(known, 1); ++i) {
     // As the Poisson solver leaves phi: halo exchange, then the wall mirror.
     Field<MemSpace>& f = i == 0 ? *m_phi : *m_phiHistory[i - 1];
     setOwned(space, f, guess.phi[i]);

@@ -95,11 +95,13 @@ int guessHistory(PoissonGuess g);
 /// terms - 1 in time; with equal steps (1), (2, -1) and (3, -3, 1).
 std::array<double, 3> guessWeights(double dt, std::array<double, 3> const& dts, int terms);
 
-/// What a restart needs to continue the guess: the last steps' pressure increments, newest
-/// first (owned entries of each, x fastest; at least the last one), and their time steps.
+/// What a restart needs to continue the guess (owned entries of each field, x fastest): phi[0]
+/// is phi as the model holds it (the next guess as it is when no increment is known); phi[i] for
+/// 1 <= i < known the older increments, newest first; dt[i] for i < known their time steps.
 struct GuessState {
   std::vector<std::vector<double>> phi;
   std::array<double, 3> dt{0, 0, 0};
+  int known = 0;  ///< as Model::poissonIncrements()
 };
 
 /// Physical and numerical parameters (deck section `fluids`).
@@ -205,12 +207,12 @@ class Model {
 
   /// Collective: continues from a saved state (a checkpoint). `u[c]` and `p` hold this rank's
   /// owned entries of velocity component c and the pressure (ownedBox() of each field, x
-  /// fastest), `guess` the last increments as poissonIncrement() gives them (the newer ones when
-  /// it holds more than this run's guess reads); every ghost is then filled as a step leaves it,
+  /// fastest), `guess` the increments as poissonIncrement() gives them (the newer ones when it
+  /// holds more than this run's guess reads); every ghost is then filled as a step leaves it,
   /// so the next step gives the bits it gave in the run that saved the state (the second
   /// velocity buffer carries nothing across steps: the first stage, with A = 0, writes it
-  /// without reading it). Throws eddy::Error when a size does not match this rank's block or
-  /// `guess` holds no increment.
+  /// without reading it). Throws eddy::Error when a size does not match this rank's block, or
+  /// `guess` lacks a field or a positive time step of the increments it counts.
   void restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
                     std::vector<double> const& p, GuessState const& guess, long long step,
                     double time, StepStats const& last);

@@ -238,7 +238,7 @@ TEST(Fluids, ANaNVelocityStopsTheRun) {
   u[0][37] = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> const p(model->pressure().ownedBox().size(), 0.0);
   eddy::fluids::GuessState guess;
-  guess.phi.emplace_back(model->poissonGuess().ownedBox().size(), 0.0);
+  guess.phi.emplace_back(model->poissonGuess().ownedBox().size(), 0.0);  // none known
   model->restoreState(space, u, p, guess, 0, 0.0, eddy::fluids::StepStats{});
   EXPECT_EQ(model->maxRate(space), std::numeric_limits<double>::infinity());
   expectRunFailure([&] { model->step(space); }, {"velocity is not finite", "blew up"});
