@@ -198,6 +198,34 @@ TEST(Fluids, ExtrapolatedPoissonGuessesSaveIterations) {
   }
 }
 
+// A restored guess must bring a field and a positive time step for every increment it counts;
+// counts beyond what the run's guess reads are cut to it.
+TEST(Fluids, RestoringTheGuessChecksItsIncrements) {
+  FlowCase c = eddy::test::taylorGreen(8, 2, 0.01);
+  auto model = c.make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  std::array<std::vector<double>, 3> u;
+  for (int a = 0; a < c.dims; ++a) u[a].assign(model->velocity(a).ownedBox().size(), 0.0);
+  std::vector<double> const p(model->pressure().ownedBox().size(), 0.0);
+  std::vector<double> const phi(model->poissonGuess().ownedBox().size(), 0.0);
+  eddy::fluids::GuessState guess;
+  guess.phi = {phi, phi};
+  guess.dt = {0.1, 0.1, 0.1};
+  guess.known = 3;  // quadratic (the default) reads 3, but two fields are given
+  EXPECT_THROW(model->restoreState(space, u, p, guess, 5, 0.5, {}), eddy::Error);
+  guess.phi.push_back(phi);
+  guess.dt[2] = 0.0;
+  EXPECT_THROW(model->restoreState(space, u, p, guess, 5, 0.5, {}), eddy::Error);
+  guess.dt[2] = 0.1;
+  guess.known = 7;
+  model->restoreState(space, u, p, guess, 5, 0.5, {});
+  EXPECT_EQ(model->poissonIncrements(), 3);
+  c.params.guess = eddy::fluids::PoissonGuess::Linear;
+  auto linear = c.make(MPI_COMM_WORLD);
+  linear->restoreState(space, u, p, guess, 5, 0.5, {});
+  EXPECT_EQ(linear->poissonIncrements(), 2);
+}
+
 /// Runs f, which must stop the run: a collective eddy::Error with ExitCode::Failure whose
 /// message holds every one of `parts`.
 template <class F>
