@@ -64,6 +64,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -238,6 +239,8 @@ class Model {
   /// increments of the last steps; rotates the increment fields.
   void prepareGuess(ExecSpace const& space, double dt);
   double maxDivergence(ExecSpace const& space) const;
+  /// Collective: maxDivergence() and maxRate() in one pass over the cells.
+  std::array<double, 2> maxDivergenceAndRate(ExecSpace const& space) const;
   void referenceErrors(ExecSpace const& space, Diagnostics& d) const;
 
  private:
@@ -267,6 +270,9 @@ class Model {
   std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
   BoxSplit m_momentumFaces;         ///< around every component's faces, split the same way
   BoxSplit m_cells;                 ///< cells of the divergence
+  /// maxRate() of the current velocity, from the pass that ended the last step; none when the
+  /// velocity has been set since (a restored state).
+  std::optional<double> m_rate;
   double m_time = 0.0;
   long long m_step = 0;
   StepStats m_last;

@@ -1,6 +1,6 @@
 // Global reductions across ranks (registered at 1, 2, 3 and 4 ranks): sum/max/min/minloc/maxloc
-// against values known analytically, and the reproducible sum, which must give the bitwise same
-// double for every rank count and every way of distributing the terms.
+// and several maxima in one pass against values known analytically, and the reproducible sum, which
+// must give the bitwise same double for every rank count and every way of distributing the terms.
 #include "EddyTest.hpp"
 
 #include "eddy/core/Reductions.hpp"
@@ -196,6 +196,54 @@ TYPED_TEST(Reductions, BoxReductionsSkipGhosts) {
   EXPECT_EQ(mn.rank, 0);
   EXPECT_EQ(mn.index, 0);
   EXPECT_EQ(eddy::reproducibleSum(Exec(), comm, lo, hi, term), expected);
+}
+
+// Several maxima in one pass: each quantity's own largest value over the interior, NaN left out,
+// -Inf for a quantity without any value, whatever the rank count.
+template <class View>
+struct ThreeMaxima {
+  View f;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, eddy::detail::Maxima<3>& m) const {
+    double const v = f(i, j, k);
+    m.include(0, v);
+    m.include(1, -v);
+    if (j == 2)
+      m.include(2,
+                k == 1 ? eddy::math::fromBits(0x7FF8000000000000ull) : 2.0 * v);  // a NaN: left out
+  }
+};
+template <class View>
+struct NoSecond {
+  View f;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, eddy::detail::Maxima<2>& m) const {
+    m.include(0, f(i, j, k));
+  }
+};
+TYPED_TEST(Reductions, MaximaOfSeveralQuantitiesInOnePass) {
+  using Exec = TypeParam;
+  MPI_Comm const comm = MPI_COMM_WORLD;
+  int const rank = eddy::test::worldRank(), size = eddy::test::worldSize();
+  int const NX = 23, ny = 5, nz = 4;
+  auto const [x0, x1] = unevenSlice(NX, rank, size);
+  int const nx = static_cast<int>(x1 - x0);
+  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reductions::field", nx + 2,
+                                                         ny + 2, nz + 2);
+  auto h = Kokkos::create_mirror_view(f);
+  for (int i = 0; i < nx + 2; ++i)
+    for (int j = 0; j < ny + 2; ++j)
+      for (int k = 0; k < nz + 2; ++k) {
+        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
+        h(i, j, k) = ghost ? 1e6 : static_cast<double>(x0 + i - 1) + 10.0 * j + 100.0 * k;
+      }
+  Kokkos::deep_copy(f, h);
+  std::array<int, 3> const lo{1, 1, 1}, hi{nx + 1, ny + 1, nz + 1};
+  auto const m = eddy::globalMaxima<3>(Exec(), comm, lo, hi, ThreeMaxima<decltype(f)>{f});
+  EXPECT_EQ(m[0], (NX - 1) + 10.0 * ny + 100.0 * nz);
+  EXPECT_EQ(m[1], -110.0);
+  EXPECT_EQ(m[2], 2.0 * ((NX - 1) + 20.0 + 100.0 * nz));
+  auto const two = eddy::globalMaxima<2>(Exec(), comm, lo, hi, NoSecond<decltype(f)>{f});
+  EXPECT_EQ(two[0], m[0]);
+  EXPECT_EQ(two[1], -std::numeric_limits<double>::infinity());
 }
 
 TYPED_TEST(Reductions, LocationTiesGoToLowestRankThenIndex) {

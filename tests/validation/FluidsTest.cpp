@@ -198,6 +198,26 @@ TEST(Fluids, ExtrapolatedPoissonGuessesSaveIterations) {
   }
 }
 
+// The pass that ends a step measures the next step's CFL rate over the cells alone: the same
+// value as over every owned face (the faces it leaves out lie on walls, normal to them), with
+// walls, a moving lid, a body force and periodic axes.
+TEST(Fluids, OnePassGivesTheDivergenceAndTheRateOfTheOwnedFaces) {
+  FlowCase cases[3] = {eddy::test::box3DWithMovingWallAndForce(), eddy::test::cavity(24, 100.0),
+                       eddy::test::taylorGreen(16, 3, 0.01)};
+  eddy::ExecSpace space;
+  for (auto& c : cases) {
+    auto model = c.make(MPI_COMM_WORLD);
+    for (int s = 0; s < 4; ++s) {
+      model->step(space);
+      auto const [divergence, rate] = model->maxDivergenceAndRate(space);
+      EXPECT_EQ(divergence, model->maxDivergence(space)) << c.dims << "D, step " << s;
+      EXPECT_EQ(rate, model->maxRate(space)) << c.dims << "D, step " << s;
+      EXPECT_EQ(divergence, model->lastStep().maxDivergence);
+      EXPECT_GT(rate, 0.0);
+    }
+  }
+}
+
 // A restored guess must bring a field and a positive time step for every increment it counts;
 // counts beyond what the run's guess reads are cut to it.
 TEST(Fluids, RestoringTheGuessChecksItsIncrements) {

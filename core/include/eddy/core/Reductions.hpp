@@ -1,6 +1,7 @@
 /// @file Reductions.hpp
 /// @brief Global (all-rank) sum, max, min, minloc and maxloc over a 1D View, an index range with
-/// a term functor, or a 3D box with a term functor (a field's interior without its ghosts).
+/// a term functor, or a 3D box with a term functor (a field's interior without its ghosts), and
+/// several maxima over a box in one pass (globalMaxima).
 ///
 /// Every function is collective over `comm`: each rank passes its own terms (possibly none) and
 /// every rank gets the same answer. Term functors are device-callable, copied into the kernel:
@@ -111,10 +112,40 @@ struct Bound {
   }
 };
 
+/// N running maxima of non-NaN terms, one per quantity, -Inf while there is none: the value of
+/// globalMaxima. `operator+=` merges two (the join Kokkos::Sum applies).
+template <int N>
+struct Maxima {
+  double value[N];
+
+  KOKKOS_INLINE_FUNCTION void include(int c, double x) {
+    if (x > value[c]) value[c] = x;
+  }
+  KOKKOS_INLINE_FUNCTION Maxima& operator+=(Maxima const& o) {
+    for (int c = 0; c < N; ++c) include(c, o.value[c]);
+    return *this;
+  }
+  // Kokkos 3.x joins through volatile references; Kokkos 4 never calls this.
+  KOKKOS_INLINE_FUNCTION void operator+=(volatile Maxima const& o) volatile {
+    for (int c = 0; c < N; ++c) {
+      double const x = o.value[c];
+      if (x > value[c]) value[c] = x;
+    }
+  }
+};
+
 }  // namespace detail
 }  // namespace eddy
 
 namespace Kokkos {
+template <int N>
+struct reduction_identity<eddy::detail::Maxima<N>> {
+  KOKKOS_FORCEINLINE_FUNCTION static eddy::detail::Maxima<N> sum() {
+    eddy::detail::Maxima<N> m;
+    for (int c = 0; c < N; ++c) m.value[c] = -eddy::math::infinity();
+    return m;
+  }
+};
 template <bool IsMax>
 struct reduction_identity<eddy::detail::Bound<IsMax>> {
   KOKKOS_FORCEINLINE_FUNCTION static eddy::detail::Bound<IsMax> sum() {
@@ -239,6 +270,18 @@ struct BoxItemBound {
     blocks.visit(w,
                  [&](int, int i, int j, int k) { b.include(static_cast<double>(term(i, j, k))); });
     value = b;
+  }
+};
+
+/// N maxima over a box item with a work item per item: term(i, j, k, m) includes its values.
+template <int N, class Term>
+struct BoxItemMaxima {
+  Term term;
+  ReductionBlocks blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t w, Maxima<N>& value) const {
+    Maxima<N> m = value;
+    blocks.visit(w, [&](int, int i, int j, int k) { term(i, j, k, m); });
+    value = m;
   }
 };
 
@@ -443,6 +486,26 @@ double globalMin(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::globalMin");
   return detail::globalBound<false>(space, comm, lo, hi, term);
+}
+/// The largest values of N quantities over lo <= (i, j, k) < hi, over all ranks, in one pass
+/// and one MPI_Allreduce: term(i, j, k, m) calls m.include(c, x) for each quantity c < N it has
+/// at (i, j, k) (NaN is left out; -Inf for a quantity without any value). A work item per item
+/// of rows on every backend.
+template <int N, class Exec, class Term, detail::EnableIfExecSpace<Exec> = 0>
+std::array<double, N> globalMaxima(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
+                                   std::array<int, 3> const& hi, Term const& term) {
+  static_assert(N >= 1, "eddy::globalMaxima: N must be at least 1");
+  ScopedRegion region("eddy::reduce::globalMaxima");
+  auto const blocks = detail::ReductionBlocks::of(lo, hi);
+  auto m = Kokkos::reduction_identity<detail::Maxima<N>>::sum();
+  if (blocks.items > 0)
+    Kokkos::parallel_reduce("eddy::reduce::maxima", detail::rangePolicy(space, blocks.items),
+                            detail::BoxItemMaxima<N, Term>{term, blocks},
+                            Kokkos::Sum<detail::Maxima<N>>(m));
+  std::array<double, N> global{};
+  checkMpi(MPI_Allreduce(m.value, global.data(), N, MPI_DOUBLE, MPI_MAX, comm),
+           "MPI_Allreduce (eddy::globalMaxima)");
+  return global;
 }
 /// Largest entry of a rank-1 View over all ranks.
 template <class Exec, class View, detail::EnableIfExecSpace<Exec> = 0,
