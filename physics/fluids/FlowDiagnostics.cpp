@@ -69,7 +69,7 @@ std::array<double, 2> Model::maxDivergenceAndRate(ExecSpace const& space) const 
   // Over the cells: each cell's low faces. The faces beyond them (the high wall's, normal to
   // it) carry no flow, so the maxima are those over every owned face.
   auto const m = globalMaxima<4>(
-      space, m_comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k, detail::Maxima<4>& v) {
+      space, m_comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k, Maxima<4>& v) {
         double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
         if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
         v.include(0, math::magnitudeOrInf(d));  // NaN shows as Inf

@@ -203,7 +203,7 @@ TYPED_TEST(Reductions, BoxReductionsSkipGhosts) {
 template <class View>
 struct ThreeMaxima {
   View f;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, eddy::detail::Maxima<3>& m) const {
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, eddy::Maxima<3>& m) const {
     double const v = f(i, j, k);
     m.include(0, v);
     m.include(1, -v);
@@ -215,7 +215,7 @@ struct ThreeMaxima {
 template <class View>
 struct NoSecond {
   View f;
-  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, eddy::detail::Maxima<2>& m) const {
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, eddy::Maxima<2>& m) const {
     m.include(0, f(i, j, k));
   }
 };

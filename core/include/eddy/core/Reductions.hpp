@@ -487,6 +487,9 @@ double globalMin(Exec const& space, MPI_Comm comm, std::array<int, 3> const& lo,
   ScopedRegion region("eddy::reduce::globalMin");
   return detail::globalBound<false>(space, comm, lo, hi, term);
 }
+/// What a globalMaxima term includes its values into: m.include(c, x) for quantity c.
+template <int N>
+using Maxima = detail::Maxima<N>;
 /// The largest values of N quantities over lo <= (i, j, k) < hi, over all ranks, in one pass
 /// and one MPI_Allreduce: term(i, j, k, m) calls m.include(c, x) for each quantity c < N it has
 /// at (i, j, k) (NaN is left out; -Inf for a quantity without any value). A work item per item
