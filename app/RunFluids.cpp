@@ -272,24 +272,33 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
 
   double const loopStart = log::elapsed();
   report(loopStart);
-  runTimeLoop(first, steps, every,
-              loopActions([&](long long, bool) { model.step(space); }, [&] { report(loopStart); },
-                          [&](long long s) { return diagnostics.due(s); }, sample,
-                          [&](long long s) { return output.due(s, steps); }, snapshot,
-                          [&](long long s) { return checkpoints.due(s, steps); },
-                          [&] {
-                            auto d = fluidsState(model);
-                            checkpoints.write(d, output);
-                          }));
+  long long poissonIterations = 0;  // of this run's steps: how the guess and the cycle do
+  runTimeLoop(
+      first, steps, every,
+      loopActions(
+          [&](long long, bool) { poissonIterations += model.step(space).poissonIterations; },
+          [&] { report(loopStart); }, [&](long long s) { return diagnostics.due(s); }, sample,
+          [&](long long s) { return output.due(s, steps); }, snapshot,
+          [&](long long s) { return checkpoints.due(s, steps); },
+          [&] {
+            auto d = fluidsState(model);
+            checkpoints.write(d, output);
+          }));
   space.fence();
   auto const last = report(loopStart);
   std::string const reference =
       last.hasReference ? str(", error vs analytic: L2 ", last.l2Error, ", max ", last.maxError,
                               " (relative ", last.maxError / last.referenceScale, ")")
                         : std::string();
-  log::info(str("final: t ", model.time(), " s, KE ", last.kineticEnergy, ", enstrophy ",
-                last.enstrophy, ", max|div u| ", last.maxDivergence, reference, ", checksum ",
-                hexBits(last.checksum), " (", last.checksum, ")"));
+  log::info(
+      str("final: t ", model.time(), " s, KE ", last.kineticEnergy, ", enstrophy ", last.enstrophy,
+          ", max|div u| ", last.maxDivergence, reference, ", checksum ", hexBits(last.checksum),
+          " (", last.checksum, "); Poisson ", poissonIterations, " iterations in ",
+          model.stepCount() - first, " steps",
+          model.stepCount() > first
+              ? str(" (", static_cast<double>(poissonIterations) / (model.stepCount() - first),
+                    " a step)")
+              : std::string()));
   return 0;
 }
 

@@ -13,7 +13,9 @@ foreach(n 1 4)
                     MATCH "names no model" ONCE "names no model"
                     COMMAND run tests/cli/decks/no_model.yaml)
   eddy_add_cli_test(NAME cli.run.cavity_short.np${n} RANKS ${n} EXPECT_EXIT 0
-                    MATCH "step +8/8" "final: t .*checksum [0-9a-f]+" "eddy::fluids::step"
+                    MATCH "step +8/8" "final: t .*checksum [0-9a-f]+"
+                          "Poisson [1-9][0-9]* iterations in 8 steps \\([0-9.]+ a step\\)"
+                          "eddy::fluids::step"
                     ONCE "final: t"
                     LABELS validation
                     COMMAND run tests/cli/decks/cavity_short.yaml)
