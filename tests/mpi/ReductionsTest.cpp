@@ -110,6 +110,23 @@ struct OffsetTerm {
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const { return all(offset + i); }
 };
 
+/// This rank's slab [x0, x0 + nx) along x of a field of ny x nz rows with one ghost layer:
+/// gx + 10 j + 100 k at interior (i, j, k), 1e6 in the ghosts (which no box reduction may see).
+template <class Exec>
+Kokkos::View<double***, typename Exec::memory_space> slabField(int ny, int nz, int x0, int nx) {
+  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reductions::field", nx + 2,
+                                                         ny + 2, nz + 2);
+  auto h = Kokkos::create_mirror_view(f);
+  for (int i = 0; i < nx + 2; ++i)
+    for (int j = 0; j < ny + 2; ++j)
+      for (int k = 0; k < nz + 2; ++k) {
+        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
+        h(i, j, k) = ghost ? 1e6 : static_cast<double>(x0 + i - 1) + 10.0 * j + 100.0 * k;
+      }
+  Kokkos::deep_copy(f, h);
+  return f;
+}
+
 template <class Exec>
 class Reductions : public ::testing::Test {
  public:
@@ -169,16 +186,7 @@ TYPED_TEST(Reductions, BoxReductionsSkipGhosts) {
   int const NX = 23, ny = 5, nz = 4;
   auto const [x0, x1] = unevenSlice(NX, rank, size);
   int const nx = static_cast<int>(x1 - x0);
-  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reductions::field", nx + 2,
-                                                         ny + 2, nz + 2);
-  auto h = Kokkos::create_mirror_view(f);
-  for (int i = 0; i < nx + 2; ++i)
-    for (int j = 0; j < ny + 2; ++j)
-      for (int k = 0; k < nz + 2; ++k) {
-        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
-        h(i, j, k) = ghost ? 1e6 : static_cast<double>(x0 + i - 1) + 10.0 * j + 100.0 * k;
-      }
-  Kokkos::deep_copy(f, h);
+  auto const f = slabField<Exec>(ny, nz, static_cast<int>(x0), nx);
   std::array<int, 3> const lo{1, 1, 1}, hi{nx + 1, ny + 1, nz + 1};
   SlabTerm<decltype(f)> const term{f};
   // Sum over gx in [0,NX), j in [1,ny], k in [1,nz] of gx + 10 j + 100 k.
@@ -226,16 +234,7 @@ TYPED_TEST(Reductions, MaximaOfSeveralQuantitiesInOnePass) {
   int const NX = 23, ny = 5, nz = 4;
   auto const [x0, x1] = unevenSlice(NX, rank, size);
   int const nx = static_cast<int>(x1 - x0);
-  Kokkos::View<double***, typename Exec::memory_space> f("eddy::test::reductions::field", nx + 2,
-                                                         ny + 2, nz + 2);
-  auto h = Kokkos::create_mirror_view(f);
-  for (int i = 0; i < nx + 2; ++i)
-    for (int j = 0; j < ny + 2; ++j)
-      for (int k = 0; k < nz + 2; ++k) {
-        bool const ghost = i == 0 || j == 0 || k == 0 || i > nx || j > ny || k > nz;
-        h(i, j, k) = ghost ? 1e6 : static_cast<double>(x0 + i - 1) + 10.0 * j + 100.0 * k;
-      }
-  Kokkos::deep_copy(f, h);
+  auto const f = slabField<Exec>(ny, nz, static_cast<int>(x0), nx);
   std::array<int, 3> const lo{1, 1, 1}, hi{nx + 1, ny + 1, nz + 1};
   auto const m = eddy::globalMaxima<3>(Exec(), comm, lo, hi, ThreeMaxima<decltype(f)>{f});
   EXPECT_EQ(m[0], (NX - 1) + 10.0 * ny + 100.0 * nz);

@@ -13,12 +13,21 @@
 #include <initializer_list>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
 using eddy::test::FlowCase;
 constexpr double kPi = 3.14159265358979323846;
+
+/// A state at rest for Model::restoreState: zero velocity components (owned entries) and pressure.
+std::pair<std::array<std::vector<double>, 3>, std::vector<double>> restState(
+    eddy::fluids::Model const& model, int dims) {
+  std::array<std::vector<double>, 3> u;
+  for (int a = 0; a < dims; ++a) u[a].assign(model.velocity(a).ownedBox().size(), 0.0);
+  return {u, std::vector<double>(model.pressure().ownedBox().size(), 0.0)};
+}
 
 /// L2 velocity error of the 2D Taylor-Green vortex at time T on an n x n grid; also checks
 /// max |div u| after every projection against `divBound`.
@@ -224,9 +233,7 @@ TEST(Fluids, RestoringTheGuessChecksItsIncrements) {
   FlowCase c = eddy::test::taylorGreen(8, 2, 0.01);
   auto model = c.make(MPI_COMM_WORLD);
   eddy::ExecSpace space;
-  std::array<std::vector<double>, 3> u;
-  for (int a = 0; a < c.dims; ++a) u[a].assign(model->velocity(a).ownedBox().size(), 0.0);
-  std::vector<double> const p(model->pressure().ownedBox().size(), 0.0);
+  auto [u, p] = restState(*model, c.dims);
   std::vector<double> const phi(model->poissonGuess().ownedBox().size(), 0.0);
   eddy::fluids::GuessState guess;
   guess.phi = {phi, phi};
@@ -281,10 +288,8 @@ TEST(Fluids, ANaNVelocityStopsTheRun) {
   FlowCase c = eddy::test::taylorGreen(16, 2, 0.01);
   auto model = c.make(MPI_COMM_WORLD);
   eddy::ExecSpace space;
-  std::array<std::vector<double>, 3> u;
-  for (int a = 0; a < c.dims; ++a) u[a].assign(model->velocity(a).ownedBox().size(), 0.0);
+  auto [u, p] = restState(*model, c.dims);
   u[0][37] = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> const p(model->pressure().ownedBox().size(), 0.0);
   eddy::fluids::GuessState guess;
   guess.phi.emplace_back(model->poissonGuess().ownedBox().size(), 0.0);  // none known
   model->restoreState(space, u, p, guess, 0, 0.0, eddy::fluids::StepStats{});
