@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,14 +26,19 @@ using eddy::Periodic3;
 
 constexpr double kSentinel = -12345.0;
 
-/// Exact in a double for global indices < 1000 and small field ids.
-double encode(int fieldId, Index3 const& g) {
-  return 1.0 + g[0] + 1000.0 * (g[1] + 1000.0 * (g[2] + 1000.0 * fieldId));
+/// Exact in a double for global indices < 1000 and small field ids; for a float field exact in
+/// a float (indices < 32, the field id modulo 16).
+template <class T = double>
+T encode(int fieldId, Index3 const& g) {
+  if constexpr (sizeof(T) < sizeof(double))
+    return static_cast<T>(1 + g[0] + 32 * (g[1] + 32 * (g[2] + 32 * (fieldId % 16))));
+  else
+    return 1.0 + g[0] + 1000.0 * (g[1] + 1000.0 * (g[2] + 1000.0 * fieldId));
 }
 
 /// Owned entries get encode(fieldId, global index); all others the sentinel.
-template <class Mem>
-void fill(eddy::Field<Mem> const& f, int fieldId) {
+template <class Mem, class T>
+void fill(eddy::Field<Mem, T> const& f, int fieldId) {
   auto h = Kokkos::create_mirror_view(f.view());
   Kokkos::deep_copy(h, kSentinel);
   Box3 const own = f.ownedBox();
@@ -40,14 +46,14 @@ void fill(eddy::Field<Mem> const& f, int fieldId) {
   for (int k = own.lo[2]; k < own.hi[2]; ++k)
     for (int j = own.lo[1]; j < own.hi[1]; ++j)
       for (int i = own.lo[0]; i < own.hi[0]; ++i)
-        h(i + g[0], j + g[1], k + g[2]) = encode(fieldId, {off[0] + i, off[1] + j, off[2] + k});
+        h(i + g[0], j + g[1], k + g[2]) = encode<T>(fieldId, {off[0] + i, off[1] + j, off[2] + k});
   Kokkos::deep_copy(f.view(), h);
 }
 
 /// Counts entries (owned and ghost) that differ from what the owner holds, or from the sentinel
 /// across a non-periodic boundary; describes the first few in `report`.
-template <class Mem>
-long long countWrong(eddy::Field<Mem> const& f, CartDecomposition const& d, int fieldId,
+template <class Mem, class T>
+long long countWrong(eddy::Field<Mem, T> const& f, CartDecomposition const& d, int fieldId,
                      std::string& report, long long* boundaryEntries = nullptr) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
   Box3 const all = f.allocatedBox();
@@ -70,8 +76,8 @@ long long countWrong(eddy::Field<Mem> const& f, CartDecomposition const& d, int 
             outside = true;
         }
         boundary += outside;
-        double const expected = outside ? kSentinel : encode(fieldId, gl);
-        double const got = h(i + g[0], j + g[1], k + g[2]);
+        T const expected = outside ? static_cast<T>(kSentinel) : encode<T>(fieldId, gl);
+        T const got = h(i + g[0], j + g[1], k + g[2]);
         if (got != expected) {
           if (wrong < 5)
             os << "  local (" << i << "," << j << "," << k << ") global (" << gl[0] << "," << gl[1]
@@ -147,8 +153,10 @@ template <class Exec>
 class HaloExchangeTest : public ::testing::Test {};
 TYPED_TEST_SUITE(HaloExchangeTest, eddy::test::ExecSpaces);
 
-TYPED_TEST(HaloExchangeTest, FillsEveryGhostWithTheOwnersValue) {
-  using Exec = TypeParam;
+/// Every case, centering, ghost width and transport with fields of T: every ghost holds its
+/// owner's value (FillsEveryGhostWithTheOwnersValue).
+template <class Exec, class T>
+void fillsEveryGhost() {
   using Mem = typename Exec::memory_space;
   Exec const space;
   int const nranks = eddy::test::worldSize();
@@ -162,12 +170,12 @@ TYPED_TEST(HaloExchangeTest, FillsEveryGhostWithTheOwnersValue) {
       for (int ghost : {1, 2})
         for (eddy::TransportKind kind : eddy::transport::available()) {
           ++fieldId;
-          std::string const what =
-              eddy::str(c.name, " (", d.describe(), "), ", eddy::toString(centering), ", ghost ",
-                        ghost, ", transport ", eddy::transport::name(kind));
+          std::string const what = eddy::str(
+              c.name, " (", d.describe(), "), ", eddy::toString(centering), ", ghost ", ghost,
+              ", transport ", eddy::transport::name(kind), ", ", sizeof(T), "-byte values");
           SCOPED_TRACE(what);
-          eddy::Field<Mem> f(space, "eddy::test::halo", d, ghost, centering);
-          eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, f, kind);
+          eddy::Field<Mem, T> f(space, "eddy::test::halo", d, ghost, centering);
+          eddy::HaloExchange<Exec, T> halo(space, MPI_COMM_WORLD, d, f, kind);
           EXPECT_EQ(halo.transportKind(), eddy::transport::forSpace<Mem>(kind));
           fill(f, fieldId);
           halo.exchange(space, f);
@@ -184,12 +192,22 @@ TYPED_TEST(HaloExchangeTest, FillsEveryGhostWithTheOwnersValue) {
   }
 }
 
+TYPED_TEST(HaloExchangeTest, FillsEveryGhostWithTheOwnersValue) {
+  fillsEveryGhost<TypeParam, double>();
+}
+
+// Single-precision fields (multigrid work fields): their values travel two to a double of the
+// transport's buffers, each message padded to whole doubles (odd counts in these cases).
+TYPED_TEST(HaloExchangeTest, FillsEveryGhostOfAFloatField) {
+  fillsEveryGhost<TypeParam, float>();
+}
+
 // The exchange in two parts for overlap: start on a second instance, copySelf on the first,
 // finishPeers on the second. Together they fill every ghost as one exchange does; copySelf alone
 // fills exactly the ghosts that do not come from another rank, and peerFace names the faces
 // whose ghost layer does.
-TYPED_TEST(HaloExchangeTest, PeersAndSelfCopiesTogetherFillEveryGhost) {
-  using Exec = TypeParam;
+template <class Exec, class T>
+void peersAndSelfCopiesFillEveryGhost() {
   using Mem = typename Exec::memory_space;
   Exec const space;
   Exec const second = eddy::compat::secondInstance(space);
@@ -201,11 +219,12 @@ TYPED_TEST(HaloExchangeTest, PeersAndSelfCopiesTogetherFillEveryGhost) {
     for (Centering centering : {Centering::Cell, Centering::FaceX})
       for (int ghost : {1, 2}) {
         ++fieldId;
-        std::string const what = eddy::str(c.name, " (", d.describe(), "), ",
-                                           eddy::toString(centering), ", ghost ", ghost);
+        std::string const what =
+            eddy::str(c.name, " (", d.describe(), "), ", eddy::toString(centering), ", ghost ",
+                      ghost, ", ", sizeof(T), "-byte values");
         SCOPED_TRACE(what);
-        eddy::Field<Mem> f(space, "eddy::test::halo", d, ghost, centering);
-        eddy::HaloExchange<Exec> halo(space, MPI_COMM_WORLD, d, f);
+        eddy::Field<Mem, T> f(space, "eddy::test::halo", d, ghost, centering);
+        eddy::HaloExchange<Exec, T> halo(space, MPI_COMM_WORLD, d, f);
         // A face's ghosts come from another rank exactly when its neighbour is another rank.
         bool anyPeer = false;
         for (int a = 0; a < 3; ++a)
@@ -245,6 +264,11 @@ TYPED_TEST(HaloExchangeTest, PeersAndSelfCopiesTogetherFillEveryGhost) {
         EXPECT_FALSE(halo.inFlight());
       }
   }
+}
+
+TYPED_TEST(HaloExchangeTest, PeersAndSelfCopiesTogetherFillEveryGhost) {
+  peersAndSelfCopiesFillEveryGhost<TypeParam, double>();
+  peersAndSelfCopiesFillEveryGhost<TypeParam, float>();
 }
 
 TYPED_TEST(HaloExchangeTest, BuffersAreReusedAcrossExchangesAndFields) {
@@ -457,6 +481,33 @@ TYPED_TEST(HaloExchangeTest, FieldLayoutFollowsTheOwnershipRule) {
                eddy::ConfigError);
   EXPECT_THROW(eddy::Field<Mem>(space, "eddy::test::bad", flat, 0), eddy::ConfigError);
   EXPECT_THROW(eddy::Field<Mem>(space, "unprefixed", flat, 1), eddy::ConfigError);
+}
+
+// A float field in the memory of a double one (the multigrid's single-precision work field):
+// the same layout over the same allocation, in half its bytes; it keeps the allocation alive,
+// and its values are exchanged like any field's.
+TYPED_TEST(HaloExchangeTest, AFloatFieldBorrowsTheStorageOfADoubleField) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  Exec const space;
+  auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, {19, 11, 9}, 3, {true, false, true});
+  auto wide = std::make_unique<eddy::Field<Mem>>(space, "eddy::test::wide", d, 1);
+  eddy::Field<Mem, float> narrow("eddy::test::narrow", *wide);
+  EXPECT_EQ(narrow.layout(), wide->layout());
+  EXPECT_EQ(narrow.globalOffset(), wide->globalOffset());
+  EXPECT_EQ(narrow.label(), "eddy::test::narrow");
+  EXPECT_EQ(static_cast<void const*>(narrow.view().data()),
+            static_cast<void const*>(wide->view().data()));
+  EXPECT_EQ(2 * narrow.bytes(), wide->bytes());
+  using Narrow = eddy::Field<Mem, float>;
+  EXPECT_THROW(Narrow("unprefixed", *wide), eddy::ConfigError);
+  wide.reset();  // the borrowed allocation outlives its first owner
+  eddy::HaloExchange<Exec, float> halo(space, MPI_COMM_WORLD, d, narrow);
+  fill(narrow, 3);
+  halo.exchange(space, narrow);
+  space.fence();
+  std::string report;
+  EXPECT_EQ(countWrong(narrow, d, 3, report), 0) << report;
 }
 
 TYPED_TEST(HaloExchangeTest, RejectsExtentsSmallerThanTheGhostWidth) {

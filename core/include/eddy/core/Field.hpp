@@ -1,12 +1,13 @@
 /// @file Field.hpp
 /// @brief A scalar field on this rank's block of a CartDecomposition, with ghost layers.
 ///
-/// Storage is `Kokkos::View<double***, LayoutLeft, Mem>` (x fastest). Local entry (i, j, k),
-/// counted from this rank's first owned entry, lives at `view(i + g, j + g, k + gz)` where g is
-/// the ghost width and gz = g in 3D, 0 in 2D.
+/// Storage is `Kokkos::View<T***, LayoutLeft, Mem>` (x fastest; T is double unless asked
+/// otherwise, e.g. float for single-precision work fields). Local entry (i, j, k), counted from
+/// this rank's first owned entry, lives at `view(i + g, j + g, k + gz)` where g is the ghost
+/// width and gz = g in 3D, 0 in 2D.
 ///
-/// Cost: 8 bytes per entry, i.e. 8 (nx + sx + 2g)(ny + sy + 2g)(nz + sz + 2gz) / (nx ny nz)
-/// bytes per owned cell (s = 1 along the face axis of a face-centred field).
+/// Cost: sizeof(T) bytes per entry, i.e. sizeof(T) (nx + sx + 2g)(ny + sy + 2g)(nz + sz + 2gz) /
+/// (nx ny nz) bytes per owned cell (s = 1 along the face axis of a face-centred field).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -14,7 +15,9 @@
 #include "eddy/core/Error.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace eddy {
@@ -72,19 +75,20 @@ struct DeviceBox {
 /// Copy it into kernels. The index arithmetic is 32-bit on a pointer to entry (0, 0, 0) (Field
 /// refuses allocations of 2^31 entries or more): with Kokkos' 64-bit View extents a 7-point
 /// stencil on a GPU spends more time on index arithmetic than on memory traffic.
-template <class Mem>
+template <class Mem, class T = double>
 struct GhostedView {
-  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> view;  ///< keeps the allocation alive
-  double* origin = nullptr;                               ///< local entry (0, 0, 0)
-  int sy = 0, sz = 0;                                     ///< strides of j and k
+  using value_type = T;
+  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> view;  ///< keeps the allocation alive
+  T* origin = nullptr;                               ///< local entry (0, 0, 0)
+  int sy = 0, sz = 0;                                ///< strides of j and k
 
   GhostedView() = default;
-  GhostedView(Kokkos::View<double***, Kokkos::LayoutLeft, Mem> const& v, int gx, int gy, int gz)
+  GhostedView(Kokkos::View<T***, Kokkos::LayoutLeft, Mem> const& v, int gx, int gy, int gz)
       : view(v), sy(static_cast<int>(v.stride(1))), sz(static_cast<int>(v.stride(2))) {
     origin = v.data() +
              (gx + gy * static_cast<std::ptrdiff_t>(sy) + gz * static_cast<std::ptrdiff_t>(sz));
   }
-  KOKKOS_INLINE_FUNCTION double& operator()(int i, int j, int k) const {
+  KOKKOS_INLINE_FUNCTION T& operator()(int i, int j, int k) const {
     return origin[i + j * sy + k * sz];
   }
 };
@@ -133,14 +137,18 @@ struct FieldLayout {
   int allocated(int axis) const { return interior(axis) + 2 * ghosts[axis]; }
 };
 
-/// A double-valued field on this rank's block, with ghost layers, owned by this container.
+/// A field of T (double unless asked otherwise) on this rank's block, with ghost layers, owned
+/// by this container.
 ///
-/// Bytes per owned cell: 8 (nx + sx + 2g)(ny + sy + 2g)(nz + sz + 2gz) / (nx ny nz).
-template <class Mem = MemSpace>
+/// Bytes per owned cell: sizeof(T) (nx + sx + 2g)(ny + sy + 2g)(nz + sz + 2gz) / (nx ny nz).
+template <class Mem = MemSpace, class T = double>
 class Field {
+  static_assert(std::is_floating_point_v<T>, "Field: the value type must be float or double");
+
  public:
   using memory_space = Mem;
-  using view_type = Kokkos::View<double***, Kokkos::LayoutLeft, Mem>;
+  using value_type = T;
+  using view_type = Kokkos::View<T***, Kokkos::LayoutLeft, Mem>;
 
   /// Allocates (zero-filled on `space`) a field named `label` (`eddy::<module>::<what>`) on
   /// `decomp`'s block of this rank.
@@ -163,6 +171,23 @@ class Field {
   Field(std::string label, CartDecomposition const& decomp, int ghost,
         Centering centering = Centering::Cell)
       : Field(typename Mem::execution_space(), std::move(label), decomp, ghost, centering) {}
+  /// A field named `label` with `storage`'s layout over `storage`'s memory (U at least as wide
+  /// as T, so the entries fit): a work field that borrows the memory of another field while
+  /// that one's values are not needed. Writing either overwrites the other. The allocation
+  /// stays alive as long as this field does.
+  template <class U>
+  Field(std::string label, Field<Mem, U> const& storage)
+      : m_label(std::move(label)),
+        m_layout(storage.layout()),
+        m_offset(storage.globalOffset()),
+        m_storage(std::make_shared<typename Field<Mem, U>::view_type>(storage.view())) {
+    static_assert(sizeof(T) <= sizeof(U), "Field: a borrowed storage holds narrower entries only");
+    if (m_label.rfind("eddy::", 0) != 0)
+      throw ConfigError(
+          str("Field '", m_label, "': label must start with 'eddy::' (eddy::<module>::<what>)"));
+    m_view = view_type(reinterpret_cast<T*>(storage.view().data()), m_layout.allocated(0),
+                       m_layout.allocated(1), m_layout.allocated(2));
+  }
 
   std::string const& label() const { return m_label; }
   FieldLayout const& layout() const { return m_layout; }
@@ -196,13 +221,13 @@ class Field {
     return Index3{m_layout.allocated(0), m_layout.allocated(1), m_layout.allocated(2)};
   }
   /// Bytes held by the View.
-  std::size_t bytes() const { return m_view.span() * sizeof(double); }
+  std::size_t bytes() const { return m_view.span() * sizeof(T); }
 
   /// The raw View: local entry (i, j, k) at (i + g, j + g, k + gz).
   view_type const& view() const { return m_view; }
   /// The View with the ghost offset applied, for kernels.
-  GhostedView<Mem> access() const {
-    return GhostedView<Mem>(m_view, m_layout.ghosts[0], m_layout.ghosts[1], m_layout.ghosts[2]);
+  GhostedView<Mem, T> access() const {
+    return GhostedView<Mem, T>(m_view, m_layout.ghosts[0], m_layout.ghosts[1], m_layout.ghosts[2]);
   }
 
  private:
@@ -210,6 +235,7 @@ class Field {
   FieldLayout m_layout;
   Index3 m_offset;
   view_type m_view;
+  std::shared_ptr<void const> m_storage;  ///< a borrowed allocation, kept alive
 };
 
 }  // namespace eddy

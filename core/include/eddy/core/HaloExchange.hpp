@@ -81,13 +81,14 @@ struct HaloMessage {
 /// source box (messages of a rank to itself: owned cells to ghosts, never overlapping). One
 /// launch covers every region. Work item t copies entry t, or with `Rows` the t-th x line of the
 /// regions (its entries are neighbours in the field and in the buffer: compat::haloRowCopies);
-/// it finds its region by a binary search over the regions' first entries (rows).
-template <class Mem, bool Pack, bool Rows>
+/// it finds its region by a binary search over the regions' first entries (rows). The buffer
+/// holds values of the field's type T (the transport's double buffers seen as T).
+template <class Mem, bool Pack, bool Rows, class T = double>
 struct HaloCopy {
   Kokkos::View<int* [kHaloColumns], Mem> regions;
   int nregions = 0;
-  Kokkos::View<double*, Mem> buffer;
-  GhostedView<Mem> field;
+  Kokkos::View<T*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> buffer;
+  GhostedView<Mem, T> field;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
     int constexpr first = Rows ? kHaloRow : kHaloThread;
@@ -130,13 +131,22 @@ struct HaloCopy {
 /// `finishPeers` on the second instance, compat::orderAfter back, then the shell.
 /// Construction and destruction are collective over `comm` (it is duplicated).
 ///
-/// Buffer bytes: 16 per ghost entry (send + receive), doubled when staged through host memory.
-template <class Exec = ExecSpace>
+/// Fields of T (double or float): the transport moves doubles, so the buffers hold T values
+/// packed two to a double for float, each message padded to whole doubles.
+///
+/// Buffer bytes: 2 sizeof(T) per ghost entry sent to or received from another rank (send +
+/// receive), doubled when staged through host memory.
+template <class Exec = ExecSpace, class T = double>
 class HaloExchange {
+  static_assert(sizeof(double) % sizeof(T) == 0, "HaloExchange: T must pack into doubles");
+  /// T values in a double of the transport's buffers.
+  static constexpr int kPerDouble = static_cast<int>(sizeof(double) / sizeof(T));
+
  public:
   using execution_space = Exec;
   using memory_space = typename Exec::memory_space;
-  using field_type = Field<memory_space>;
+  using value_type = T;
+  using field_type = Field<memory_space, T>;
 
   /// Prepares the exchange of fields shaped like `layout` on `decomp`'s rank of `comm`. Throws
   /// eddy::ConfigError when some rank's extent is smaller than the ghost width (+1 on the face
@@ -330,31 +340,36 @@ class HaloExchange {
     }
     // Buffers hold the messages to other ranks only, by (peer, tag), so that those of one
     // peer travel as one message; the unpack threads cover every received region, those of
-    // this rank to itself included.
+    // this rank to itself included. Offsets count T values; each message starts on a double
+    // (the transport's unit), so its T count is rounded up to whole doubles.
     m_unpackThreads = static_cast<int>(recvTotal);
     auto place = [&decomp](std::vector<detail::HaloMessage>& msgs,
-                           std::vector<PeerMessage>& peerMsgs) {
+                           std::vector<PeerMessage>& peerMsgs, int& values) {
       std::vector<std::size_t> order(msgs.size());
       for (std::size_t q = 0; q < order.size(); ++q) order[q] = q;
       std::sort(order.begin(), order.end(), [&msgs](std::size_t a, std::size_t b) {
         return msgs[a].peer != msgs[b].peer ? msgs[a].peer < msgs[b].peer
                                             : msgs[a].tag < msgs[b].tag;
       });
-      int at = 0;
+      long long at = 0;
+      values = 0;
       for (std::size_t q : order) {
         auto& m = msgs[q];
         if (m.peer == decomp.rank()) continue;
-        m.offset = at;
-        at += m.count;
-        peerMsgs.push_back(PeerMessage{m.peer, m.tag, static_cast<std::size_t>(m.offset),
-                                       static_cast<std::size_t>(m.count)});
+        long long const doubles = (m.count + kPerDouble - 1) / kPerDouble;
+        m.offset = static_cast<int>(at);
+        peerMsgs.push_back(PeerMessage{m.peer, m.tag, static_cast<std::size_t>(at / kPerDouble),
+                                       static_cast<std::size_t>(doubles)});
+        at += doubles * kPerDouble;
+        values += m.count;
+        if (at > INT_MAX)
+          throw ConfigError(str("HaloExchange: more than ", INT_MAX,
+                                " ghost values per exchange on rank ", decomp.rank()));
       }
-      return at;
+      return static_cast<int>(at);
     };
-    int const sendAt = place(m_sends, m_peerSends);
-    int const recvAt = place(m_recvs, m_peerRecvs);
-    m_sendTotal = sendAt;
-    m_recvTotal = recvAt;
+    m_sendLength = place(m_sends, m_peerSends, m_sendTotal);
+    m_recvLength = place(m_recvs, m_peerRecvs, m_recvTotal);
   }
 
   void allocate(Exec const& space) {
@@ -411,7 +426,8 @@ class HaloExchange {
     // The messages are the same in every exchange: bound to the transport (cuda-ipc lets the
     // ranks of this node copy them out of the send buffer).
     std::tie(m_sendBuf, m_recvBuf) =
-        m_peers.bind(space, m_peerSends, m_peerRecvs, m_sendTotal, m_recvTotal, "eddy::halo");
+        m_peers.bind(space, m_peerSends, m_peerRecvs, m_sendLength / kPerDouble,
+                     m_recvLength / kPerDouble, "eddy::halo");
     // The host tables above die here; their copies must be complete.
     space.fence();
   }
@@ -447,9 +463,11 @@ class HaloExchange {
     constexpr bool byRows = compat::haloRowCopies<Exec>();
     auto const [begin, end] = byRows ? rows : entries;
     if (end <= begin) return;
+    using Values = Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    Values const values(reinterpret_cast<T*>(buffer.data()), buffer.extent(0) * kPerDouble);
     Kokkos::parallel_for(
         label, Kokkos::RangePolicy<Exec>(space, begin, end),
-        detail::HaloCopy<memory_space, Pack, byRows>{regions, nregions, buffer, field.access()});
+        detail::HaloCopy<memory_space, Pack, byRows, T>{regions, nregions, values, field.access()});
   }
 
   void checkField(field_type const& field, char const* what) const {
@@ -466,10 +484,11 @@ class HaloExchange {
   FieldLayout m_layout;
   mpi::DuplicatedComm m_comm;
   std::vector<detail::HaloMessage> m_sends, m_recvs;
-  int m_sendTotal = 0, m_recvTotal = 0;  ///< values to / from other ranks
-  int m_unpackThreads = 0;               ///< values received, from this rank included
-  int m_sendRows = 0, m_recvRows = 0;    ///< rows (x lines) of m_sendTotal, m_recvTotal
-  int m_unpackRows = 0;                  ///< rows of m_unpackThreads
+  int m_sendTotal = 0, m_recvTotal = 0;    ///< values to / from other ranks
+  int m_sendLength = 0, m_recvLength = 0;  ///< their buffers' extents in T (padded messages)
+  int m_unpackThreads = 0;                 ///< values received, from this rank included
+  int m_sendRows = 0, m_recvRows = 0;      ///< rows (x lines) of m_sendTotal, m_recvTotal
+  int m_unpackRows = 0;                    ///< rows of m_unpackThreads
   int m_rank = 0;
   bool m_peerFace[3][2] = {{false, false}, {false, false}, {false, false}};
   Kokkos::View<int * [detail::kHaloColumns], memory_space> m_sendRegions, m_recvRegions;
