@@ -56,6 +56,7 @@ fluids::Parameters parameters(io::Deck const& deck, CartDecomposition const& dec
   p.poisson.preSmooth = static_cast<int>(deck.getInt("fluids.poisson.pre_sweeps"));
   p.poisson.postSmooth = static_cast<int>(deck.getInt("fluids.poisson.post_sweeps"));
   p.guess = fluids::poissonGuessFromString(deck.getString("fluids.poisson.guess"));
+  p.poisson.mixedPrecision = deck.getString("fluids.poisson.precision") == "mixed";
   if (p.poisson.method == fluids::PoissonMethod::MultigridCG &&
       p.poisson.preSmooth + p.poisson.postSmooth < 1)
     throw ConfigError(
@@ -191,7 +192,8 @@ int runFluids(Runtime const& rt, io::Deck const& deck, CartDecomposition const& 
                 model.viscousDt(), " s); poisson ", toString(p.poisson.method), " (",
                 model.poisson().levels(), " levels",
                 p.poisson.method == fluids::PoissonMethod::MultigridCG
-                    ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")")
+                    ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")",
+                          p.poisson.mixedPrecision ? ", mixed precision" : "")
                     : std::string(),
                 ", tolerance ", p.poisson.tolerance, ", cap ", p.poisson.maxIterations, ", guess ",
                 toString(p.guess), "); ", static_cast<double>(model.bytes()) / localCells,

@@ -307,7 +307,14 @@ Key fluids() {
                                 "the last three or two steps extrapolated to the new step, the "
                                 "last one as it is, or zero. The extrapolations save iterations "
                                 "and keep two or one more cell field (16 or 8 bytes a cell).")
-                        .defaultValue("quadratic")));
+                        .defaultValue("quadratic"))
+               .add(Key::choice("precision", {"double", "mixed"},
+                                "mgcg: precision of the finest multigrid level's work field "
+                                "(its sweeps' intermediate values and residual). mixed keeps "
+                                "it in single precision in the memory of a double field: fewer "
+                                "bytes a V-cycle, the same tolerance reached, other bits (the "
+                                "same on any rank count). Everything else stays double.")
+                        .defaultValue("double")));
 }
 
 Key output() {

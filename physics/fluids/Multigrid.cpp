@@ -199,7 +199,8 @@ struct FusedCycle {
 
 /// Halo exchange, skipped when there is no message (one rank, no periodic axis): the exchange
 /// would still fence the instance.
-void exchange(ExecSpace const& space, Halo& halo, FieldType& field) {
+template <class Exchange, class F>
+void exchange(ExecSpace const& space, Exchange& halo, F& field) {
   if (halo.messageCount() > 0) halo.exchange(space, field);
 }
 }  // namespace
@@ -240,6 +241,8 @@ struct Multigrid::Level {
   FieldLayout layout;  ///< of every field of the level
   std::unique_ptr<FieldType> x, b, res;
   std::unique_ptr<Halo> halo;
+  /// The exchange of the finest level's float work field (mixed precision only).
+  std::unique_ptr<HaloExchange<ExecSpace, float>> halo32;
   /// With overlap: exchanges before the level's kernels run beside the cells that read no
   /// ghost from another rank (exchangeThen, aroundPeers).
   bool overlap = false;
@@ -328,6 +331,7 @@ struct Multigrid::Level {
     for (auto const* f : {x.get(), b.get(), res.get(), twin.get()})
       if (f) s += f->bytes();
     s += halo->bytes();
+    if (halo32) s += halo32->bytes();
     if (twinHalo) s += twinHalo->bytes();
     s += gathered.span() * 8 + gatherMap.span() * sizeof(int);
     return s;
@@ -362,8 +366,9 @@ void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overl
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
                      long long fusedCells, long long gatherCells, int correctionRings,
-                     long long overlapCells, int fineSweeps, long long outOfPlaceCells)
-    : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps) {
+                     long long overlapCells, int fineSweeps, long long outOfPlaceCells,
+                     bool mixedPrecision)
+    : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps), m_mixed(mixedPrecision) {
   if (fineSweeps < 0 || fineSweeps > 2)
     throw ConfigError(str("PoissonSolver: multigrid fine sweeps ", fineSweeps,
                           "; expected 0 (halves in place), 1 (loops) or 2 (planes)"));
@@ -421,8 +426,10 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   // The one-launch tail: the coarsest levels that are whole on this rank (one rank, or
   // replicated) and small enough, at most kMaxFusedLevels of them.
   m_fusedFrom = levels();
+  // With mixed precision the finest level keeps its own steps (on one rank as on several).
+  int const firstFusable = m_mixed ? 1 : 0;
   if (fusedCells > 0)
-    while (m_fusedFrom > 0 && levels() - m_fusedFrom < kMaxFusedLevels) {
+    while (m_fusedFrom > firstFusable && levels() - m_fusedFrom < kMaxFusedLevels) {
       Level const& level = *m_levels[m_fusedFrom - 1];
       if (level.decomp.nranks() != 1 || level.grid.globalCount() > fusedCells) break;
       --m_fusedFrom;
@@ -441,7 +448,7 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     Level& level = *m_levels[l];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
     level.outOfPlace =
-        anyOutOfPlace && l + 1 < levels() && l < m_fusedFrom &&
+        (anyOutOfPlace || (m_mixed && l == 0)) && l + 1 < levels() && l < m_fusedFrom &&
         (l == 0 || (overlapCells < 0 && outOfPlaceCells > 0 && owned >= outOfPlaceCells));
     if (level.outOfPlace) level.sweepShell = detail::ghostFaceShell(level.grid);
     bool wide = !level.outOfPlace && correctionRings == 2 && l > 0 && l < m_fusedFrom &&
@@ -453,6 +460,9 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
         wide = level.decomp.localCellsOf(r)[a] >= 2;
     }
     level.allocate(space, wide ? 2 : 1);
+    if (m_mixed && l == 0 && level.outOfPlace)
+      level.halo32 = std::make_unique<HaloExchange<ExecSpace, float>>(space, level.comm,
+                                                                      level.decomp, level.layout);
   }
   // Overlap on the distributed levels with a rank behind some face (not the coarsest: it only
   // sweeps, and is gathered or whole on every rank in practice).
@@ -461,6 +471,7 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     Level& level = *m_levels[l];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
     if (level.replicated || !level.halo->hasPeers() || owned < overlapCells) continue;
+    if (level.halo32) continue;  // mixed precision: the finest level runs without overlap
     level.overlap = true;
     anyOverlap = true;
   }
@@ -598,7 +609,8 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
   return d;
 }
 
-void Multigrid::gather(ExecSpace const& space, Level& level, FieldType const& res) {
+template <class T>
+void Multigrid::gather(ExecSpace const& space, Level& level, Field<MemSpace, T> const& res) {
   ScopedRegion region("eddy::fluids::poisson::gather");
   auto const r = res.access();
   auto const all = level.gathered;
@@ -646,6 +658,11 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     return;
   }
   Level& level = *m_levels[l];
+  if (level.halo32) {
+    Field<MemSpace, float> work("eddy::fluids::poisson::level0::work32", res);
+    fineCycleMixed(space, b, x, work);
+    return;
+  }
   if (l + 1 == levels()) {
     ScopedRegion region("eddy::fluids::poisson::coarseSolve");
     ScopedRegion own(m_levelRegions[l]);
@@ -734,6 +751,96 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     smoothOutOfPlace(space, level, b, x, res, m_post, false, false, d);
   else
     smooth(space, level, b, x, m_post, false, false, d);
+}
+
+Multigrid::Rings Multigrid::smoothMixed(ExecSpace const& space, Level& level, FieldType const& b,
+                                        FieldType& x, Field<MemSpace, float>& work, int sweeps,
+                                        bool redFirst, bool fromZero, Rings current,
+                                        detail::CoarseCorrection const* fold) {
+  EDDY_REQUIRE(!fold || (!fromZero && sweeps % 2 == 0 && sweeps > 0),
+               "Multigrid::smoothMixed: a coarse correction folds into an even count of sweeps "
+               "that do not start from zero");
+  int const colour = redFirst ? 0 : 1;  // every sweep starts with it (see smooth)
+  Rings d = current;
+  int n = 0;
+  if (!fromZero && sweeps % 2 == 1) {  // an odd count: the first in place, so the last ends in x
+    d = smooth(space, level, b, x, 1, redFirst, false, d);
+    n = 1;
+  }
+  bool const planes = m_fineSweeps == static_cast<int>(detail::FineSweeps::Planes);
+  for (; n < sweeps; ++n) {
+    bool const zero = fromZero && n == 0;
+    // As smoothOutOfPlace: the last sweep writes x, the one before it the work field.
+    if ((sweeps - 1 - n) % 2 == 0) {
+      if (!zero && d.least() < 1) exchange(space, *level.halo32, work);
+      detail::smoothSweep(space, level.grid, b.access(), work.access(), x.access(), colour, zero,
+                          planes);
+      if (!level.sweepShell.empty()) {
+        exchange(space, *level.halo, x);
+        detail::smoothSweepShell(space, level.grid, b.access(), x.access(), 1 - colour,
+                                 level.sweepShell);
+      }
+    } else {
+      if (!zero && d.least() < 1) exchange(space, *level.halo, x);
+      detail::smoothSweep(space, level.grid, b.access(), x.access(), work.access(), colour, zero,
+                          planes, n == 0 ? fold : nullptr);
+      if (!level.sweepShell.empty()) {
+        exchange(space, *level.halo32, work);
+        detail::smoothSweepShell(space, level.grid, b.access(), work.access(), 1 - colour,
+                                 level.sweepShell);
+      }
+    }
+    d.colour[colour] = 1;
+    d.colour[1 - colour] = 0;
+  }
+  return d;
+}
+
+void Multigrid::fineCycleMixed(ExecSpace const& space, FieldType const& b, FieldType& x,
+                               Field<MemSpace, float>& work) {
+  Level& level = *m_levels[0];
+  Level& coarse = *m_levels[1];
+  bool const gathers = coarse.replicated && !level.replicated;
+  Rings d;
+  {
+    ScopedRegion own(m_levelRegions[0]);
+    if (m_pre == 0) {
+      Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
+      d.colour[0] = d.colour[1] = x.ghost();
+    } else {
+      d = smoothMixed(space, level, b, x, work, m_pre, true, true, d);
+    }
+    // The residual goes into the work field (free until the post-smoothing).
+    if (d.least() < 1) {
+      exchange(space, *level.halo, x);
+      d.colour[0] = d.colour[1] = x.ghost();
+    }
+    detail::residual(space, level.grid, b.access(), x.access(), work.access(),
+                     Box3{{0, 0, 0}, level.grid.hi()});
+    if (gathers) {
+      gather(space, level, work);
+      detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
+                               coarse.b->access());
+    } else {
+      exchange(space, *level.halo32, work);
+      detail::restrictResidual(space, level.grid, work.access(), coarse.grid, coarse.b->access(),
+                               Box3{{0, 0, 0}, coarse.grid.hi()});
+    }
+  }
+  cycle(space, 1, *coarse.b, *coarse.x, *coarse.res);
+  ScopedRegion own(m_levelRegions[0]);
+  exchange(space, *coarse.halo, *coarse.x);
+  if (m_post > 0 && m_post % 2 == 0) {
+    // The first sweep reads x + P e without x being written (see smoothOutOfPlace).
+    detail::CoarseCorrection const fold{coarse.grid, coarse.x->access()};
+    smoothMixed(space, level, b, x, work, m_post, false, false, d, &fold);
+    return;
+  }
+  int const rings = std::min(d.least(), coarse.x->ghost());
+  detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(),
+                     detail::withGhostRings(level.grid, rings));
+  d.colour[0] = d.colour[1] = rings;
+  smoothMixed(space, level, b, x, work, m_post, false, false, d);
 }
 
 }  // namespace eddy::fluids

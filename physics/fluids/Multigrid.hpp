@@ -51,6 +51,20 @@
 /// first colour's values (smoothSweepShell): two exchanges a sweep, as in place. The same bits.
 /// Coarser levels run step by step may do the same (`outOfPlaceCells`), with one ghost layer.
 ///
+/// Mixed precision (`mixedPrecision`): the finest level's work field (the sweeps' other field,
+/// then the residual until its restriction) holds floats, in the memory of the caller's work
+/// field (half of it): every sweep into it and the residual round their values to float (the
+/// first colour's before the second colour reads them), and the sweeps and the restriction
+/// that read it read floats. b, x and every coarser level stay double, and so do all sums. The
+/// finest level then always sweeps out of place (by two loops where fineSweeps asks for half
+/// sweeps in place, and in 2D), never overlaps its exchanges and is never part of the
+/// one-launch tail, on any rank count, so the cycle stays bitwise the same on any
+/// decomposition. A finest-level sweep moves 20 bytes a cell instead of 24 (from zero 12
+/// instead of 16), the residual 20 instead of 24 and the restriction's read 4 instead of 8:
+/// about a fifth of the level's bytes. On an H200 (3D Taylor-Green 512^3) the level takes 6.6%
+/// less time and a step 3.9%: its sweeps are held by more than DRAM traffic (L2 and the plane
+/// barriers, docs/PERFORMANCE.md).
+///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell
 /// in 2D and 24 (1/8 + 1/64 + ...) = 3.4 in 3D, plus ghosts, the gathered level on every rank
@@ -123,10 +137,12 @@ class Multigrid {
   /// `outOfPlaceCells` > 0 (with fineSweeps 1 or 2, and no overlap asked for): the coarser
   /// levels run step by step whose blocks hold at least that many cells sweep out of place too,
   /// with one ghost layer instead of correctionRings.
+  /// `mixedPrecision`: the finest level's work field in single precision (see the top of this
+  /// file).
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
             std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
             long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1,
-            int fineSweeps = 0, long long outOfPlaceCells = 0);
+            int fineSweeps = 0, long long outOfPlaceCells = 0, bool mixedPrecision = false);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
@@ -140,6 +156,8 @@ class Multigrid {
   int correctionGhost(int l) const;
   /// Whether level l overlaps its exchanges with its work (see the constructor).
   bool overlaps(int l) const;
+  /// Whether the finest level's work field holds floats (the constructor's mixedPrecision).
+  bool mixedPrecision() const { return m_mixed; }
 
   /// Number of levels, the finest included.
   int levels() const;
@@ -194,7 +212,17 @@ class Multigrid {
                          Field<MemSpace>& x, Field<MemSpace>& other, int sweeps, bool redFirst,
                          bool fromZero, Rings current,
                          detail::CoarseCorrection const* fold = nullptr);
-  void gather(ExecSpace const& space, Level& level, Field<MemSpace> const& res);
+  /// Gathers level's residual `res` (double, or float with mixed precision) onto every rank.
+  template <class T>
+  void gather(ExecSpace const& space, Level& level, Field<MemSpace, T> const& res);
+  /// The finest level's part of the cycle with mixed precision: as cycle(space, 0, ...) with
+  /// the level out of place, `work` its float work field.
+  void fineCycleMixed(ExecSpace const& space, Field<MemSpace> const& b, Field<MemSpace>& x,
+                      Field<MemSpace, float>& work);
+  /// smoothOutOfPlace on the finest level between x and the float work field.
+  Rings smoothMixed(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
+                    Field<MemSpace>& x, Field<MemSpace, float>& work, int sweeps, bool redFirst,
+                    bool fromZero, Rings current, detail::CoarseCorrection const* fold = nullptr);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
                   Field<MemSpace>& res);
@@ -207,6 +235,7 @@ class Multigrid {
   int m_fusedFrom = 0;    ///< set by the constructor
   int m_fusedTeam = 0;    ///< team size of the one launch (0 until the first)
   int m_fineSweeps = 0;   ///< detail::FineSweeps of the finest level
+  bool m_mixed = false;   ///< the finest level's work field in floats
   ExecSpace m_haloSpace;  ///< the exchanges of the overlapping levels (when any level does)
   /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
   /// levels excluded): "eddy::fluids::poisson::level<l>".

@@ -5,6 +5,8 @@
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/StencilSweep.hpp"
 
+#include <type_traits>
+
 namespace eddy::fluids::detail {
 
 namespace {
@@ -98,9 +100,9 @@ void applyOperatorDotWith(ExecSpace const& space, PoissonGrid const& g, CellView
   }
 }
 
-template <bool Walls>
+template <bool Walls, class Out>
 void residualWith(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                  CellView const& x, CellView const& r, Box3 const& cells, bool slab) {
+                  CellView const& x, Out const& r, Box3 const& cells, bool slab) {
   forCells(
       "eddy::fluids::poisson::residual", space, cells.lo, cells.hi, slab,
       KOKKOS_LAMBDA(int i, int j, int k) { r(i, j, k) = residualCell<Walls>(g, b, x, i, j, k); });
@@ -145,14 +147,27 @@ Box3 withGhostRings(PoissonGrid const& g, int rings) {
                g.dims == 3 ? high(g.oz, g.nz, g.Nz, g.wz) : 1}};
 }
 
-void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
-              CellView const& r, Box3 const& cells, bool slab) {
+namespace {
+template <class Out>
+void residualInto(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                  CellView const& x, Out const& r, Box3 const& cells, bool slab) {
   // `cells` may reach into the ghost rings: a ring cell can lie next to a wall that no owned
   // cell touches.
   if (touchesWall(g, cells))
     residualWith<true>(space, g, b, x, r, cells, slab);
   else
     residualWith<false>(space, g, b, x, r, cells, slab);
+}
+}  // namespace
+
+void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
+              CellView const& r, Box3 const& cells, bool slab) {
+  residualInto(space, g, b, x, r, cells, slab);
+}
+
+void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
+              CellView32 const& r, Box3 const& cells, bool slab) {
+  residualInto(space, g, b, x, r, cells, slab);
 }
 
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
@@ -226,8 +241,10 @@ void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src
       KOKKOS_LAMBDA(int i, int j, int k) { dst(i, j, k) = src(i, j, k); });
 }
 
-void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                  CellView const& x, int colour, Box3 const& cells, bool slab) {
+namespace {
+template <class View>
+void smoothColourOf(ExecSpace const& space, PoissonGrid const& g, CellView const& b, View const& x,
+                    int colour, Box3 const& cells, bool slab) {
   int const shift = colour + g.ox + g.oy + g.oz;
   int const lo0 = cells.lo[0], hi0 = cells.hi[0];
   forCells(
@@ -235,6 +252,17 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
       {(hi0 - lo0 + 1) / 2, cells.hi[1], cells.hi[2]}, slab, KOKKOS_LAMBDA(int t, int j, int k) {
         smoothColourRowItem(g, b, x, shift, lo0, hi0, t, j, k);
       });
+}
+}  // namespace
+
+void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                  CellView const& x, int colour, Box3 const& cells, bool slab) {
+  smoothColourOf(space, g, b, x, colour, cells, slab);
+}
+
+void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                  CellView32 const& x, int colour, Box3 const& cells, bool slab) {
+  smoothColourOf(space, g, b, x, colour, cells, slab);
 }
 
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
@@ -256,6 +284,12 @@ Box3 awayFromGhostFaces(PoissonGrid const& g) {
 }
 
 namespace {
+/// v as a field of T stores it (rounded to float for a float field).
+template <class T>
+KOKKOS_INLINE_FUNCTION double storedAs(double v) {
+  return static_cast<double>(static_cast<T>(v));
+}
+
 /// The one-pass sweep out of place (smoothSweep's one-pass ways, 3D): a team per tile of
 /// kTileX x kTileY cells of a plane marches along z through planes [k0, k1), a pair of cells
 /// adjacent in x per thread. Team scratch holds planes of xin over the tile and two rings in x
@@ -271,21 +305,30 @@ namespace {
 /// have written. Any team size: on GPUs kPairs threads, on host backends one.
 /// `Walls` false where no owned cell lies next to a wall (touchesWall): the smoothing arithmetic
 /// without the wall tests, the same values.
-template <bool FromZero, bool Fold, bool Walls>
+/// `In`, `Out`: the value types of xin and xout (double, or float for the finest level's work
+/// field with mixed precision). Writing floats, the first colour's values are rounded to float
+/// in scratch, before the second colour reads them (as the loops read them back from xout).
+template <bool FromZero, bool Fold, bool Walls, class In = double, class Out = double>
 struct SweepPlanes {
   static_assert(!(FromZero && Fold), "SweepPlanes: a sweep from zero reads no xin");
+  static_assert(!Fold || std::is_same_v<In, double>, "SweepPlanes: a fold adds to double xin");
   /// 64 x 8 on GPUs (34 KB of scratch), 64 x 4 on host backends (their teams get 32 KB).
   static constexpr int kTileX = 64, kTileY = compat::planeSweeps<ExecSpace>() ? 8 : 4;
   static constexpr int kPairs = kTileX / 2 * kTileY;
   static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = FromZero ? 0 : 4;
   static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2), kRSlots = 3;
-  static constexpr int kScratch = kXSlots * kXPlane + kRSlots * kRPlane;
+  /// Doubles of scratch that the planes of xin take (In values), then the first colour's.
+  static constexpr int kXDoubles =
+      static_cast<int>((kXSlots * kXPlane * sizeof(In) + sizeof(double) - 1) / sizeof(double));
+  static constexpr int kScratch = kXDoubles + kRSlots * kRPlane;
   using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   PoissonGrid g;
-  CellView b, xin, xout;
+  CellView b;
+  GhostedView<MemSpace, In> xin;
+  GhostedView<MemSpace, Out> xout;
   int colour;       ///< the first colour
   DeviceBox inner;  ///< awayFromGhostFaces(g)
   int tilesX, tilesY, planesPerTeam;
@@ -295,8 +338,8 @@ struct SweepPlanes {
 
   KOKKOS_INLINE_FUNCTION void operator()(Team const& team) const {
     Scratch scratch(team.team_scratch(0), kScratch);
-    double* const xs = scratch.data();
-    double* const rs = xs + kXSlots * kXPlane;
+    In* const xs = reinterpret_cast<In*>(scratch.data());
+    double* const rs = scratch.data() + kXDoubles;
     int const t = team.league_rank();
     int const x0 = (t % tilesX) * kTileX, y0 = (t / tilesX % tilesY) * kTileY;
     int const k0 = t / (tilesX * tilesY) * planesPerTeam;
@@ -320,7 +363,7 @@ struct SweepPlanes {
     // This thread's copies of plane m of xin (those in [-1, nz]), as one group.
     auto const issue = [&](int m) {
       if (m >= -1 && m <= g.nz) {
-        double* const dst = xPlane(m);
+        In* const dst = xPlane(m);
         for (int e = rank; e < kXPlane; e += size) {
           int gx, gy;
           entryCell(e, gx, gy);
@@ -333,7 +376,7 @@ struct SweepPlanes {
     auto const addCorrection = [&](int m) {
       if constexpr (Fold) {
         if (m < -1 || m > g.nz) return;
-        double* const dst = xPlane(m);
+        In* const dst = xPlane(m);
         for (int e = rank; e < kXPlane; e += size) {
           int gx, gy;
           entryCell(e, gx, gy);
@@ -351,13 +394,13 @@ struct SweepPlanes {
         int const i = x0 - 1 + rx, j = y0 - 1 + ry;
         if (i < 0 || i >= g.nx || j < 0 || j >= g.ny) continue;
         if constexpr (FromZero) {
-          r[e] = fromZeroCell<Walls>(g, b, colour + g.ox + g.oy + g.oz, i, j, m);
+          r[e] = storedAs<Out>(fromZeroCell<Walls>(g, b, colour + g.ox + g.oy + g.oz, i, j, m));
         } else {
           int const at = (ry + 1) * kXW + rx + 1;
-          r[e] = smoothValue<Walls>(
+          r[e] = storedAs<Out>(smoothValue<Walls>(
               g, b(i, j, m), i, j, m,
-              [&](int di, int dj, int dk) { return xPlane(m + dk)[at + di + dj * kXW]; },
-              xPlane(m)[at]);
+              [&](int di, int dj, int dk) -> double { return xPlane(m + dk)[at + di + dj * kXW]; },
+              xPlane(m)[at]));
         }
       }
     };
@@ -425,11 +468,11 @@ struct SweepPlanes {
 /// without bounds (four teams at 48-62 registers; ncu: 59% of the warps active against 70%).
 constexpr int kSweepMinTeams = 6;
 
-template <bool FromZero, bool Fold, bool Walls>
+template <bool FromZero, bool Fold, bool Walls, class In, class Out>
 void sweepPlanesWith(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                     CellView const& xin, CellView const& xout, int colour,
-                     CoarseCorrection const& fold) {
-  using K = SweepPlanes<FromZero, Fold, Walls>;
+                     GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
+                     int colour, CoarseCorrection const& fold) {
+  using K = SweepPlanes<FromZero, Fold, Walls, In, Out>;
   int const teamSize = compat::planeSweeps<ExecSpace>() ? K::kPairs : 1;
   long long const tilesX = (g.nx + K::kTileX - 1) / K::kTileX;
   long long const tilesY = (g.ny + K::kTileY - 1) / K::kTileY;
@@ -464,10 +507,10 @@ void sweepPlanesWith(ExecSpace const& space, PoissonGrid const& g, CellView cons
     Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy, kernel);
 }
 
-template <bool FromZero, bool Fold>
+template <bool FromZero, bool Fold, class In, class Out>
 void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                 CellView const& xin, CellView const& xout, int colour,
-                 CoarseCorrection const& fold) {
+                 GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
+                 int colour, CoarseCorrection const& fold) {
   // The folded sweep also prolongs onto the ring around the block, whose clamps reachesWall
   // decides.
   bool const walls = touchesWall(g) ||
@@ -477,24 +520,31 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
   else
     sweepPlanesWith<FromZero, Fold, false>(space, g, b, xin, xout, colour, fold);
 }
-}  // namespace
 
-void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
-                 CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 bool planes, CoarseCorrection const* fold) {
-  EDDY_REQUIRE(xin.origin != xout.origin,
+template <class In, class Out>
+void smoothSweepOf(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                   GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
+                   int firstColour, bool fromZero, bool planes, CoarseCorrection const* fold) {
+  EDDY_REQUIRE(static_cast<void const*>(xin.origin) != static_cast<void const*>(xout.origin),
                "smoothSweep: the sweep out of place reads and writes the same field");
   EDDY_REQUIRE(!(fold && fromZero), "smoothSweep: a sweep from zero takes no coarse correction");
+  constexpr bool foldable = std::is_same_v<In, double>;
+  EDDY_REQUIRE(foldable || !fold, "smoothSweep: a sweep from a float field takes no fold");
   if (planes && g.dims == 3) {
     if (fromZero)
       sweepPlanes<true, false>(space, g, b, xin, xout, firstColour, {});
-    else if (fold)
-      sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
-    else
+    else if constexpr (foldable) {
+      if (fold)
+        sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
+      else
+        sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
+    } else {
       sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
+    }
     return;
   }
-  if (fold) prolongAdd(space, g, xin, fold->coarse, fold->e, withGhostRings(g, 1));
+  if constexpr (foldable)
+    if (fold) prolongAdd(space, g, xin, fold->coarse, fold->e, withGhostRings(g, 1));
   int const shift = firstColour + g.ox + g.oy + g.oz;
   forEachCell(
       "eddy::fluids::poisson::smoothSweepFirst", space, {0, 0, 0}, g.hi(),
@@ -511,6 +561,25 @@ void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b
       });
   smoothColour(space, g, b, xout, 1 - firstColour, awayFromGhostFaces(g));
 }
+}  // namespace
+
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
+                 bool planes, CoarseCorrection const* fold) {
+  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, planes, fold);
+}
+
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView32 const& xout, int firstColour, bool fromZero,
+                 bool planes, CoarseCorrection const* fold) {
+  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, planes, fold);
+}
+
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView32 const& xin, CellView const& xout, int firstColour, bool fromZero,
+                 bool planes) {
+  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, planes, nullptr);
+}
 
 std::vector<Box3> ghostFaceShell(PoissonGrid const& g) {
   return BoxSplit::of(Box3{{0, 0, 0}, g.hi()}, awayFromGhostFaces(g)).shell;
@@ -521,9 +590,14 @@ void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView con
   for (Box3 const& slab : shell) smoothColour(space, g, b, x, colour, slab, true);
 }
 
+void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                      CellView32 const& x, int colour, std::vector<Box3> const& shell) {
+  for (Box3 const& slab : shell) smoothColour(space, g, b, x, colour, slab, true);
+}
+
 namespace {
-template <bool Clamp>
-void restrictWith(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+template <bool Clamp, class Fine>
+void restrictWith(ExecSpace const& space, PoissonGrid const& fine, Fine const& r,
                   PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
                   bool slab) {
   PoissonGrid const f = fine;
@@ -551,13 +625,28 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
   restrictResidual(space, fine, r, coarse, b, Box3{{0, 0, 0}, {coarse.nx, coarse.ny, coarse.nz}});
 }
 
-void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
-                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
-                      bool slab) {
+namespace {
+template <class Fine>
+void restrictFrom(ExecSpace const& space, PoissonGrid const& fine, Fine const& r,
+                  PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                  bool slab) {
   if (reachesWall(coarse, coarseCells))
     restrictWith<true>(space, fine, r, coarse, b, coarseCells, slab);
   else
     restrictWith<false>(space, fine, r, coarse, b, coarseCells, slab);
+}
+}  // namespace
+
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                      bool slab) {
+  restrictFrom(space, fine, r, coarse, b, coarseCells, slab);
+}
+
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView32 const& r,
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                      bool slab) {
+  restrictFrom(space, fine, r, coarse, b, coarseCells, slab);
 }
 
 void prolongAdd(ExecSpace const& space, PoissonGrid const& fine, CellView const& x,

@@ -26,6 +26,10 @@
 namespace eddy::fluids::detail {
 
 using CellView = GhostedView<MemSpace>;
+/// A single-precision cell field (the finest multigrid level's work field with
+/// PoissonOptions::mixedPrecision). Its values are read as doubles; values written to it are
+/// rounded to float.
+using CellView32 = GhostedView<MemSpace, float>;
 
 /// Plain-data description of one rank's block of a level, copied into kernels.
 struct PoissonGrid {
@@ -43,9 +47,9 @@ struct PoissonGrid {
 
 /// sum over the neighbours n of c along one axis of (x_c - x_n), walls left out (`Walls` false:
 /// the caller knows that c is next to no wall, see touchesWall).
-template <bool Walls = true>
-KOKKOS_INLINE_FUNCTION double axisDifference(CellView const& x, double c, int i, int j, int k,
-                                             int di, int dj, int dk, int gidx, int n, int wall) {
+template <bool Walls = true, class View = CellView>
+KOKKOS_INLINE_FUNCTION double axisDifference(View const& x, double c, int i, int j, int k, int di,
+                                             int dj, int dk, int gidx, int n, int wall) {
   double s = 0.0;
   if (!Walls || !(wall && gidx == 0)) s += c - x(i - di, j - dj, k - dk);
   if (!Walls || !(wall && gidx == n - 1)) s += c - x(i + di, j + dj, k + dk);
@@ -53,8 +57,8 @@ KOKKOS_INLINE_FUNCTION double axisDifference(CellView const& x, double c, int i,
 }
 
 /// (A x) at local cell (i, j, k). `Walls` false: as axisDifference.
-template <bool Walls = true>
-KOKKOS_INLINE_FUNCTION double applyOperator(PoissonGrid const& g, CellView const& x, int i, int j,
+template <bool Walls = true, class View = CellView>
+KOKKOS_INLINE_FUNCTION double applyOperator(PoissonGrid const& g, View const& x, int i, int j,
                                             int k) {
   double const c = x(i, j, k);
   double s = g.cx * axisDifference<Walls>(x, c, i, j, k, 1, 0, 0, g.ox + i, g.Nx, g.wx) +
@@ -133,14 +137,16 @@ KOKKOS_INLINE_FUNCTION double smoothValue(PoissonGrid const& g, double b, int i,
 // coarse levels run in one launch (Multigrid.cpp), so that both give the same bits.
 
 /// r at cell (i, j, k): b - A x. `Walls` false: as axisDifference.
-template <bool Walls = true>
-KOKKOS_INLINE_FUNCTION double residualCell(PoissonGrid const& g, CellView const& b,
-                                           CellView const& x, int i, int j, int k) {
+template <bool Walls = true, class View = CellView>
+KOKKOS_INLINE_FUNCTION double residualCell(PoissonGrid const& g, CellView const& b, View const& x,
+                                           int i, int j, int k) {
   return b(i, j, k) - applyOperator<Walls>(g, x, i, j, k);
 }
 
-/// A Gauss-Seidel update of cell (i, j, k): x = (b + the weighted neighbours) / diag.
-KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, CellView const& x,
+/// A Gauss-Seidel update of cell (i, j, k): x = (b + the weighted neighbours) / diag (rounded
+/// to x's type).
+template <class View = CellView>
+KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, View const& x,
                                        int i, int j, int k) {
   x(i, j, k) = smoothValue(
       g, b(i, j, k), i, j, k, [&](int di, int dj, int dk) { return x(i + di, j + dj, k + dk); },
@@ -150,9 +156,10 @@ KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, 
 /// Item (t, j, k) of a half sweep over one colour (`shift` = colour + the global offsets) of the
 /// cells lo0 <= i < hi0 of row (j, k): the cell i = lo0 + 2t or lo0 + 2t + 1 of that colour's
 /// parity gets smoothCell (items reach past hi0 by one).
+template <class View = CellView>
 KOKKOS_INLINE_FUNCTION void smoothColourRowItem(PoissonGrid const& g, CellView const& b,
-                                                CellView const& x, int shift, int lo0, int hi0,
-                                                int t, int j, int k) {
+                                                View const& x, int shift, int lo0, int hi0, int t,
+                                                int j, int k) {
   int const i = lo0 + 2 * t + ((shift + lo0 + j + k) & 1);
   if (i < hi0) smoothCell(g, b, x, i, j, k);
 }
@@ -195,8 +202,8 @@ inline bool reachesWall(PoissonGrid const& g, Box3 const& cells) {
 
 /// (R r) at coarse cell (ci, cj, ck): weights (1, 3, 3, 1) / 8 per axis over the fine cells
 /// 2C-1 .. 2C+2 (walls clamp the index; `Clamp` false: see reachesWall).
-template <bool Clamp = true>
-KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, CellView const& r,
+template <bool Clamp = true, class View = CellView>
+KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, View const& r,
                                            PoissonGrid const& c, int ci, int cj, int ck) {
   double const w[4] = {1.0, 3.0, 3.0, 1.0};
   double const scale = f.dims == 3 ? 1.0 / 512.0 : 1.0 / 64.0;
@@ -285,6 +292,9 @@ Box3 withGhostRings(PoissonGrid const& g, int rings);
 /// r = b - A x over `cells` (no reduction): x must be current one layer beyond them, b on them.
 void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
               CellView const& r, Box3 const& cells, bool slab = false);
+/// residual into a single-precision field (each value rounded to float).
+void residual(ExecSpace const& space, PoissonGrid const& g, CellView const& b, CellView const& x,
+              CellView32 const& r, Box3 const& cells, bool slab = false);
 /// x += alpha p, r -= alpha q.
 void cgUpdate(ExecSpace const& space, PoissonGrid const& g, double alpha, CellView const& p,
               CellView const& q, CellView const& x, CellView const& r);
@@ -319,6 +329,9 @@ void copyOwned(ExecSpace const& space, PoissonGrid const& g, CellView const& src
 /// odd periodic wrap, ghosts), so the result does not depend on the order or the decomposition.
 void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                   CellView const& x, int colour, Box3 const& cells, bool slab = false);
+/// smoothColour on a single-precision field (each new value rounded to float as it is stored).
+void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                  CellView32 const& x, int colour, Box3 const& cells, bool slab = false);
 
 /// The first half sweep from x = 0 over `cells`, in one pass that needs no zeroed x: cells of
 /// parity `colour` get (b + 0) / diag, exactly what smoothColour gives them from zeros, the
@@ -358,6 +371,16 @@ struct CoarseCorrection {
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
                  bool planes, CoarseCorrection const* fold = nullptr);
+/// smoothSweep between a double and a single-precision field (PoissonOptions::mixedPrecision).
+/// Writing a float field, the first colour's new values are rounded to float before the second
+/// colour reads them, in one pass as in two loops, so both give the same bits, and so does
+/// smoothSweepShell. A sweep from a float field takes no `fold`.
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView const& xin, CellView32 const& xout, int firstColour, bool fromZero,
+                 bool planes, CoarseCorrection const* fold = nullptr);
+void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                 CellView32 const& xin, CellView const& xout, int firstColour, bool fromZero,
+                 bool planes);
 /// The owned cells of g outside awayFromGhostFaces(g), as disjoint slabs (BoxSplit): where a
 /// sweep out of place leaves its second colour to smoothSweepShell. Empty without such faces.
 std::vector<Box3> ghostFaceShell(PoissonGrid const& g);
@@ -366,6 +389,8 @@ std::vector<Box3> ghostFaceShell(PoissonGrid const& g);
 /// smoothSweep).
 void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                       CellView const& x, int colour, std::vector<Box3> const& shell);
+void smoothSweepShell(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                      CellView32 const& x, int colour, std::vector<Box3> const& shell);
 
 /// b_coarse = R r_fine: per axis weights (1, 3, 3, 1) / 8 over fine cells 2C-1 .. 2C+2 (walls
 /// clamp the index: the mirrored ghost), i.e. R = P^T / 2^d for the prolongation below. The fine
@@ -375,6 +400,10 @@ void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView 
 /// restrictResidual over the coarse cells of `coarseCells` only (owned coarse cells). A coarse
 /// cell away from a face reads no fine ghost across it: its fine cells 2C-1 .. 2C+2 are owned.
 void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView const& r,
+                      PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
+                      bool slab = false);
+/// restrictResidual from a single-precision residual (the sums in double).
+void restrictResidual(ExecSpace const& space, PoissonGrid const& fine, CellView32 const& r,
                       PoissonGrid const& coarse, CellView const& b, Box3 const& coarseCells,
                       bool slab = false);
 /// x_fine += P e_coarse over the fine cells of `cells` (within withGhostRings(fine, rings)):

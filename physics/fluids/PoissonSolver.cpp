@@ -89,8 +89,8 @@ struct PoissonSolver::Impl {
           : options.overlapCells >= 0 ? options.overlapCells
                                       : overlapCellsFromEnvironment(),
           options.fineSweeps >= 0 ? options.fineSweeps : fineSweepsFromEnvironment(),
-          options.outOfPlaceCells >= 0 ? options.outOfPlaceCells
-                                       : outOfPlaceCellsFromEnvironment());
+          options.outOfPlaceCells >= 0 ? options.outOfPlaceCells : outOfPlaceCellsFromEnvironment(),
+          options.mixedPrecision);
     }
     // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
     // solve holds; other widths get theirs on first use.

@@ -64,6 +64,9 @@ struct PoissonOptions {
   /// least this many cells sweep out of place too (0: the finest level only). -1:
   /// EDDY_MG_OUT_OF_PLACE_CELLS from the environment (default 0).
   long long outOfPlaceCells = -1;
+  /// mgcg: the finest multigrid level's work field in single precision (Multigrid.hpp): fewer
+  /// bytes a V-cycle, the same tolerance reached, other bits (the same on any decomposition).
+  bool mixedPrecision = false;
 };
 
 struct PoissonStats {

@@ -31,6 +31,12 @@ foreach(n 1 4)
                     MATCH "poisson mgcg \\([0-9]+ levels, V\\(1,3\\)" "step +8/8"
                     ONCE "final: t"
                     COMMAND run tests/cli/decks/cavity_v13.yaml)
+  # Mixed precision reaches the solver, which converges with it.
+  eddy_add_cli_test(NAME cli.run.cavity_mixed.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "poisson mgcg \\([0-9]+ levels, V\\(2,2\\), mixed precision"
+                          "step +8/8"
+                    ONCE "final: t"
+                    COMMAND run tests/cli/decks/cavity_mixed.yaml)
   eddy_add_cli_test(NAME cli.run.fluids_no_sweeps.np${n} RANKS ${n} EXPECT_EXIT 1
                     MATCH "pre_sweeps and post_sweeps are both 0" ONCE "pre_sweeps and post"
                     COMMAND run tests/cli/decks/fluids_no_sweeps.yaml)

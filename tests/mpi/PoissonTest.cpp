@@ -590,6 +590,113 @@ TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
         [way](PoissonOptions& o) { o.fineSweeps = way; }, way == 2);
 }
 
+// Mixed precision (PoissonOptions::mixedPrecision, the finest level's work field in floats):
+// the same bits on any rank count as on one (gathered levels at 3 and 4 ranks included), and
+// whichever way the finest level was asked to sweep (in place, by loops, in one pass: mixed
+// precision always sweeps out of place), with or without overlap, with or without the
+// one-launch tail (which never takes the finest level then).
+TEST(Poisson, MixedPrecisionIsBitwiseTheSameOnAnyDecomposition) {
+  std::vector<Problem> const problems = {
+      {{64, 48, 1}, 2, {true, false, false}}, {{36, 28, 1}, 2, {false, true, false}},
+      {{16, 24, 32}, 3, {false, true, true}}, {{24, 16, 40}, 3, {false, false, false}},
+      {{16, 16, 16}, 3, {true, true, true}},
+  };
+  for (auto const& s : problems) {
+    eddy::ExecSpace space;
+    PoissonOptions opt = options(PoissonMethod::MultigridCG, 1e-9, 400);
+    opt.mixedPrecision = true;
+    CartDecomposition const dw = s.decomp(MPI_COMM_WORLD);
+    CartDecomposition const ds = s.decomp(MPI_COMM_SELF);
+    PoissonSolver world(space, MPI_COMM_WORLD, dw, s.h(), opt);
+    PoissonSolver self(space, MPI_COMM_SELF, ds, s.h(), opt);
+    SCOPED_TRACE("mixed precision on " + eddy::toString(s.cells) + ", " + dw.describe());
+    expectSameSolve(self, ds, world, dw, true);
+  }
+  std::vector<TwoWaysCase> const cases = {
+      {{{64, 48, 1}, 2, {true, false, false}}, 0, 2},
+      {{{16, 24, 32}, 3, {false, true, true}}, 0, 2},
+      {{{48, 32, 40}, 3, {true, true, true}}, 0, 3},  // odd counts: a sweep in place on x
+      {{{72, 20, 12}, 3, {true, false, false}}, 0, 1},
+      {{{16, 16, 16}, 3, {true, true, true}}, 512, 2},  // the tail would take the finest level
+  };
+  auto const mixed = [](int fineSweeps, long long overlapCells) {
+    return [fineSweeps, overlapCells](PoissonOptions& o) {
+      o.mixedPrecision = true;
+      o.fineSweeps = fineSweeps;
+      o.overlap = overlapCells >= 0;
+      o.overlapCells = overlapCells;
+    };
+  };
+  expectSameBitsBothWays(cases, "mixed, by loops", mixed(2, -1), mixed(1, -1), true);
+  expectSameBitsBothWays(cases, "mixed, asked for halves", mixed(2, -1), mixed(0, -1), false);
+  expectSameBitsBothWays(cases, "mixed, overlap asked for", mixed(2, -1), mixed(2, 0), true);
+  expectSameBitsBothWays(
+      {{{{16, 16, 16}, 3, {true, true, true}}, 0, 2}}, "mixed, with the one-launch tail",
+      [](PoissonOptions& o) { o.mixedPrecision = true; },
+      [](PoissonOptions& o) {
+        o.mixedPrecision = true;
+        o.fusedCoarseCells = 4096;  // every level, the finest included, were it double
+      },
+      true);
+}
+
+// Mixed precision changes the preconditioner by float rounding only: the solve reaches the
+// same tolerance in as many iterations (one more at most), its solution agrees with the double
+// one within the tolerance, yet the bits differ (the float work field is really used), and the
+// V-cycle agrees with the double one to single precision.
+TEST(Poisson, MixedPrecisionReachesTheToleranceInAsManyIterations) {
+  std::vector<Problem> const problems = {
+      {{64, 48, 1}, 2, {true, false, false}},
+      {{32, 32, 32}, 3, {true, true, true}},
+      {{24, 16, 40}, 3, {false, false, false}},
+  };
+  for (auto const& s : problems) {
+    eddy::ExecSpace space;
+    CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+    SCOPED_TRACE(eddy::toString(s.cells) + " on " + d.describe());
+    Field<MemSpace> r(space, "eddy::test::poisson::r", d, 1);
+    fillOwned(r, roughRhs);
+    std::vector<double> z[2], phi[2];
+    PoissonStats stats[2];
+    for (int mixed = 0; mixed < 2; ++mixed) {
+      PoissonOptions opt = options(PoissonMethod::MultigridCG, 1e-10, 400);
+      opt.mixedPrecision = mixed == 1;
+      eddy::fluids::Multigrid mg(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 2, 0,
+                                 mixed == 1);
+      EXPECT_EQ(mg.mixedPrecision(), mixed == 1);
+      Field<MemSpace> zf(space, "eddy::test::poisson::z", d, 1);
+      Field<MemSpace> work(space, "eddy::test::poisson::work", d, 1);
+      mg.apply(space, r, zf, work);
+      PoissonSolver solver(space, MPI_COMM_WORLD, d, s.h(), opt);
+      Field<MemSpace> x(space, "eddy::test::poisson::phi", d, 1);
+      stats[mixed] = solver.solve(space, r, x);
+      space.fence();
+      forOwned(zf, [&](int, int, int, double v) { z[mixed].push_back(v); });
+      forOwned(x, [&](int, int, int, double v) { phi[mixed].push_back(v); });
+    }
+    EXPECT_TRUE(stats[1].converged);
+    EXPECT_LE(stats[1].relativeResidual, 1e-10);
+    EXPECT_LE(stats[1].iterations, stats[0].iterations + 1);
+    double zScale = 0, zDiff = 0, phiScale = 0, phiDiff = 0;
+    long long differ = 0;
+    for (std::size_t q = 0; q < z[0].size(); ++q) {
+      zScale = std::max(zScale, std::abs(z[0][q]));
+      zDiff = std::max(zDiff, std::abs(z[1][q] - z[0][q]));
+      phiScale = std::max(phiScale, std::abs(phi[0][q]));
+      phiDiff = std::max(phiDiff, std::abs(phi[1][q] - phi[0][q]));
+      differ += phi[1][q] != phi[0][q] ? 1 : 0;
+    }
+    zScale = globalMaxOf(zScale);
+    zDiff = globalMaxOf(zDiff);
+    phiScale = globalMaxOf(phiScale);
+    phiDiff = globalMaxOf(phiDiff);
+    EXPECT_GT(zDiff, 0.0) << "the V-cycle gave the double bits";
+    EXPECT_LE(zDiff, 1e-5 * zScale);
+    EXPECT_LE(phiDiff, 1e-7 * phiScale);
+    EXPECT_FALSE(eddy::test::allRanks(differ == 0)) << "the solve gave the double bits";
+  }
+}
+
 TEST(Poisson, AMalformedFineSweepsIsAConfigError) {
   eddy::ExecSpace space;
   Problem const s{{16, 16, 1}, 2, {true, true, false}};

@@ -73,4 +73,14 @@ TEST(FluidsInvariance, TaylorGreen3DMultigrid) {
   expectIdentical(c, 6, "Taylor-Green 3D");
 }
 
+// The Poisson preconditioner's finest level in mixed precision (fluids.poisson.precision), with
+// walls, a moving wall, a periodic axis and a body force (levels down to 8 x 6 x 5).
+TEST(FluidsInvariance, MixedPrecisionBox3D) {
+  FlowCase c = eddy::test::box3DWithMovingWallAndForce();
+  c.cells = {32, 24, 20};
+  c.params.poisson.method = eddy::fluids::PoissonMethod::MultigridCG;
+  c.params.poisson.mixedPrecision = true;
+  expectIdentical(c, 4, "box 3D, mixed precision");
+}
+
 }  // namespace

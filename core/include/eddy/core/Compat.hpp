@@ -513,6 +513,16 @@ KOKKOS_FORCEINLINE_FUNCTION void asyncCopy(double* scratch, double const* global
 #endif
 }
 
+/// asyncCopy of a float (a 4-byte copy).
+KOKKOS_FORCEINLINE_FUNCTION void asyncCopy(float* scratch, float const* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  auto const s = static_cast<unsigned>(__cvta_generic_to_shared(scratch));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(global) : "memory");
+#else
+  *scratch = *global;
+#endif
+}
+
 /// Closes the group of this thread's asyncCopy calls issued since the last commit.
 KOKKOS_FORCEINLINE_FUNCTION void asyncCommit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
