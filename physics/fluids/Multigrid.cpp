@@ -578,6 +578,16 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
                                              FieldType const& b, FieldType& x, FieldType& other,
                                              int sweeps, bool redFirst, bool fromZero,
                                              Rings current, detail::CoarseCorrection const* fold) {
+  return sweepOutOfPlace(space, level, b, x, other, *level.halo, sweeps, redFirst, fromZero,
+                         current, fold);
+}
+
+template <class Work, class WorkHalo>
+Multigrid::Rings Multigrid::sweepOutOfPlace(ExecSpace const& space, Level& level,
+                                            FieldType const& b, FieldType& x, Work& other,
+                                            WorkHalo& otherHalo, int sweeps, bool redFirst,
+                                            bool fromZero, Rings current,
+                                            detail::CoarseCorrection const* fold) {
   EDDY_REQUIRE(!fold || (!fromZero && sweeps % 2 == 0 && sweeps > 0),
                "Multigrid::smoothOutOfPlace: a coarse correction folds into an even count of "
                "sweeps that do not start from zero");
@@ -589,22 +599,30 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
     n = 1;
   }
   bool const planes = m_fineSweeps == static_cast<int>(detail::FineSweeps::Planes);
-  for (; n < sweeps; ++n) {
-    bool const zero = fromZero && n == 0;
-    FieldType& out = (sweeps - 1 - n) % 2 == 0 ? x : other;
-    FieldType& in = &out == &x ? other : x;
-    if (!zero && d.least() < 1) exchange(space, *level.halo, in);
+  // One sweep from `in` into `out`, then the second colour next to faces with ghosts, which
+  // reads the first colour's ghosts: exchanged now (the second colour's ghosts sent with them
+  // are xin's, as in place).
+  auto const sweep = [&](auto& in, auto& inHalo, auto& out, auto& outHalo, bool zero,
+                         auto const&... foldIfAny) {
+    if (!zero && d.least() < 1) exchange(space, inHalo, in);
     detail::smoothSweep(space, level.grid, b.access(), in.access(), out.access(), colour, zero,
-                        planes, n == 0 ? fold : nullptr);
-    // The second colour next to faces with ghosts reads the first colour's ghosts: exchanged
-    // now (the second colour's ghosts sent with them are xin's, as in place).
+                        planes, foldIfAny...);
     if (!level.sweepShell.empty()) {
-      exchange(space, *level.halo, out);
+      exchange(space, outHalo, out);
       detail::smoothSweepShell(space, level.grid, b.access(), out.access(), 1 - colour,
                                level.sweepShell);
     }
     d.colour[colour] = 1;
     d.colour[1 - colour] = 0;
+  };
+  for (; n < sweeps; ++n) {
+    bool const zero = fromZero && n == 0;
+    // The last sweep writes x, so every other one before it writes `other`. A fold goes with
+    // the first of an even count: from x.
+    if ((sweeps - 1 - n) % 2 == 0)
+      sweep(other, otherHalo, x, *level.halo, zero);
+    else
+      sweep(x, *level.halo, other, otherHalo, zero, n == 0 ? fold : nullptr);
   }
   return d;
 }
@@ -753,49 +771,6 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     smooth(space, level, b, x, m_post, false, false, d);
 }
 
-Multigrid::Rings Multigrid::smoothMixed(ExecSpace const& space, Level& level, FieldType const& b,
-                                        FieldType& x, Field<MemSpace, float>& work, int sweeps,
-                                        bool redFirst, bool fromZero, Rings current,
-                                        detail::CoarseCorrection const* fold) {
-  EDDY_REQUIRE(!fold || (!fromZero && sweeps % 2 == 0 && sweeps > 0),
-               "Multigrid::smoothMixed: a coarse correction folds into an even count of sweeps "
-               "that do not start from zero");
-  int const colour = redFirst ? 0 : 1;  // every sweep starts with it (see smooth)
-  Rings d = current;
-  int n = 0;
-  if (!fromZero && sweeps % 2 == 1) {  // an odd count: the first in place, so the last ends in x
-    d = smooth(space, level, b, x, 1, redFirst, false, d);
-    n = 1;
-  }
-  bool const planes = m_fineSweeps == static_cast<int>(detail::FineSweeps::Planes);
-  for (; n < sweeps; ++n) {
-    bool const zero = fromZero && n == 0;
-    // As smoothOutOfPlace: the last sweep writes x, the one before it the work field.
-    if ((sweeps - 1 - n) % 2 == 0) {
-      if (!zero && d.least() < 1) exchange(space, *level.halo32, work);
-      detail::smoothSweep(space, level.grid, b.access(), work.access(), x.access(), colour, zero,
-                          planes);
-      if (!level.sweepShell.empty()) {
-        exchange(space, *level.halo, x);
-        detail::smoothSweepShell(space, level.grid, b.access(), x.access(), 1 - colour,
-                                 level.sweepShell);
-      }
-    } else {
-      if (!zero && d.least() < 1) exchange(space, *level.halo, x);
-      detail::smoothSweep(space, level.grid, b.access(), x.access(), work.access(), colour, zero,
-                          planes, n == 0 ? fold : nullptr);
-      if (!level.sweepShell.empty()) {
-        exchange(space, *level.halo32, work);
-        detail::smoothSweepShell(space, level.grid, b.access(), work.access(), 1 - colour,
-                                 level.sweepShell);
-      }
-    }
-    d.colour[colour] = 1;
-    d.colour[1 - colour] = 0;
-  }
-  return d;
-}
-
 void Multigrid::fineCycleMixed(ExecSpace const& space, FieldType const& b, FieldType& x,
                                Field<MemSpace, float>& work) {
   Level& level = *m_levels[0];
@@ -808,7 +783,7 @@ void Multigrid::fineCycleMixed(ExecSpace const& space, FieldType const& b, Field
       Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
       d.colour[0] = d.colour[1] = x.ghost();
     } else {
-      d = smoothMixed(space, level, b, x, work, m_pre, true, true, d);
+      d = sweepOutOfPlace(space, level, b, x, work, *level.halo32, m_pre, true, true, d);
     }
     // The residual goes into the work field (free until the post-smoothing).
     if (d.least() < 1) {
@@ -833,14 +808,14 @@ void Multigrid::fineCycleMixed(ExecSpace const& space, FieldType const& b, Field
   if (m_post > 0 && m_post % 2 == 0) {
     // The first sweep reads x + P e without x being written (see smoothOutOfPlace).
     detail::CoarseCorrection const fold{coarse.grid, coarse.x->access()};
-    smoothMixed(space, level, b, x, work, m_post, false, false, d, &fold);
+    sweepOutOfPlace(space, level, b, x, work, *level.halo32, m_post, false, false, d, &fold);
     return;
   }
   int const rings = std::min(d.least(), coarse.x->ghost());
   detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(),
                      detail::withGhostRings(level.grid, rings));
   d.colour[0] = d.colour[1] = rings;
-  smoothMixed(space, level, b, x, work, m_post, false, false, d);
+  sweepOutOfPlace(space, level, b, x, work, *level.halo32, m_post, false, false, d);
 }
 
 }  // namespace eddy::fluids

@@ -219,10 +219,13 @@ class Multigrid {
   /// the level out of place, `work` its float work field.
   void fineCycleMixed(ExecSpace const& space, Field<MemSpace> const& b, Field<MemSpace>& x,
                       Field<MemSpace, float>& work);
-  /// smoothOutOfPlace on the finest level between x and the float work field.
-  Rings smoothMixed(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
-                    Field<MemSpace>& x, Field<MemSpace, float>& work, int sweeps, bool redFirst,
-                    bool fromZero, Rings current, detail::CoarseCorrection const* fold = nullptr);
+  /// smoothOutOfPlace between x and `other`, a double field or the finest level's float work
+  /// field, whose exchange is `otherHalo`.
+  template <class Work, class WorkHalo>
+  Rings sweepOutOfPlace(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
+                        Field<MemSpace>& x, Work& other, WorkHalo& otherHalo, int sweeps,
+                        bool redFirst, bool fromZero, Rings current,
+                        detail::CoarseCorrection const* fold = nullptr);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
                   Field<MemSpace>& res);
