@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -55,7 +56,9 @@ void fillOwned(Field<MemSpace>& f, GlobalFunction const& fn) {
 }
 
 /// Calls visit(global i, j, k, value) for every owned cell of `f`.
-void forOwned(Field<MemSpace> const& f, std::function<void(int, int, int, double)> const& visit) {
+template <class T>
+void forOwned(Field<MemSpace, T> const& f,
+              std::function<void(int, int, int, double)> const& visit) {
   auto h = Kokkos::create_mirror_view(f.view());
   Kokkos::deep_copy(h, f.view());
   Index3 const n = f.cells(), o = f.globalOffset(), g = f.ghosts();
@@ -1028,7 +1031,10 @@ TEST(Poisson, ResidualOnGhostRingsKeepsTheWallsTheRingReaches) {
 // several tiles and of part of one. Every entry of b, xin and the coarse correction, ghosts
 // included, holds a distinct value, so a cell read from the wrong place or left unwritten shows
 // here, where the solves of FineSweepsOutOfPlaceGiveTheSameBits only show that something differs.
-TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
+namespace {
+/// OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo for a sweep from a field of In into one of Out.
+template <class In, class Out>
+void expectOneSweepAsTheLoops() {
   using eddy::fluids::detail::CoarseCorrection;
   using eddy::fluids::detail::PoissonGrid;
   std::vector<Problem> const problems = {
@@ -1036,12 +1042,13 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
       {{24, 16, 40}, 3, {false, false, false}},
       {{136, 20, 24}, 3, {false, true, true}},
   };
-  auto fillAll = [](Field<MemSpace>& f, unsigned seed) {
+  auto fillAll = [](auto& f, unsigned seed) {
     auto h = Kokkos::create_mirror_view(f.view());
     unsigned s = seed;
     for (std::size_t n = 0; n < h.span(); ++n) {
       s = s * 1664525u + 1013904223u;
-      h.data()[n] = 0.25 + (s >> 8) * 0x1p-24;
+      h.data()[n] =
+          static_cast<typename std::decay_t<decltype(f)>::value_type>(0.25 + (s >> 8) * 0x1p-24);
     }
     Kokkos::deep_copy(f.view(), h);
   };
@@ -1052,10 +1059,10 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
     CartDecomposition const d = problem.decomp(MPI_COMM_WORLD);
     PoissonGrid const g = PoissonGrid::make(d, problem.h());
     Field<MemSpace> b(space, "eddy::test::poisson::b", d, 1);
-    Field<MemSpace> xin(space, "eddy::test::poisson::xin", d, 1);
-    Field<MemSpace> xinPlusPe(space, "eddy::test::poisson::xinPlusPe", d, 1);
-    Field<MemSpace> loops(space, "eddy::test::poisson::loops", d, 1);
-    Field<MemSpace> planes(space, "eddy::test::poisson::planes", d, 1);
+    Field<MemSpace, In> xin(space, "eddy::test::poisson::xin", d, 1);
+    Field<MemSpace, In> xinPlusPe(space, "eddy::test::poisson::xinPlusPe", d, 1);
+    Field<MemSpace, Out> loops(space, "eddy::test::poisson::loops", d, 1);
+    Field<MemSpace, Out> planes(space, "eddy::test::poisson::planes", d, 1);
     fillAll(b, 12345u + eddy::test::worldRank());
     fillAll(xin, 54321u + eddy::test::worldRank());
     // The next level down, as the multigrid makes it, where every block halves into whole cells
@@ -1071,7 +1078,8 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
     CoarseCorrection const fold{PoissonGrid::make(dc, hc), e.access()};
     for (From from : {From::Zero, From::Field, From::FieldAndCorrection})
       for (int colour : {0, 1}) {
-        if (from == From::FieldAndCorrection && !halves) continue;
+        // A fold adds to a double field only.
+        if (from == From::FieldAndCorrection && (!halves || !std::is_same_v<In, double>)) continue;
         SCOPED_TRACE(eddy::toString(problem.cells) + " on " + d.describe() + ", " +
                      fromName[static_cast<int>(from)] + ", first colour " + std::to_string(colour));
         bool const fromZero = from == From::Zero;
@@ -1080,10 +1088,16 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
         Kokkos::deep_copy(xinPlusPe.view(), xin.view());  // the loops add P e to it
         Kokkos::deep_copy(loops.view(), -1.0);
         Kokkos::deep_copy(planes.view(), -2.0);
-        eddy::fluids::detail::smoothSweep(space, g, b.access(), xinPlusPe.access(), loops.access(),
-                                          colour, fromZero, false, correction);
-        eddy::fluids::detail::smoothSweep(space, g, b.access(), xin.access(), planes.access(),
-                                          colour, fromZero, true, correction);
+        auto const sweep = [&](auto const& in, auto const& out, bool onePass) {
+          if constexpr (std::is_same_v<In, double>)
+            eddy::fluids::detail::smoothSweep(space, g, b.access(), in.access(), out.access(),
+                                              colour, fromZero, onePass, correction);
+          else
+            eddy::fluids::detail::smoothSweep(space, g, b.access(), in.access(), out.access(),
+                                              colour, fromZero, onePass);
+        };
+        sweep(xinPlusPe, loops, false);
+        sweep(xin, planes, true);
         space.fence();
         auto h = Kokkos::create_mirror_view(loops.view());
         Kokkos::deep_copy(h, loops.view());
@@ -1101,4 +1115,16 @@ TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
         EXPECT_EQ(differ, 0) << "on rank " << eddy::test::worldRank() << ", first " << first;
       }
   }
+}
+}  // namespace
+
+TEST(Poisson, OneSweepOutOfPlaceWritesEveryCellAsTheLoopsDo) {
+  expectOneSweepAsTheLoops<double, double>();
+}
+
+// The same with mixed precision: into a float field (the first colour rounded to float before
+// the second colour reads it, in scratch as through the field) and from one.
+TEST(Poisson, OneMixedPrecisionSweepWritesEveryCellAsTheLoopsDo) {
+  expectOneSweepAsTheLoops<double, float>();
+  expectOneSweepAsTheLoops<float, double>();
 }
