@@ -312,9 +312,10 @@ Key fluids() {
                                 "mgcg: precision of the finest multigrid level's work field "
                                 "(its sweeps' intermediate values and residual). mixed keeps "
                                 "it in single precision in the memory of a double field: fewer "
-                                "bytes a V-cycle, the same tolerance reached, other bits (the "
-                                "same on any rank count). Everything else stays double.")
-                        .defaultValue("double")));
+                                "bytes a V-cycle, the same tolerance reached (CG, its sums and "
+                                "the solution stay double), the same bits on any rank count. "
+                                "double: the bits of earlier releases.")
+                        .defaultValue("mixed")));
 }
 
 Key output() {

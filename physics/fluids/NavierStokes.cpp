@@ -335,7 +335,12 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
             ") did not reach the relative residual ", m_params.poisson.tolerance, " within ",
             m_params.poisson.maxIterations, " iterations at step ", m_step + 1, " (t = ", m_time,
             " s): final residual ", stats.relativeResidual, "; residual history: ", history.str(),
-            ". Raise fluids.poisson.max_iterations or the tolerance, or use mgcg"),
+            ". Raise fluids.poisson.max_iterations or the tolerance",
+            m_params.poisson.method != PoissonMethod::MultigridCG ? ", or use mgcg"
+            : m_params.poisson.mixedPrecision
+                ? ", or set fluids.poisson.precision: double, should the residual stall (the "
+                  "preconditioner's finest level is in single precision)"
+                : ""),
         ExitCode::Failure, true);
   }
   for (int c = 0; c < m_dims; ++c) {

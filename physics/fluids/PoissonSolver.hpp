@@ -66,6 +66,8 @@ struct PoissonOptions {
   long long outOfPlaceCells = -1;
   /// mgcg: the finest multigrid level's work field in single precision (Multigrid.hpp): fewer
   /// bytes a V-cycle, the same tolerance reached, other bits (the same on any decomposition).
+  /// Off here, so that the API's default keeps the double bits; decks default to it on
+  /// (fluids.poisson.precision: mixed).
   bool mixedPrecision = false;
 };
 

@@ -37,6 +37,12 @@ foreach(n 1 4)
                           "step +8/8"
                     ONCE "final: t"
                     COMMAND run tests/cli/decks/cavity_mixed.yaml)
+  # An iteration cap the solve cannot meet stops the run with the history and what to change.
+  eddy_add_cli_test(NAME cli.run.poisson_cap.np${n} RANKS ${n} EXPECT_EXIT nonzero
+                    MATCH "did not reach the relative residual 1e-12 within 1 iterations"
+                          "residual history: [0-9.e-]+ [0-9.e-]+\\. Raise fluids.poisson.max_iterations"
+                          "or set fluids.poisson.precision: double, should the residual stall"
+                    COMMAND run tests/cli/decks/poisson_cap.yaml)
   eddy_add_cli_test(NAME cli.run.fluids_no_sweeps.np${n} RANKS ${n} EXPECT_EXIT 1
                     MATCH "pre_sweeps and post_sweeps are both 0" ONCE "pre_sweeps and post"
                     COMMAND run tests/cli/decks/fluids_no_sweeps.yaml)
