@@ -677,8 +677,13 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
   }
   Level& level = *m_levels[l];
   if (level.halo32) {
-    Field<MemSpace, float> work("eddy::fluids::poisson::level0::work32", res);
-    fineCycleMixed(space, b, x, work);
+    // The float view of the caller's work field, made once per work field (the solver passes
+    // the same one every time): nothing is allocated per V-cycle. It holds that field's
+    // allocation, so no other field can take its address while it is cached.
+    if (!m_work32 || m_work32->view().data() != reinterpret_cast<float*>(res.view().data()))
+      m_work32 =
+          std::make_unique<Field<MemSpace, float>>("eddy::fluids::poisson::level0::work32", res);
+    fineCycleMixed(space, b, x, *m_work32);
     return;
   }
   if (l + 1 == levels()) {

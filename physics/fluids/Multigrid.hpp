@@ -235,10 +235,12 @@ class Multigrid {
   int m_pre = 2;
   int m_post = 2;
   int m_coarseSweeps = 4;
-  int m_fusedFrom = 0;    ///< set by the constructor
-  int m_fusedTeam = 0;    ///< team size of the one launch (0 until the first)
-  int m_fineSweeps = 0;   ///< detail::FineSweeps of the finest level
-  bool m_mixed = false;   ///< the finest level's work field in floats
+  int m_fusedFrom = 0;   ///< set by the constructor
+  int m_fusedTeam = 0;   ///< team size of the one launch (0 until the first)
+  int m_fineSweeps = 0;  ///< detail::FineSweeps of the finest level
+  bool m_mixed = false;  ///< the finest level's work field in floats
+  /// With m_mixed: the float field over the caller's last work field (see cycle).
+  std::unique_ptr<Field<MemSpace, float>> m_work32;
   ExecSpace m_haloSpace;  ///< the exchanges of the overlapping levels (when any level does)
   /// Timing region of each level's own work (its sweeps, exchanges and transfers, the coarser
   /// levels excluded): "eddy::fluids::poisson::level<l>".
