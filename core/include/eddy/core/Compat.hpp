@@ -500,24 +500,18 @@ constexpr bool planeSweeps() {
   return isCuda<Exec>();
 }
 
-/// Starts copying one double from global memory into team scratch: `cp.async` on GPUs of compute
-/// capability 8.0 and later (the copy bypasses the registers and the thread does not wait for
-/// it), a plain copy elsewhere. The value may be read only after asyncWait has covered the group
-/// it was committed in and the team has passed a barrier.
-KOKKOS_FORCEINLINE_FUNCTION void asyncCopy(double* scratch, double const* global) {
+/// Starts copying one value (a double or a float) from global memory into team scratch:
+/// `cp.async` on GPUs of compute capability 8.0 and later (the copy bypasses the registers and
+/// the thread does not wait for it), a plain copy elsewhere. The value may be read only after
+/// asyncWait has covered the group it was committed in and the team has passed a barrier.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void asyncCopy(T* scratch, T const* global) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "asyncCopy: a 4- or 8-byte value");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   auto const s = static_cast<unsigned>(__cvta_generic_to_shared(scratch));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(global) : "memory");
-#else
-  *scratch = *global;
-#endif
-}
-
-/// asyncCopy of a float (a 4-byte copy).
-KOKKOS_FORCEINLINE_FUNCTION void asyncCopy(float* scratch, float const* global) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  auto const s = static_cast<unsigned>(__cvta_generic_to_shared(scratch));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(global) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(global),
+               "n"(static_cast<int>(sizeof(T)))
+               : "memory");
 #else
   *scratch = *global;
 #endif
