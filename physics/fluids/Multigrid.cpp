@@ -345,9 +345,9 @@ namespace {
 /// on the inner cells of `splitter.aroundPeers(cells, away)` (after the ghosts this rank sends
 /// itself), then on each slab of its shell once they have arrived: `away` must keep the inner
 /// cells from reading a ghost that another rank sends and from writing an entry sent to one.
-template <class Work>
-void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overlap, Halo& halo,
-                  FieldType& field, Multigrid::Level const& splitter, Box3 const& cells, int away,
+template <class Exchange, class F, class Work>
+void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overlap, Exchange& halo,
+                  F& field, Multigrid::Level const& splitter, Box3 const& cells, int away,
                   Work const& work) {
   if (!overlap || !halo.hasPeers()) {
     exchange(space, halo, field);
@@ -574,20 +574,12 @@ Multigrid::Rings Multigrid::smooth(ExecSpace const& space, Level& level, FieldTy
   return d;
 }
 
-Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& level,
-                                             FieldType const& b, FieldType& x, FieldType& other,
-                                             int sweeps, bool redFirst, bool fromZero,
-                                             Rings current, detail::CoarseCorrection const* fold) {
-  return sweepOutOfPlace(space, level, b, x, other, *level.halo, sweeps, redFirst, fromZero,
-                         current, fold);
-}
-
 template <class Work, class WorkHalo>
-Multigrid::Rings Multigrid::sweepOutOfPlace(ExecSpace const& space, Level& level,
-                                            FieldType const& b, FieldType& x, Work& other,
-                                            WorkHalo& otherHalo, int sweeps, bool redFirst,
-                                            bool fromZero, Rings current,
-                                            detail::CoarseCorrection const* fold) {
+Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& level,
+                                             FieldType const& b, FieldType& x, Work& other,
+                                             WorkHalo& otherHalo, int sweeps, bool redFirst,
+                                             bool fromZero, Rings current,
+                                             detail::CoarseCorrection const* fold) {
   EDDY_REQUIRE(!fold || (!fromZero && sweeps % 2 == 0 && sweeps > 0),
                "Multigrid::smoothOutOfPlace: a coarse correction folds into an even count of "
                "sweeps that do not start from zero");
@@ -676,16 +668,6 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     return;
   }
   Level& level = *m_levels[l];
-  if (level.halo32) {
-    // The float view of the caller's work field, made once per work field (the solver passes
-    // the same one every time): nothing is allocated per V-cycle. It holds that field's
-    // allocation, so no other field can take its address while it is cached.
-    if (!m_work32 || m_work32->view().data() != reinterpret_cast<float*>(res.view().data()))
-      m_work32 =
-          std::make_unique<Field<MemSpace, float>>("eddy::fluids::poisson::level0::work32", res);
-    fineCycleMixed(space, b, x, *m_work32);
-    return;
-  }
   if (l + 1 == levels()) {
     ScopedRegion region("eddy::fluids::poisson::coarseSolve");
     ScopedRegion own(m_levelRegions[l]);
@@ -696,6 +678,23 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     smooth(space, level, b, x, m_coarseSweeps, false, false, {});
     return;
   }
+  if (!level.halo32) {
+    cycleLevel(space, level, b, x, res, *level.halo);
+    return;
+  }
+  // Mixed precision: the work field is the float view of the caller's, made once per work
+  // field (the solver passes the same one every time), so nothing is allocated per V-cycle. It
+  // holds that field's allocation: no other field can take its address while it is cached.
+  if (!m_work32 || m_work32->view().data() != reinterpret_cast<float*>(res.view().data()))
+    m_work32 =
+        std::make_unique<Field<MemSpace, float>>("eddy::fluids::poisson::level0::work32", res);
+  cycleLevel(space, level, b, x, *m_work32, *level.halo32);
+}
+
+template <class Work, class WorkHalo>
+void Multigrid::cycleLevel(ExecSpace const& space, Level& level, FieldType const& b, FieldType& x,
+                           Work& res, WorkHalo& resHalo) {
+  int const l = level.number;
   Level& coarse = *m_levels[l + 1];
   // Two ghost layers of x (see the top of Multigrid.hpp): b's first layer lets the sweeps and
   // the residual compute x's first ghost layer, and the residual's first layer is then computed,
@@ -715,7 +714,7 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
       d.colour[0] = d.colour[1] = x.ghost();
     }
     if (outOfPlace && m_pre > 0)
-      d = smoothOutOfPlace(space, level, b, x, res, m_pre, true, true, d);
+      d = smoothOutOfPlace(space, level, b, x, res, resHalo, m_pre, true, true, d);
     else
       d = smooth(space, level, b, x, m_pre, true, m_pre > 0, d, wide && m_pre > 0);
     int const resRings = wide && !gathers ? 1 : 0;
@@ -743,7 +742,7 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
       // A coarse cell one cell from a face reads no fine ghost across it; the coarse level is
       // split over the same ranks.
       if (resRings == 0)
-        exchangeThen(space, m_haloSpace, level.overlap, *level.halo, res, coarse, coarseCells, 1,
+        exchangeThen(space, m_haloSpace, level.overlap, resHalo, res, coarse, coarseCells, 1,
                      restrictOn);
       else
         restrictOn(coarseCells, false);
@@ -759,7 +758,7 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
     // The first sweep reads x + P e without x being written (see smoothOutOfPlace).
     exchange(space, *coarse.halo, *coarse.x);
     detail::CoarseCorrection const fold{coarse.grid, coarse.x->access()};
-    smoothOutOfPlace(space, level, b, x, res, m_post, false, false, d, &fold);
+    smoothOutOfPlace(space, level, b, x, res, resHalo, m_post, false, false, d, &fold);
     return;
   }
   int const rings = std::min(d.least(), coarse.x->ghost());
@@ -771,56 +770,9 @@ void Multigrid::cycle(ExecSpace const& space, int l, FieldType const& b, FieldTy
                prolong);
   d.colour[0] = d.colour[1] = rings;
   if (outOfPlace)
-    smoothOutOfPlace(space, level, b, x, res, m_post, false, false, d);
+    smoothOutOfPlace(space, level, b, x, res, resHalo, m_post, false, false, d);
   else
     smooth(space, level, b, x, m_post, false, false, d);
-}
-
-void Multigrid::fineCycleMixed(ExecSpace const& space, FieldType const& b, FieldType& x,
-                               Field<MemSpace, float>& work) {
-  Level& level = *m_levels[0];
-  Level& coarse = *m_levels[1];
-  bool const gathers = coarse.replicated && !level.replicated;
-  Rings d;
-  {
-    ScopedRegion own(m_levelRegions[0]);
-    if (m_pre == 0) {
-      Kokkos::deep_copy(space, x.view(), 0.0);  // ghosts too: all current
-      d.colour[0] = d.colour[1] = x.ghost();
-    } else {
-      d = sweepOutOfPlace(space, level, b, x, work, *level.halo32, m_pre, true, true, d);
-    }
-    // The residual goes into the work field (free until the post-smoothing).
-    if (d.least() < 1) {
-      exchange(space, *level.halo, x);
-      d.colour[0] = d.colour[1] = x.ghost();
-    }
-    detail::residual(space, level.grid, b.access(), x.access(), work.access(),
-                     Box3{{0, 0, 0}, level.grid.hi()});
-    if (gathers) {
-      gather(space, level, work);
-      detail::restrictResidual(space, level.twinGrid, level.twin->access(), coarse.grid,
-                               coarse.b->access());
-    } else {
-      exchange(space, *level.halo32, work);
-      detail::restrictResidual(space, level.grid, work.access(), coarse.grid, coarse.b->access(),
-                               Box3{{0, 0, 0}, coarse.grid.hi()});
-    }
-  }
-  cycle(space, 1, *coarse.b, *coarse.x, *coarse.res);
-  ScopedRegion own(m_levelRegions[0]);
-  exchange(space, *coarse.halo, *coarse.x);
-  if (m_post > 0 && m_post % 2 == 0) {
-    // The first sweep reads x + P e without x being written (see smoothOutOfPlace).
-    detail::CoarseCorrection const fold{coarse.grid, coarse.x->access()};
-    sweepOutOfPlace(space, level, b, x, work, *level.halo32, m_post, false, false, d, &fold);
-    return;
-  }
-  int const rings = std::min(d.least(), coarse.x->ghost());
-  detail::prolongAdd(space, level.grid, x.access(), coarse.grid, coarse.x->access(),
-                     detail::withGhostRings(level.grid, rings));
-  d.colour[0] = d.colour[1] = rings;
-  sweepOutOfPlace(space, level, b, x, work, *level.halo32, m_post, false, false, d);
 }
 
 }  // namespace eddy::fluids

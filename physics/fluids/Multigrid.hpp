@@ -207,25 +207,22 @@ class Multigrid {
   /// a sweep, as the half sweeps in place, but each cell of the field read and written once
   /// instead of twice. Same arguments and result as smooth. `fold` (an even count of sweeps, not
   /// from zero): the coarse correction that the first sweep adds to x as it reads it (the
-  /// prolongation; in one pass x is then never written with it, which saves a pass).
+  /// prolongation; in one pass x is then never written with it, which saves a pass). `other`
+  /// is a double field or the finest level's float work field, `otherHalo` its exchange.
+  template <class Work, class WorkHalo>
   Rings smoothOutOfPlace(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
-                         Field<MemSpace>& x, Field<MemSpace>& other, int sweeps, bool redFirst,
-                         bool fromZero, Rings current,
+                         Field<MemSpace>& x, Work& other, WorkHalo& otherHalo, int sweeps,
+                         bool redFirst, bool fromZero, Rings current,
                          detail::CoarseCorrection const* fold = nullptr);
   /// Gathers level's residual `res` (double, or float with mixed precision) onto every rank.
   template <class T>
   void gather(ExecSpace const& space, Level& level, Field<MemSpace, T> const& res);
-  /// The finest level's part of the cycle with mixed precision: as cycle(space, 0, ...) with
-  /// the level out of place, `work` its float work field.
-  void fineCycleMixed(ExecSpace const& space, Field<MemSpace> const& b, Field<MemSpace>& x,
-                      Field<MemSpace, float>& work);
-  /// smoothOutOfPlace between x and `other`, a double field or the finest level's float work
-  /// field, whose exchange is `otherHalo`.
+  /// Level `level` of the cycle, neither the coarsest nor in the one-launch tail: `res` is its
+  /// work field (double, or the finest level's float one with mixed precision) and `resHalo`
+  /// that field's exchange.
   template <class Work, class WorkHalo>
-  Rings sweepOutOfPlace(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
-                        Field<MemSpace>& x, Work& other, WorkHalo& otherHalo, int sweeps,
-                        bool redFirst, bool fromZero, Rings current,
-                        detail::CoarseCorrection const* fold = nullptr);
+  void cycleLevel(ExecSpace const& space, Level& level, Field<MemSpace> const& b,
+                  Field<MemSpace>& x, Work& res, WorkHalo& resHalo);
   /// Levels l .. levels() - 1 of the cycle in one launch; `b`, `x`, `res` are level l's.
   void fusedCycle(ExecSpace const& space, int l, Field<MemSpace> const& b, Field<MemSpace>& x,
                   Field<MemSpace>& res);

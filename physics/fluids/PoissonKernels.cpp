@@ -528,16 +528,13 @@ void smoothSweepOf(ExecSpace const& space, PoissonGrid const& g, CellView const&
   EDDY_REQUIRE(static_cast<void const*>(xin.origin) != static_cast<void const*>(xout.origin),
                "smoothSweep: the sweep out of place reads and writes the same field");
   EDDY_REQUIRE(!(fold && fromZero), "smoothSweep: a sweep from zero takes no coarse correction");
+  // A fold adds to xin: a double field only (the overload from a float field takes none).
   constexpr bool foldable = std::is_same_v<In, double>;
-  EDDY_REQUIRE(foldable || !fold, "smoothSweep: a sweep from a float field takes no fold");
   if (planes && g.dims == 3) {
     if (fromZero)
       sweepPlanes<true, false>(space, g, b, xin, xout, firstColour, {});
-    else if constexpr (foldable) {
-      if (fold)
-        sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
-      else
-        sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
+    else if (fold) {
+      if constexpr (foldable) sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
     } else {
       sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
     }
