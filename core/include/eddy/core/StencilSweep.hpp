@@ -48,13 +48,62 @@ struct Neighbours7 {
 
 namespace detail {
 
+/// Where team t of a plane-streaming pass works: tiles of TX x TY cells from (xs0, lo1), runs of
+/// `planesPerTeam` planes from lo2; the team's tile starts at (xs, y0), its planes are [k0, k1).
+struct PlaneTeam {
+  int xs, y0, k0, k1;
+  template <int TX, int TY>
+  KOKKOS_INLINE_FUNCTION static PlaneTeam of(int t, int xs0, int lo1, int lo2, int hi2, int tilesX,
+                                             int tilesY, int planesPerTeam) {
+    int const k0 = lo2 + t / (tilesX * tilesY) * planesPerTeam;
+    return PlaneTeam{xs0 + (t % tilesX) * TX, lo1 + (t / tilesX % tilesY) * TY, k0,
+                     k0 + planesPerTeam < hi2 ? k0 + planesPerTeam : hi2};
+  }
+};
+
+/// The pipeline of a plane-streaming pass over planes [k0, k1) with Depth planes in flight, each
+/// computed plane reading the slots of planes k - Below .. k + 1: copyPlane(m, slot) starts this
+/// thread's copies of plane m into `slot`; computePlane(k, slot) computes this thread's cells of
+/// plane k, `slot` holding plane k - Below and the planes above it following in the next slots
+/// (nextPlaneSlot). Plane m lives in slot (m - k0 + Below) % kSlots. The copy into a slot starts
+/// only after the barrier that follows the last reads of the plane it held, so Depth + 2 + Below
+/// slots suffice. Every issue commits one group, so the count of groups in flight is the same on
+/// every path (a group past the run is empty).
+template <int Depth, int Below>
+struct PlanePipeline {
+  static_assert(Depth >= 1, "PlanePipeline: at least one plane in flight");
+  static constexpr int kSlots = Depth + 2 + Below;
+
+  KOKKOS_INLINE_FUNCTION static int next(int slot) { return slot + 1 == kSlots ? 0 : slot + 1; }
+
+  template <class Team, class CopyPlane, class ComputePlane>
+  KOKKOS_INLINE_FUNCTION static void march(Team const& team, int k0, int k1,
+                                           CopyPlane const& copyPlane,
+                                           ComputePlane const& computePlane) {
+    auto issue = [&](int m, int slot) {
+      if (m <= k1) copyPlane(m, slot);
+      compat::asyncCommit();
+    };
+    int slot = 0;  // the slot of the next plane to issue
+    for (int m = k0 - Below; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
+    int first = 0;  // the slot of plane k - Below
+    for (int k = k0; k < k1; ++k) {
+      compat::asyncWait<Depth - 1>();  // planes up to k + 1 have landed (this thread's part)
+      team.team_barrier();  // ... and every thread's; plane k - Below - 1 is read by no one
+      issue(k + Depth + 1, slot);
+      slot = next(slot);
+      computePlane(k, first);
+      first = next(first);
+    }
+  }
+};
+
 /// The plane-streaming sweep of one team: tile (tx, ty) of the box, planes [k0, k1).
-/// Scratch holds kSlots planes of the tile with a ghost ring in x and y; plane m lives in slot
-/// (m - k0) % kSlots. The team computes plane k from slots k and k + 1 while planes
-/// k + 2 .. k + Depth + 1 are in flight: a cell's neighbours in x and y come from slot k, its
-/// neighbour above from slot k + 1, and the one below from the thread's registers (the centre it
-/// read at k - 1; at k0 from `in`). The copy into a slot starts only after the barrier that
-/// follows the last reads of the plane it held (k - 1), so Depth + 2 slots suffice.
+/// Scratch holds the pipeline's slots (PlanePipeline with Below 0), a plane of the tile with a
+/// ghost ring in x and y each. The team computes plane k from the slots of k and k + 1 while
+/// planes k + 2 .. k + Depth + 1 are in flight: a cell's neighbours in x and y come from slot k,
+/// its neighbour above from slot k + 1, and the one below from the thread's registers (the centre
+/// it read at k - 1; at k0 from `in`).
 ///
 /// With Pairs a thread takes two cells adjacent in x: it reads their values from scratch in
 /// 16-byte loads and stores them to `out` in one 16-byte store. The tiles then start at xs0, the
@@ -63,7 +112,6 @@ namespace detail {
 /// computes cell lo0 alone. A cell of a pair past the box is not stored.
 template <int TX, int TY, int Depth, bool Pairs, class Exec, class Mem, class F>
 struct PlaneSweep {
-  static_assert(Depth >= 1, "PlaneSweep: at least one plane in flight");
   static_assert(!Pairs || TX % 2 == 0, "PlaneSweep: pairs of cells need an even tile width");
   static constexpr int kWidth = Pairs ? 2 : 1;       ///< cells per thread
   static constexpr int kThreads = TX * TY / kWidth;  ///< threads of a team on GPUs
@@ -71,7 +119,9 @@ struct PlaneSweep {
   /// kPad is even, so a pair's first value is 16-byte aligned, and the row holds xs - 2 for the
   /// cell before the tile.
   static constexpr int kPad = Pairs ? 2 : 1;
-  static constexpr int kPX = TX + 2 * kPad, kPY = TY + 2, kPlane = kPX * kPY, kSlots = Depth + 2;
+  using Pipeline = PlanePipeline<Depth, 0>;
+  static constexpr int kPX = TX + 2 * kPad, kPY = TY + 2, kPlane = kPX * kPY;
+  static constexpr int kSlots = Pipeline::kSlots;
   /// Entries of a row copied per plane (x from xs - kPad to xs + TX), and of a plane.
   static constexpr int kRowCopies = TX + kPad + 1, kCopies = kRowCopies * kPY;
   using Team = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -91,15 +141,12 @@ struct PlaneSweep {
     Scratch scratch(team.team_scratch(0), kSlots * kPlane + 1);
     double* ring = scratch.data();
     if (reinterpret_cast<std::uintptr_t>(ring) % 16 != 0) ring += 1;
-    int const t = team.league_rank();
-    int const xs = xs0 + (t % tilesX) * TX;
-    int const y0 = lo1 + (t / tilesX % tilesY) * TY;
-    int const k0 = lo2 + t / (tilesX * tilesY) * planesPerTeam;
-    int const k1 = k0 + planesPerTeam < hi2 ? k0 + planesPerTeam : hi2;
+    auto const p = PlaneTeam::of<TX, TY>(team.league_rank(), xs0, lo1, lo2, hi2, tilesX, tilesY,
+                                         planesPerTeam);
     if (team.team_size() == kThreads)
-      cellsPerThread(team, ring, xs, y0, k0, k1);
+      cellsPerThread(team, ring, p.xs, p.y0, p.k0, p.k1);
     else
-      anyTeamSize(team, ring, xs, y0, k0, k1);
+      anyTeamSize(team, ring, p.xs, p.y0, p.k0, p.k1);
   }
 
   /// Entry e of a plane's copy: its offset in a plane of `in` and in a slot. Entries outside
@@ -115,32 +162,17 @@ struct PlaneSweep {
 
   /// The pipeline both ways below share: copyPlane(src, dst) starts this thread's copies of the
   /// tile's plane at `src` (a plane of `in`) into `dst` (a slot); computePlane(k, here, above)
-  /// computes this thread's cells of plane k from the slots of planes k and k + 1. Every issue
-  /// commits one group, so the count of groups in flight is the same on every path (a group past
-  /// the run is empty).
+  /// computes this thread's cells of plane k from the slots of planes k and k + 1.
   template <class CopyPlane, class ComputePlane>
   KOKKOS_INLINE_FUNCTION void march(Team const& team, double* ring, int k0, int k1,
                                     CopyPlane const& copyPlane,
                                     ComputePlane const& computePlane) const {
-    auto issue = [&](int m, int slot) {
-      if (m <= k1) copyPlane(in.origin + m * in.sz, ring + slot * kPlane);
-      compat::asyncCommit();
-    };
-    auto next = [](int slot) {
-      return slot + 1 == kSlots ? 0 : slot + 1;
-    };
-    int slot = 0;  // the slot of the next plane to issue
-    for (int m = k0; m <= k0 + Depth; ++m, slot = next(slot)) issue(m, slot);
-    int here = 0;  // the slot of plane k
-    for (int k = k0; k < k1; ++k) {
-      compat::asyncWait<Depth - 1>();  // planes up to k + 1 have landed (this thread's part)
-      team.team_barrier();             // ... and every thread's; plane k - 1 is read by no one
-      issue(k + Depth + 1, slot);
-      slot = next(slot);
-      int const above = next(here);
-      computePlane(k, ring + here * kPlane, ring + above * kPlane);
-      here = above;
-    }
+    Pipeline::march(
+        team, k0, k1,
+        [&](int m, int slot) { copyPlane(in.origin + m * in.sz, ring + slot * kPlane); },
+        [&](int k, int here) {
+          computePlane(k, ring + here * kPlane, ring + Pipeline::next(here) * kPlane);
+        });
   }
 
   /// kThreads threads (GPUs): each thread's copies of a plane (at most a few) and its cells are
@@ -264,6 +296,42 @@ int defaultPlanesPerTeam(Exec const& space, int threadsPerTeam, long long tiles,
   return static_cast<int>((planes + runs - 1) / runs);
 }
 
+/// The teams of a plane-streaming pass over x from xs0, y and z in [lo1, hi1) x [lo2, hi2): tiles
+/// of TX x TY, runs of `planesPerTeam` planes (0: defaultPlanesPerTeam), one team per tile and
+/// run (fewer than 2^31).
+struct PlaneLaunch {
+  int tilesX, tilesY, run, teams;
+  template <int TX, int TY, class Exec>
+  static PlaneLaunch of(std::string const& label, Exec const& space, int teamSize, int xs0,
+                        std::array<int, 3> const& lo, std::array<int, 3> const& hi,
+                        int planesPerTeam) {
+    long long tilesX = (hi[0] - xs0 + TX - 1) / TX;
+    if (tilesX < 1) tilesX = 1;  // a box one cell wide, that cell alone (pairs from lo0 + 1)
+    long long const tilesY = (hi[1] - lo[1] + TY - 1) / TY;
+    int const planes = hi[2] - lo[2];
+    int const run = planesPerTeam > 0
+                        ? planesPerTeam
+                        : defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, planes);
+    long long const teams = tilesX * tilesY * ((planes + run - 1) / run);
+    EDDY_REQUIRE(teams < (1LL << 31), "'", label, "': ", teams, " teams for box [", lo[0], ",",
+                 hi[0], ") x [", lo[1], ",", hi[1], ") x [", lo[2], ",", hi[2],
+                 "), expected fewer than 2^31");
+    return PlaneLaunch{static_cast<int>(tilesX), static_cast<int>(tilesY), run,
+                       static_cast<int>(teams)};
+  }
+};
+
+/// Gives each team of `policy` `bytes` of level-0 scratch, or throws naming the kernel and what
+/// needs them (`what`) when a team cannot have that much.
+template <class Policy>
+void setPlaneScratch(std::string const& label, Policy& policy, std::size_t bytes,
+                     std::string const& what) {
+  EDDY_REQUIRE(bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)), "'", label,
+               "': ", what, " needs ", bytes, " bytes of team scratch, more than the ",
+               policy.scratch_size_max(0), " a team can have");
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+}
+
 }  // namespace detail
 
 /// Tile, depth and cells per thread of the plane-streaming sweep used by sweepSevenPoint on CUDA.
@@ -298,27 +366,14 @@ void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedV
     xs0 += shift;
   }
   int const teamSize = compat::planeSweeps<Exec>() ? K::kThreads : 1;
-  long long tilesX = (hi[0] - xs0 + TX - 1) / TX;
-  if (tilesX < 1) tilesX = 1;  // a box one cell wide, that cell alone (pairs from lo0 + 1)
-  long long const tilesY = (hi[1] - lo[1] + TY - 1) / TY;
-  int const planes = hi[2] - lo[2];
-  int const run = planesPerTeam > 0
-                      ? planesPerTeam
-                      : detail::defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, planes);
-  long long const teams = tilesX * tilesY * ((planes + run - 1) / run);
-  EDDY_REQUIRE(teams < (1LL << 31), "sweepSevenPoint '", label, "': ", teams, " teams for box [",
-               lo[0], ",", hi[0], ") x [", lo[1], ",", hi[1], ") x [", lo[2], ",", hi[2],
-               "), expected fewer than 2^31");
-  Kokkos::TeamPolicy<Exec> policy(space, static_cast<int>(teams), teamSize);
-  EDDY_REQUIRE(K::scratchBytes() <= static_cast<std::size_t>(policy.scratch_size_max(0)),
-               "sweepSevenPoint '", label, "': tile ", TX, " x ", TY, " with ", Depth,
-               " planes in flight needs ", K::scratchBytes(),
-               " bytes of team scratch, more than the ", policy.scratch_size_max(0),
-               " a team can have");
-  policy.set_scratch_size(0, Kokkos::PerTeam(K::scratchBytes()));
-  Kokkos::parallel_for(label, policy,
-                       K{in, out, xs0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
-                         static_cast<int>(tilesX), static_cast<int>(tilesY), run, f});
+  auto const n =
+      detail::PlaneLaunch::of<TX, TY>(label, space, teamSize, xs0, lo, hi, planesPerTeam);
+  Kokkos::TeamPolicy<Exec> policy(space, n.teams, teamSize);
+  detail::setPlaneScratch(label, policy, K::scratchBytes(),
+                          str("tile ", TX, " x ", TY, " with ", Depth, " planes in flight"));
+  Kokkos::parallel_for(
+      label, policy,
+      K{in, out, xs0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], n.tilesX, n.tilesY, n.run, f});
 }
 
 /// out(i, j, k) = f(i, j, k, Neighbours7 of `in` at (i, j, k)) for lo <= (i, j, k) < hi, on
