@@ -13,6 +13,10 @@
 ///   asynchronous copies, Depth planes ahead; plane k is computed from the slots of k - 1, k and
 ///   k + 1. Every value then leaves L2 about once (the ring aside) instead of once per
 ///   neighbour that reads it.
+/// Either way f gets the same values, so the results are the same bits. f writes its results
+/// itself; it must not write any of the fields in the window (their entries are read by the
+/// neighbouring cells, and on GPUs were copied before).
+///
 /// Measured on an H200 (the 3D momentum stage of every velocity component at 512^3, 3D
 /// Taylor-Green, one call, interleaved): the RK stages 17.4 ms a step (fenced) by z columns,
 /// which keep the planes a column shares in L1 (forEachCellColumn), 12.9-13.0 this way with tiles
@@ -20,9 +24,6 @@
 /// 13.0 with two planes in flight; launch bounds of six teams (40 registers, 48 bytes of spill)
 /// 14.5, of four teams (62 registers) 13.1. A team's scratch is limited to 40 KB: 32 x 8 at depth
 /// 1 takes 32 KB for three fields, a fourth field (the pressure) would not fit.
-/// Either way f gets the same values, so the results are the same bits. f writes its results
-/// itself; it must not write any of the fields in the window (their entries are read by the
-/// neighbouring cells, and on GPUs were copied before).
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -60,7 +61,7 @@ struct FieldWindow {
 };
 
 /// The window of a cell in team scratch: plane k + dz of field f at below/here/above, the cell at
-/// entry s of a plane, rows kPX entries apart, fields kPlane entries apart.
+/// entry s of a plane, rows PX entries apart, fields Plane entries apart.
 template <int PX, int Plane>
 struct ScratchWindow {
   double const* plane[3];  ///< the slots of planes k - 1, k, k + 1
