@@ -41,9 +41,10 @@ long long overlapCellsFromEnvironment() {
 
 int fineSweepsFromEnvironment() {
   return static_cast<int>(integerFromEnvironment(
-      "EDDY_MG_FINE_SWEEPS", compat::fineSweeps<ExecSpace>(), 0, 2,
-      "0, 1 or 2 (how the finest multigrid level sweeps: 0 two half sweeps in place, 1 out of "
-      "place by two loops, 2 out of place in one pass)"));
+      "EDDY_MG_FINE_SWEEPS", compat::fineSweeps<ExecSpace>(), 0, 3,
+      "0, 1, 2 or 3 (how the finest multigrid level sweeps: 0 two half sweeps in place, 1 out of "
+      "place by two loops, 2 out of place in one pass, 3 as 2 with the sweep from zero as a "
+      "seven-point map of the right-hand side)"));
 }
 
 long long outOfPlaceCellsFromEnvironment() {
@@ -369,9 +370,10 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
                      long long overlapCells, int fineSweeps, long long outOfPlaceCells,
                      bool mixedPrecision)
     : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps), m_mixed(mixedPrecision) {
-  if (fineSweeps < 0 || fineSweeps > 2)
+  if (fineSweeps < 0 || fineSweeps > 3)
     throw ConfigError(str("PoissonSolver: multigrid fine sweeps ", fineSweeps,
-                          "; expected 0 (halves in place), 1 (loops) or 2 (planes)"));
+                          "; expected 0 (halves in place), 1 (loops), 2 (planes) or 3 (planes, "
+                          "the sweep from zero as a map of b)"));
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
                           ", post = ", postSmooth, "; expected >= 0"));
@@ -443,7 +445,7 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   // would not match across the wrap).
   using Sweeps = detail::FineSweeps;
   bool const anyOutOfPlace = fineSweeps == static_cast<int>(Sweeps::Loops) ||
-                             (fineSweeps == static_cast<int>(Sweeps::Planes) && dims == 3);
+                             (fineSweeps >= static_cast<int>(Sweeps::Planes) && dims == 3);
   for (int l = 0; l < levels(); ++l) {
     Level& level = *m_levels[l];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
@@ -590,15 +592,18 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
     d = smooth(space, level, b, x, 1, redFirst, false, d);
     n = 1;
   }
-  bool const planes = m_fineSweeps == static_cast<int>(detail::FineSweeps::Planes);
+  // Halves asked for (mixed precision sweeps out of place anyway): by two loops.
+  auto const way = m_fineSweeps >= static_cast<int>(detail::FineSweeps::Planes)
+                       ? static_cast<detail::FineSweeps>(m_fineSweeps)
+                       : detail::FineSweeps::Loops;
   // One sweep from `in` into `out`, then the second colour next to faces with ghosts, which
   // reads the first colour's ghosts: exchanged now (the second colour's ghosts sent with them
   // are xin's, as in place).
   auto const sweep = [&](auto& in, auto& inHalo, auto& out, auto& outHalo, bool zero,
                          auto const&... foldIfAny) {
     if (!zero && d.least() < 1) exchange(space, inHalo, in);
-    detail::smoothSweep(space, level.grid, b.access(), in.access(), out.access(), colour, zero,
-                        planes, foldIfAny...);
+    detail::smoothSweep(space, level.grid, b.access(), in.access(), out.access(), colour, zero, way,
+                        foldIfAny...);
     if (!level.sweepShell.empty()) {
       exchange(space, outHalo, out);
       detail::smoothSweepShell(space, level.grid, b.access(), out.access(), 1 - colour,

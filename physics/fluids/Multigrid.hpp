@@ -92,7 +92,7 @@ struct CoarseCorrection;  // PoissonKernels.hpp
 /// eddy::ConfigError when it is not a non-negative integer.
 long long fusedCellsFromEnvironment();
 
-/// EDDY_MG_FINE_SWEEPS (0, 1 or 2: detail::FineSweeps; compat::fineSweeps when unset); throws
+/// EDDY_MG_FINE_SWEEPS (0 to 3: detail::FineSweeps; compat::fineSweeps when unset); throws
 /// eddy::ConfigError otherwise.
 int fineSweepsFromEnvironment();
 
@@ -131,10 +131,11 @@ class Multigrid {
   /// (compat::secondInstance) while the cells that read no ghost from another rank are
   /// computed; the cells next to those faces follow once the messages have arrived. The same
   /// bits. < 0: no overlap.
-  /// `fineSweeps` (detail::FineSweeps as 0, 1 or 2): how the finest level runs its sweeps when
-  /// it does not overlap its exchanges: 0 two half sweeps in place; 1 and 2 out of place
-  /// (smoothOutOfPlace), by two loops or in one pass (3D; a 2D level keeps the half sweeps).
-  /// `outOfPlaceCells` > 0 (with fineSweeps 1 or 2, and no overlap asked for): the coarser
+  /// `fineSweeps` (detail::FineSweeps as 0 to 3): how the finest level runs its sweeps when
+  /// it does not overlap its exchanges: 0 two half sweeps in place; 1, 2 and 3 out of place
+  /// (smoothOutOfPlace), by two loops or in one pass (3D; a 2D level keeps the half sweeps), 3
+  /// with the sweep from zero as a seven-point map of b.
+  /// `outOfPlaceCells` > 0 (with fineSweeps 1 to 3, and no overlap asked for): the coarser
   /// levels run step by step whose blocks hold at least that many cells sweep out of place too,
   /// with one ghost layer instead of correctionRings.
   /// `mixedPrecision`: the finest level's work field in single precision (see the top of this

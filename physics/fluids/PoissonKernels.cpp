@@ -521,17 +521,71 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
     sweepPlanesWith<FromZero, Fold, false>(space, g, b, xin, xout, colour, fold);
 }
 
+/// One sweep from x = 0 as a seven-point map of b (3D): the first colour's values are b / diag
+/// where they lie, so a cell of the second colour away from the ghost faces computes its six
+/// neighbours' values from b itself (rounded to Out, as they are stored) and needs no first pass;
+/// the other cells of the second colour get 0 (smoothSweepShell computes them after the
+/// exchange). The arithmetic of fromZeroCell and smoothValue: the bits of the loops.
+template <bool Walls, class Out>
+struct FromZeroMap {
+  PoissonGrid g;
+  int shift;
+  DeviceBox inner;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k, Neighbours7 const& nb) const {
+    if (((i + j + k + shift) & 1) == 0) return fromZeroValue<Walls>(g, nb.c, i, j, k);
+    if (!inner.contains(i, j, k)) return 0.0;
+    return smoothValue<Walls>(
+        g, nb.c, i, j, k,
+        [&](int di, int dj, int dk) -> double {
+          double const bn = di < 0   ? nb.xm
+                            : di > 0 ? nb.xp
+                            : dj < 0 ? nb.ym
+                            : dj > 0 ? nb.yp
+                            : dk < 0 ? nb.zm
+                                     : nb.zp;
+          return storedAs<Out>(fromZeroValue<Walls>(g, bn, i + di, j + dj, k + dk));
+        },
+        0.0);
+  }
+};
+
+template <bool Walls, class Out>
+void sweepFromZeroWith(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                       GhostedView<MemSpace, Out> const& xout, int colour) {
+  FromZeroMap<Walls, Out> const f{g, colour + g.ox + g.oy + g.oz,
+                                  DeviceBox::of(awayFromGhostFaces(g))};
+  std::string const label = "eddy::fluids::poisson::smoothSweepFromZero";
+  if (kSweepPairs && eddy::detail::planePairShift(xout, 0) >= 0)
+    sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, true>(label, space, b, xout,
+                                                                       {0, 0, 0}, g.hi(), 0, f);
+  else
+    sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, false>(label, space, b, xout,
+                                                                        {0, 0, 0}, g.hi(), 0, f);
+}
+
+template <class Out>
+void sweepFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
+                   GhostedView<MemSpace, Out> const& xout, int colour) {
+  if (touchesWall(g))
+    sweepFromZeroWith<true>(space, g, b, xout, colour);
+  else
+    sweepFromZeroWith<false>(space, g, b, xout, colour);
+}
+
 template <class In, class Out>
 void smoothSweepOf(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                    GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
-                   int firstColour, bool fromZero, bool planes, CoarseCorrection const* fold) {
+                   int firstColour, bool fromZero, FineSweeps way, CoarseCorrection const* fold) {
   EDDY_REQUIRE(static_cast<void const*>(xin.origin) != static_cast<void const*>(xout.origin),
                "smoothSweep: the sweep out of place reads and writes the same field");
   EDDY_REQUIRE(!(fold && fromZero), "smoothSweep: a sweep from zero takes no coarse correction");
   // A fold adds to xin: a double field only (the overload from a float field takes none).
   constexpr bool foldable = std::is_same_v<In, double>;
+  bool const planes = way == FineSweeps::Planes || way == FineSweeps::PlanesFromZeroMap;
   if (planes && g.dims == 3) {
-    if (fromZero)
+    if (fromZero && way == FineSweeps::PlanesFromZeroMap)
+      sweepFromZero(space, g, b, xout, firstColour);
+    else if (fromZero)
       sweepPlanes<true, false>(space, g, b, xin, xout, firstColour, {});
     else if (fold) {
       if constexpr (foldable) sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
@@ -562,20 +616,20 @@ void smoothSweepOf(ExecSpace const& space, PoissonGrid const& g, CellView const&
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 bool planes, CoarseCorrection const* fold) {
-  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, planes, fold);
+                 FineSweeps way, CoarseCorrection const* fold) {
+  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, way, fold);
 }
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView32 const& xout, int firstColour, bool fromZero,
-                 bool planes, CoarseCorrection const* fold) {
-  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, planes, fold);
+                 FineSweeps way, CoarseCorrection const* fold) {
+  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, way, fold);
 }
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView32 const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 bool planes) {
-  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, planes, nullptr);
+                 FineSweeps way) {
+  smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, way, nullptr);
 }
 
 std::vector<Box3> ghostFaceShell(PoissonGrid const& g) {

@@ -170,6 +170,13 @@ KOKKOS_INLINE_FUNCTION void smoothColourItem(PoissonGrid const& g, CellView cons
   smoothColourRowItem(g, b, x, shift, 0, g.nx, t, j, k);
 }
 
+/// fromZeroCell of a cell of the first colour, with right-hand side `b` there.
+template <bool Walls = true>
+KOKKOS_INLINE_FUNCTION double fromZeroValue(PoissonGrid const& g, double b, int i, int j, int k) {
+  double const diag = operatorDiagonal<Walls>(g, i, j, k);
+  return diag > 0 ? (b + 0.0) / diag : 0.0;
+}
+
 /// The value of cell (i, j, k) after the first half sweep from x = 0 of the colour with
 /// `shift` = colour + the global offsets: smoothCell's (b + nsum) / diag with every neighbour 0
 /// (nsum = +0) on that colour, 0 on the other. `Walls` false: as operatorDiagonal.
@@ -177,8 +184,7 @@ template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double fromZeroCell(PoissonGrid const& g, CellView const& b, int shift,
                                            int i, int j, int k) {
   if (((i + j + k + shift) & 1) != 0) return 0.0;
-  double const diag = operatorDiagonal<Walls>(g, i, j, k);
-  return diag > 0 ? (b(i, j, k) + 0.0) / diag : 0.0;
+  return fromZeroValue<Walls>(g, b(i, j, k), i, j, k);
 }
 
 /// Global fine index clamped into the domain at walls (the mirrored ghost), else unchanged.
@@ -342,9 +348,12 @@ void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView
 /// How the finest multigrid level runs a red-black sweep (PoissonOptions::fineSweeps):
 /// - Halves: two half sweeps in place (smoothColour), each reading and writing the whole field;
 /// - Loops, Planes: the sweep out of place (smoothSweep), into the other of two fields: Loops as
-///   two loops over the cells, Planes in one pass (a 3D team kernel; a 2D level keeps Halves).
+///   two loops over the cells, Planes in one pass (a 3D team kernel; a 2D level keeps Halves);
+/// - PlanesFromZeroMap: as Planes, but the sweep from zero as a seven-point map of b
+///   (sweepSevenPoint's plane pipeline), which needs neither the first colour in scratch nor a
+///   second pass over the plane.
 /// The same bits every way.
-enum class FineSweeps { Halves = 0, Loops = 1, Planes = 2 };
+enum class FineSweeps { Halves = 0, Loops = 1, Planes = 2, PlanesFromZeroMap = 3 };
 
 /// The owned cells of g but the layer next to each face that has ghosts (a periodic axis, or
 /// another rank's block): the cells of a sweep out of place whose second colour reads no ghost.
@@ -361,26 +370,27 @@ struct CoarseCorrection {
 /// colour's cells within awayFromGhostFaces(g) get it from those new values; the other colour's
 /// cells next to a face with ghosts keep xin's value (0 with `fromZero`) until smoothSweepShell.
 /// Every owned cell of xout is written; xin and xout are different fields. `fromZero`: xin
-/// counts as 0 (not read), as smoothColourFromZero. `planes` (3D): in one pass, a team per tile
-/// of a plane marching along z with xin's planes and the first colour's values in team scratch;
-/// else (and in 2D) two loops. The same bits as smoothColour's two half sweeps in place once
-/// smoothSweepShell has run. `fold` (not with `fromZero`): the sweep reads xin + P e instead of
-/// xin, the values prolongAdd(g, xin, fold->coarse, fold->e) gives xin's owned cells and first
-/// ghost layer (e's ghosts current one layer out); in one pass xin is not written, else
+/// counts as 0 (not read), as smoothColourFromZero. `way` Planes or PlanesFromZeroMap (3D): in
+/// one pass, a team per tile of a plane marching along z with xin's planes and the first colour's
+/// values in team scratch (with PlanesFromZeroMap a sweep from zero reads b's planes alone, see
+/// FineSweeps); else (and in 2D) two loops. The same bits as smoothColour's two half sweeps in
+/// place once smoothSweepShell has run. `fold` (not with `fromZero`): the sweep reads xin + P e
+/// instead of xin, the values prolongAdd(g, xin, fold->coarse, fold->e) gives xin's owned cells and
+/// first ghost layer (e's ghosts current one layer out); in one pass xin is not written, else
 /// prolongAdd runs first.
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 bool planes, CoarseCorrection const* fold = nullptr);
+                 FineSweeps way, CoarseCorrection const* fold = nullptr);
 /// smoothSweep between a double and a single-precision field (PoissonOptions::mixedPrecision).
 /// Writing a float field, the first colour's new values are rounded to float before the second
 /// colour reads them, in one pass as in two loops, so both give the same bits, and so does
 /// smoothSweepShell. A sweep from a float field takes no `fold`.
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView32 const& xout, int firstColour, bool fromZero,
-                 bool planes, CoarseCorrection const* fold = nullptr);
+                 FineSweeps way, CoarseCorrection const* fold = nullptr);
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView32 const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 bool planes);
+                 FineSweeps way);
 /// The owned cells of g outside awayFromGhostFaces(g), as disjoint slabs (BoxSplit): where a
 /// sweep out of place leaves its second colour to smoothSweepShell. Empty without such faces.
 std::vector<Box3> ghostFaceShell(PoissonGrid const& g);

@@ -57,10 +57,11 @@ struct PoissonOptions {
   /// -1: EDDY_MG_CORRECTION_RINGS from the environment (default 2).
   int correctionRings = -1;
   /// How the finest multigrid level runs its red-black sweeps (Multigrid's constructor): 0 two
-  /// half sweeps in place, 1 out of place by two loops, 2 out of place in one pass (the same
-  /// bits). -1: EDDY_MG_FINE_SWEEPS from the environment (default compat::fineSweeps).
+  /// half sweeps in place, 1 out of place by two loops, 2 out of place in one pass, 3 as 2 with
+  /// the sweep from zero as a seven-point map of b (the same bits). -1: EDDY_MG_FINE_SWEEPS from
+  /// the environment (default compat::fineSweeps).
   int fineSweeps = -1;
-  /// With fineSweeps 1 or 2 and no overlap: the coarser multigrid levels whose blocks hold at
+  /// With fineSweeps 1 to 3 and no overlap: the coarser multigrid levels whose blocks hold at
   /// least this many cells sweep out of place too (0: the finest level only). -1:
   /// EDDY_MG_OUT_OF_PLACE_CELLS from the environment (default 0).
   long long outOfPlaceCells = -1;

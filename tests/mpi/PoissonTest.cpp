@@ -587,10 +587,10 @@ TEST(Poisson, FineSweepsOutOfPlaceGiveTheSameBits) {
       {{{136, 12, 8}, 3, {false, true, false}}, 0, 1},
       {{{16, 16, 16}, 3, {true, true, true}}, 512, 2},  // level 1 gathered, or the tail's first
   };
-  for (int way : {1, 2})
+  for (int way : {1, 2, 3})
     expectSameBitsBothWays(
         cases, "fine sweeps " + std::to_string(way), [](PoissonOptions& o) { o.fineSweeps = 0; },
-        [way](PoissonOptions& o) { o.fineSweeps = way; }, way == 2);
+        [way](PoissonOptions& o) { o.fineSweeps = way; }, way >= 2);
 }
 
 // Mixed precision (PoissonOptions::mixedPrecision, the finest level's work field in floats):
@@ -633,6 +633,8 @@ TEST(Poisson, MixedPrecisionIsBitwiseTheSameOnAnyDecomposition) {
   expectSameBitsBothWays(cases, "mixed, by loops", mixed(2, -1), mixed(1, -1), true);
   expectSameBitsBothWays(cases, "mixed, asked for halves", mixed(2, -1), mixed(0, -1), false);
   expectSameBitsBothWays(cases, "mixed, overlap asked for", mixed(2, -1), mixed(2, 0), true);
+  expectSameBitsBothWays(cases, "mixed, the sweep from zero as a map", mixed(2, -1), mixed(3, -1),
+                         true);
   expectSameBitsBothWays(
       {{{{16, 16, 16}, 3, {true, true, true}}, 0, 2}}, "mixed, with the one-launch tail",
       [](PoissonOptions& o) { o.mixedPrecision = true; },
@@ -704,12 +706,12 @@ TEST(Poisson, AMalformedFineSweepsIsAConfigError) {
   eddy::ExecSpace space;
   Problem const s{{16, 16, 1}, 2, {true, true, false}};
   CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
-  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 3),
+  EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, 4),
                eddy::ConfigError);
   EXPECT_THROW(eddy::fluids::Multigrid(space, MPI_COMM_WORLD, d, s.h(), 2, 2, 0, 0, 2, -1, -1),
                eddy::ConfigError);
   {
-    eddy::test::ScopedEnv beyond("EDDY_MG_FINE_SWEEPS", "3");
+    eddy::test::ScopedEnv beyond("EDDY_MG_FINE_SWEEPS", "4");
     EXPECT_THROW(eddy::fluids::fineSweepsFromEnvironment(), eddy::ConfigError);
   }
   {
@@ -1087,32 +1089,40 @@ void expectOneSweepAsTheLoops() {
             from == From::FieldAndCorrection ? &fold : nullptr;
         Kokkos::deep_copy(xinPlusPe.view(), xin.view());  // the loops add P e to it
         Kokkos::deep_copy(loops.view(), -1.0);
-        Kokkos::deep_copy(planes.view(), -2.0);
-        auto const sweep = [&](auto const& in, auto const& out, bool onePass) {
+        using eddy::fluids::detail::FineSweeps;
+        auto const sweep = [&](auto const& in, auto const& out, FineSweeps way) {
           if constexpr (std::is_same_v<In, double>)
             eddy::fluids::detail::smoothSweep(space, g, b.access(), in.access(), out.access(),
-                                              colour, fromZero, onePass, correction);
+                                              colour, fromZero, way, correction);
           else
             eddy::fluids::detail::smoothSweep(space, g, b.access(), in.access(), out.access(),
-                                              colour, fromZero, onePass);
+                                              colour, fromZero, way);
         };
-        sweep(xinPlusPe, loops, false);
-        sweep(xin, planes, true);
+        sweep(xinPlusPe, loops, FineSweeps::Loops);
         space.fence();
         auto h = Kokkos::create_mirror_view(loops.view());
         Kokkos::deep_copy(h, loops.view());
         Index3 const gh = loops.ghosts(), o = loops.globalOffset();
-        long long differ = 0;
-        std::string first;
-        forOwned(planes, [&](int i, int j, int k, double v) {  // global (i, j, k)
-          double const r = h(i - o[0] + gh[0], j - o[1] + gh[1], k - o[2] + gh[2]);
-          if (std::memcmp(&v, &r, sizeof(double)) == 0) return;
-          if (differ++ == 0)
-            first = "global cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
-                    std::to_string(k) + ") of colour " + std::to_string((i + j + k + colour) & 1) +
-                    ": loops " + std::to_string(r) + ", planes " + std::to_string(v);
-        });
-        EXPECT_EQ(differ, 0) << "on rank " << eddy::test::worldRank() << ", first " << first;
+        // In one pass; from zero also as a seven-point map of b.
+        for (FineSweeps way : {FineSweeps::Planes, FineSweeps::PlanesFromZeroMap}) {
+          if (way == FineSweeps::PlanesFromZeroMap && !fromZero) continue;
+          Kokkos::deep_copy(planes.view(), -2.0);
+          sweep(xin, planes, way);
+          space.fence();
+          long long differ = 0;
+          std::string first;
+          forOwned(planes, [&](int i, int j, int k, double v) {  // global (i, j, k)
+            double const r = h(i - o[0] + gh[0], j - o[1] + gh[1], k - o[2] + gh[2]);
+            if (std::memcmp(&v, &r, sizeof(double)) == 0) return;
+            if (differ++ == 0)
+              first = "global cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                      std::to_string(k) + ") of colour " +
+                      std::to_string((i + j + k + colour) & 1) + ": loops " + std::to_string(r) +
+                      ", one pass " + std::to_string(v);
+          });
+          EXPECT_EQ(differ, 0) << "way " << static_cast<int>(way) << " on rank "
+                               << eddy::test::worldRank() << ", first " << first;
+        }
       }
   }
 }

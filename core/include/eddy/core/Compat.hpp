@@ -556,6 +556,22 @@ KOKKOS_FORCEINLINE_FUNCTION void store2(double* p, double a, double b) {
 #endif
 }
 
+/// Two floats that move in one 8-byte access.
+struct alignas(8) Float2 {
+  float x, y;
+};
+
+/// Stores p[0] = a, p[1] = b rounded to float (p 8-byte aligned): one 8-byte store on GPUs, two
+/// elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void store2(float* p, double a, double b) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<Float2*>(p) = Float2{static_cast<float>(a), static_cast<float>(b)};
+#else
+  p[0] = static_cast<float>(a);
+  p[1] = static_cast<float>(b);
+#endif
+}
+
 /// Four ints that move in one 16-byte access.
 struct alignas(16) Int4 {
   int x, y, z, w;

@@ -110,7 +110,7 @@ struct PlanePipeline {
 /// first x from lo0 on where the rows of `out` are 16-byte aligned (lo0 or lo0 + 1:
 /// planePairShift); when that is lo0 + 1, the first thread of each row of the first tiles also
 /// computes cell lo0 alone. A cell of a pair past the box is not stored.
-template <int TX, int TY, int Depth, bool Pairs, class Exec, class Mem, class F>
+template <int TX, int TY, int Depth, bool Pairs, class Exec, class Mem, class F, class Out = double>
 struct PlaneSweep {
   static_assert(!Pairs || TX % 2 == 0, "PlaneSweep: pairs of cells need an even tile width");
   static constexpr int kWidth = Pairs ? 2 : 1;       ///< cells per thread
@@ -128,8 +128,9 @@ struct PlaneSweep {
   using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  GhostedView<Mem> in, out;
-  int xs0;  ///< x of the first tile's first cell
+  GhostedView<Mem> in;
+  GhostedView<Mem, Out> out;  ///< double, or float (values rounded as they are stored)
+  int xs0;                    ///< x of the first tile's first cell
   int lo0, lo1, lo2, hi0, hi1, hi2;
   int tilesX, tilesY, planesPerTeam;
   F f;
@@ -268,14 +269,14 @@ struct PlaneSweep {
   }
 };
 
-/// Where the tiles of a plane sweep with pairs start so that every pair's first cell is 16-byte
-/// aligned in `out`: 0 (at lo0) or 1 (at lo0 + 1); -1 when the rows of `out` do not all share
-/// one alignment (odd strides).
-template <class Mem>
-int planePairShift(GhostedView<Mem> const& out, int lo0) {
+/// Where the tiles of a plane sweep with pairs start so that every pair's first cell is aligned
+/// to the pair's size in `out` (16 bytes for doubles, 8 for floats): 0 (at lo0) or 1 (at lo0 +
+/// 1); -1 when the rows of `out` do not all share one alignment (odd strides).
+template <class Mem, class T>
+int planePairShift(GhostedView<Mem, T> const& out, int lo0) {
   if (out.sy % 2 != 0 || out.sz % 2 != 0) return -1;
-  auto const at = reinterpret_cast<std::uintptr_t>(out.origin + lo0) % 16;
-  return at == 0 ? 0 : (at == 8 ? 1 : -1);
+  auto const at = reinterpret_cast<std::uintptr_t>(out.origin + lo0) % (2 * sizeof(T));
+  return at == 0 ? 0 : (at == sizeof(T) ? 1 : -1);
 }
 
 /// Planes per team when the caller leaves it to the sweep (0): runs of 64 planes, shorter where
@@ -351,12 +352,12 @@ inline constexpr bool kSweepPairs = true;
 /// The plane-streaming sweep with an explicit tile, depth and run of planes per team (0: chosen
 /// by the sweep), for benchmarks and tests; runs on any backend (on host backends with one thread
 /// per team and plain copies). Callers use sweepSevenPoint.
-template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class F>
+template <int TX, int TY, int Depth, bool Pairs = false, class Exec, class Mem, class Out, class F>
 void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedView<Mem> const& in,
-                           GhostedView<Mem> const& out, std::array<int, 3> const& lo,
+                           GhostedView<Mem, Out> const& out, std::array<int, 3> const& lo,
                            std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
   if (emptyBox(lo, hi)) return;
-  using K = detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F>;
+  using K = detail::PlaneSweep<TX, TY, Depth, Pairs, Exec, Mem, F, Out>;
   int xs0 = lo[0];
   if constexpr (Pairs) {
     int const shift = detail::planePairShift(out, lo[0]);
