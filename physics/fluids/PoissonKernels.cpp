@@ -537,13 +537,7 @@ struct FromZeroMap {
     return smoothValue<Walls>(
         g, nb.c, i, j, k,
         [&](int di, int dj, int dk) -> double {
-          double const bn = di < 0   ? nb.xm
-                            : di > 0 ? nb.xp
-                            : dj < 0 ? nb.ym
-                            : dj > 0 ? nb.yp
-                            : dk < 0 ? nb.zm
-                                     : nb.zp;
-          return storedAs<Out>(fromZeroValue<Walls>(g, bn, i + di, j + dj, k + dk));
+          return storedAs<Out>(fromZeroValue<Walls>(g, nb.at(di, dj, dk), i + di, j + dj, k + dk));
         },
         0.0);
   }
@@ -554,13 +548,8 @@ void sweepFromZeroWith(ExecSpace const& space, PoissonGrid const& g, CellView co
                        GhostedView<MemSpace, Out> const& xout, int colour) {
   FromZeroMap<Walls, Out> const f{g, colour + g.ox + g.oy + g.oz,
                                   DeviceBox::of(awayFromGhostFaces(g))};
-  std::string const label = "eddy::fluids::poisson::smoothSweepFromZero";
-  if (kSweepPairs && eddy::detail::planePairShift(xout, 0) >= 0)
-    sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, true>(label, space, b, xout,
-                                                                       {0, 0, 0}, g.hi(), 0, f);
-  else
-    sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, false>(label, space, b, xout,
-                                                                        {0, 0, 0}, g.hi(), 0, f);
+  sweepSevenPoint("eddy::fluids::poisson::smoothSweepFromZero", space, b, xout, true, {0, 0, 0},
+                  g.hi(), f);
 }
 
 template <class Out>

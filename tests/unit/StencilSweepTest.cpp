@@ -37,8 +37,8 @@ using HostField = Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace>
 
 /// Random multiples of 2^-20 in [0, 1) in every entry of `in`, ghosts included; kUnwritten in
 /// every entry of `out`. Returns the host copy of `in`.
-template <class Mem>
-HostField fill(Field<Mem>& in, Field<Mem>& out, unsigned seed) {
+template <class Mem, class Out>
+HostField fill(Field<Mem>& in, Field<Mem, Out>& out, unsigned seed) {
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), in.view());
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> d(0, (1 << 20) - 1);
@@ -49,9 +49,10 @@ HostField fill(Field<Mem>& in, Field<Mem>& out, unsigned seed) {
 }
 
 /// Compares `out` with Tagged over the box [lo, hi) computed on the host from `h` (the input),
-/// and kUnwritten everywhere else, ghosts included. Returns the number of wrong entries.
-template <class Mem>
-long long wrongEntries(Field<Mem> const& out, HostField const& h, std::array<int, 3> const& g,
+/// rounded to out's type, and kUnwritten everywhere else, ghosts included. Returns the number of
+/// wrong entries.
+template <class Mem, class Out>
+long long wrongEntries(Field<Mem, Out> const& out, HostField const& h, std::array<int, 3> const& g,
                        std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
   auto const o = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.view());
   auto in = [&](int i, int j, int k) {
@@ -72,7 +73,7 @@ long long wrongEntries(Field<Mem> const& out, HostField const& h, std::array<int
                               in(i, j + 1, k),
                               withZ ? in(i, j, k - 1) : c,
                               withZ ? in(i, j, k + 1) : c};
-          expected = Tagged{}(i, j, k, u);
+          expected = static_cast<Out>(Tagged{}(i, j, k, u));
         }
         wrong += o(i + g[0], j + g[1], k + g[2]) != expected;
       }
@@ -189,6 +190,40 @@ TYPED_TEST(StencilSweepTest, EveryIterationGivesEachCellOfTheBoxItsNeighbours) {
             << r.what << ", ghost " << ghost << ", " << boxName(lo, hi);
       }
     }
+  }
+}
+
+// Into a float field: f's values rounded as they are stored, by pairs of cells (8-byte stores,
+// from lo0 or lo0 + 1 as the rows' alignment asks) and a cell at a time.
+TYPED_TEST(StencilSweepTest, PlanesWriteAFloatFieldRoundedAsStored) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  using A = std::array<int, 3>;
+  Exec space;
+  CartDecomposition const d({38, 11, 9}, 3, {true, true, true}, 1, 0);
+  Field<Mem> in(space, "eddy::test::sweepIn", d, 1);
+  Field<Mem, float> out(space, "eddy::test::sweepOut32", d, 1);
+  A const g{1, 1, 1};
+  for (auto const& box :
+       std::vector<std::pair<A, A>>{{{0, 0, 0}, {38, 11, 9}}, {{1, 1, 1}, {33, 10, 8}}}) {
+    A const lo = box.first, hi = box.second;
+    ASSERT_GE(eddy::detail::planePairShift(out.access(), lo[0]), 0);
+    // A tile of 2 x 1 takes pairs on a host backend's one-thread teams too.
+    auto h = fill(in, out, 5);
+    eddy::sweepSevenPointPlanes<2, 1, 2, true>("eddy::test::sweep", space, in.access(),
+                                               out.access(), lo, hi, 3, Tagged{});
+    space.fence();
+    EXPECT_EQ(wrongEntries(out, h, g, lo, hi), 0) << "pairs 2x1, " << boxName(lo, hi);
+    h = fill(in, out, 7);
+    eddy::sweepSevenPointPlanes<8, 4, 2, true>("eddy::test::sweep", space, in.access(),
+                                               out.access(), lo, hi, 3, Tagged{});
+    space.fence();
+    EXPECT_EQ(wrongEntries(out, h, g, lo, hi), 0) << "pairs 8x4, " << boxName(lo, hi);
+    h = fill(in, out, 6);
+    eddy::sweepSevenPoint("eddy::test::sweep", space, in.access(), out.access(), true, lo, hi,
+                          Tagged{});
+    space.fence();
+    EXPECT_EQ(wrongEntries(out, h, g, lo, hi), 0) << "sweepSevenPoint, " << boxName(lo, hi);
   }
 }
 

@@ -44,6 +44,10 @@ namespace eddy {
 /// In 2D (a field without z ghosts) zm and zp hold c.
 struct Neighbours7 {
   double c, xm, xp, ym, yp, zm, zp;
+  /// The neighbour at offset (di, dj, dk), one of the six unit offsets, or the cell at 0.
+  KOKKOS_INLINE_FUNCTION double at(int di, int dj, int dk) const {
+    return di < 0 ? xm : di > 0 ? xp : dj < 0 ? ym : dj > 0 ? yp : dk < 0 ? zm : dk > 0 ? zp : c;
+  }
 };
 
 namespace detail {
@@ -65,7 +69,7 @@ struct PlaneTeam {
 /// computed plane reading the slots of planes k - Below .. k + 1: copyPlane(m, slot) starts this
 /// thread's copies of plane m into `slot`; computePlane(k, slot) computes this thread's cells of
 /// plane k, `slot` holding plane k - Below and the planes above it following in the next slots
-/// (nextPlaneSlot). Plane m lives in slot (m - k0 + Below) % kSlots. The copy into a slot starts
+/// (next). Plane m lives in slot (m - k0 + Below) % kSlots. The copy into a slot starts
 /// only after the barrier that follows the last reads of the plane it held, so Depth + 2 + Below
 /// slots suffice. Every issue commits one group, so the count of groups in flight is the same on
 /// every path (a group past the run is empty).
@@ -106,8 +110,8 @@ struct PlanePipeline {
 /// it read at k - 1; at k0 from `in`).
 ///
 /// With Pairs a thread takes two cells adjacent in x: it reads their values from scratch in
-/// 16-byte loads and stores them to `out` in one 16-byte store. The tiles then start at xs0, the
-/// first x from lo0 on where the rows of `out` are 16-byte aligned (lo0 or lo0 + 1:
+/// 16-byte loads and stores them to `out` in one store (16 bytes, 8 for floats). The tiles then
+/// start at xs0, the first x from lo0 on where the pairs of `out` are aligned (lo0 or lo0 + 1:
 /// planePairShift); when that is lo0 + 1, the first thread of each row of the first tiles also
 /// computes cell lo0 alone. A cell of a pair past the box is not stored.
 template <int TX, int TY, int Depth, bool Pairs, class Exec, class Mem, class F, class Out = double>
@@ -377,22 +381,12 @@ void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedV
       K{in, out, xs0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], n.tilesX, n.tilesY, n.run, f});
 }
 
-/// out(i, j, k) = f(i, j, k, Neighbours7 of `in` at (i, j, k)) for lo <= (i, j, k) < hi, on
-/// `space`. `in` needs a ghost layer on every axis it has ghosts on (the neighbours of the box's
-/// edge cells are read from it); `in` and `out` must be different fields (cells are written
-/// while their neighbours are read). The label names the kernel (`eddy::<module>::<what>`).
-template <class Exec, class Mem, class F>
-void sweepSevenPoint(std::string const& label, Exec const& space, Field<Mem> const& in,
-                     Field<Mem>& out, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
-                     F const& f) {
-  EDDY_REQUIRE(in.view().data() != out.view().data(), "sweepSevenPoint '", label, "': field '",
-               in.label(), "' is both read and written; expected two fields");
-  EDDY_REQUIRE(in.ghosts()[0] >= 1 && in.ghosts()[1] >= 1, "sweepSevenPoint '", label, "': field '",
-               in.label(), "' has ghost widths ", in.ghosts()[0], ", ", in.ghosts()[1],
-               " in x, y; expected at least 1");
-  bool const withZ = in.ghosts()[2] >= 1;
-  auto const u = in.access();
-  auto const o = out.access();
+/// sweepSevenPoint on views: `withZ` whether `in` has a ghost layer in z (3D); `out` holds
+/// doubles or floats (f's values rounded as they are stored). The callers check the fields.
+template <class Exec, class Mem, class Out, class F>
+void sweepSevenPoint(std::string const& label, Exec const& space, GhostedView<Mem> const& u,
+                     GhostedView<Mem, Out> const& o, bool withZ, std::array<int, 3> const& lo,
+                     std::array<int, 3> const& hi, F const& f) {
   if constexpr (compat::planeSweeps<Exec>()) {
     if (withZ) {
       if (kSweepPairs && detail::planePairShift(o, lo[0]) >= 0)
@@ -423,6 +417,22 @@ void sweepSevenPoint(std::string const& label, Exec const& space, Field<Mem> con
                                c};
           o(i, j, k) = f(i, j, k, nb);
         });
+}
+
+/// out(i, j, k) = f(i, j, k, Neighbours7 of `in` at (i, j, k)) for lo <= (i, j, k) < hi, on
+/// `space`. `in` needs a ghost layer on every axis it has ghosts on (the neighbours of the box's
+/// edge cells are read from it); `in` and `out` must be different fields (cells are written
+/// while their neighbours are read). The label names the kernel (`eddy::<module>::<what>`).
+template <class Exec, class Mem, class F>
+void sweepSevenPoint(std::string const& label, Exec const& space, Field<Mem> const& in,
+                     Field<Mem>& out, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
+                     F const& f) {
+  EDDY_REQUIRE(in.view().data() != out.view().data(), "sweepSevenPoint '", label, "': field '",
+               in.label(), "' is both read and written; expected two fields");
+  EDDY_REQUIRE(in.ghosts()[0] >= 1 && in.ghosts()[1] >= 1, "sweepSevenPoint '", label, "': field '",
+               in.label(), "' has ghost widths ", in.ghosts()[0], ", ", in.ghosts()[1],
+               " in x, y; expected at least 1");
+  sweepSevenPoint(label, space, in.access(), out.access(), in.ghosts()[2] >= 1, lo, hi, f);
 }
 
 }  // namespace eddy
