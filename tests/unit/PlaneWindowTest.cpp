@@ -123,8 +123,8 @@ void checkEveryWay(Exec const& space, CartDecomposition const& d,
     auto planes = [&](auto tile, int run) {
       using T = decltype(tile);
       return [=] {
-        eddy::forEachCellWindowPlanes<T::x, T::y, T::depth, 0>("eddy::test::window", space, in, lo,
-                                                               hi, run, hashing);
+        eddy::forEachCellWindowPlanes<T::x, T::y, T::depth>("eddy::test::window", space, in, lo, hi,
+                                                            run, hashing);
       };
     };
     std::vector<Run> runs = {

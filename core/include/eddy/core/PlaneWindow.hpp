@@ -35,7 +35,6 @@
 #include <array>
 #include <cstddef>
 #include <string>
-#include <type_traits>
 
 namespace eddy {
 
@@ -204,15 +203,14 @@ struct PlaneWindows {
 
 }  // namespace detail
 
-/// Tile and depth of the plane-streaming pass used by forEachCellWindow on CUDA, and the
-/// teams a multiprocessor its launch bounds ask for (0: none).
-inline constexpr int kWindowTileX = 32, kWindowTileY = 8, kWindowDepth = 1, kWindowMinTeams = 0;
+/// Tile and depth of the plane-streaming pass used by forEachCellWindow on CUDA (no launch bounds:
+/// those measured spilled or ran slower, see the top of the file).
+inline constexpr int kWindowTileX = 32, kWindowTileY = 8, kWindowDepth = 1;
 
-/// The plane-streaming pass with an explicit tile, depth, launch bounds (MinTeams teams a
-/// multiprocessor; 0: none) and run of planes per team (0: chosen by the pass), for benchmarks
-/// and tests; runs on any backend (on host backends with one thread per team and plain copies).
-/// Callers use forEachCellWindow.
-template <int TX, int TY, int Depth, int MinTeams, std::size_t NF, class Exec, class F>
+/// The plane-streaming pass with an explicit tile, depth and run of planes per team (0: chosen by
+/// the pass), for benchmarks and tests; runs on any backend (on host backends with one thread per
+/// team and plain copies). Callers use forEachCellWindow.
+template <int TX, int TY, int Depth, std::size_t NF, class Exec, class F>
 void forEachCellWindowPlanes(std::string const& label, Exec const& space,
                              std::array<WindowField, NF> const& in, std::array<int, 3> const& lo,
                              std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
@@ -223,9 +221,7 @@ void forEachCellWindowPlanes(std::string const& label, Exec const& space,
       detail::PlaneLaunch::of<TX, TY>(label, space, teamSize, lo[0], lo, hi, planesPerTeam);
   K kernel{{}, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], n.tilesX, n.tilesY, n.run, f};
   for (std::size_t c = 0; c < NF; ++c) kernel.in[c] = in[c];
-  using Bounds = std::conditional_t<(MinTeams > 0), Kokkos::LaunchBounds<K::kThreads, MinTeams>,
-                                    Kokkos::LaunchBounds<>>;
-  Kokkos::TeamPolicy<Exec, Bounds> policy(space, n.teams, teamSize);
+  Kokkos::TeamPolicy<Exec> policy(space, n.teams, teamSize);
   detail::setPlaneScratch(
       label, policy, K::scratchBytes(),
       str("tile ", TX, " x ", TY, " of ", NF, " fields with ", Depth, " planes in flight"));
@@ -242,8 +238,8 @@ void forEachCellWindow(std::string const& label, Exec const& space,
                        std::array<int, 3> const& lo, std::array<int, 3> const& hi, F const& f) {
   if constexpr (compat::planeSweeps<Exec>()) {
     if (withZ) {
-      forEachCellWindowPlanes<kWindowTileX, kWindowTileY, kWindowDepth, kWindowMinTeams>(
-          label, space, in, lo, hi, 0, f);
+      forEachCellWindowPlanes<kWindowTileX, kWindowTileY, kWindowDepth>(label, space, in, lo, hi, 0,
+                                                                        f);
       return;
     }
   }
