@@ -11,15 +11,21 @@ namespace {
 
 /// Launches `f` over `part` of `boxes`: one functor for every part (the shell's slabs only take
 /// tiles shaped for them), so each entry is computed by the same code whichever part holds it.
-template <class F>
+/// The whole or inner box goes to onBox(box) (by default forEachCell of f).
+template <class F, class OnBox>
 void launch(std::string const& label, ExecSpace const& space, BoxSplit const& boxes, Part part,
-            F const& f) {
+            F const& f, OnBox const& onBox) {
   if (part == Part::Shell) {
     for (Box3 const& b : boxes.shell) forEachSlabCell(label, space, b, f);
     return;
   }
-  Box3 const& b = part == Part::Whole ? boxes.whole : boxes.inner;
-  forEachCell(label, space, b.lo, b.hi, f);
+  onBox(part == Part::Whole ? boxes.whole : boxes.inner);
+}
+template <class F>
+void launch(std::string const& label, ExecSpace const& space, BoxSplit const& boxes, Part part,
+            F const& f) {
+  launch(label, space, boxes, part, f,
+         [&](Box3 const& b) { forEachCell(label, space, b.lo, b.hi, f); });
 }
 
 }  // namespace
@@ -138,17 +144,14 @@ void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields con
   std::array<WindowField, 3> const u{WindowField::of(f.u.c[0]), WindowField::of(f.u.c[1]),
                                      WindowField::of(f.u.c[2])};
   std::string const label = "eddy::fluids::momentumStage";
-  if (part == Part::Shell) {
-    WindowCells<3, MomentumStages> const cells{{u[0], u[1], u[2]}, m};
-    for (Box3 const& b : faces.shell) forEachSlabCell(label, space, b, cells);
-    return;
-  }
-  Box3 const& b = part == Part::Whole ? faces.whole : faces.inner;
   // Each face reads the three components within one of it on every axis: on GPUs their planes
   // pass through team scratch (forEachCellWindow). H200, 3D Taylor-Green 512^3 (one call, two
   // rounds): the RK stages 17.4 -> 12.9 ms a step (fenced), the step 0.0921-0.0926 -> 0.0873-0.0875
-  // s against the z columns (forEachCellColumn) that kept the planes in L1.
-  forEachCellWindow<3>(label, space, u, grid.dims == 3, b.lo, b.hi, m);
+  // s against the z columns (forEachCellColumn) that kept the planes in L1. The shell's slabs
+  // gather the window from the fields.
+  launch(
+      label, space, faces, part, WindowCells<3, MomentumStages>{{u[0], u[1], u[2]}, m},
+      [&](Box3 const& b) { forEachCellWindow<3>(label, space, u, grid.dims == 3, b.lo, b.hi, m); });
 }
 
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
