@@ -38,6 +38,7 @@ PoissonGrid PoissonGrid::make(CartDecomposition const& decomp, std::array<double
   g.cx = 1.0 / (h[0] * h[0]);
   g.cy = 1.0 / (h[1] * h[1]);
   g.cz = g.dims == 3 ? 1.0 / (h[2] * h[2]) : 0.0;
+  g.invDiag = 1.0 / operatorDiagonal<false>(g, 0, 0, 0);
   return g;
 }
 
