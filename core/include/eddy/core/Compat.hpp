@@ -323,15 +323,15 @@ constexpr bool cellRows() {
 }
 
 /// The default of EDDY_MG_FINE_SWEEPS on `Exec`: how the finest multigrid level runs a red-black
-/// sweep (fluids::detail::FineSweeps). CUDA: 2, out of place in one pass (H200, 3D Taylor-Green
-/// 512^3: 0.1643-0.1644 s/step against 0.1712-0.1715 for the two half sweeps in place, 256^3
-/// 0.0258-0.0260 against 0.0262-0.0264; bench_poisson 512: V-cycle 12.17 against 13.20 ms, MG-CG
-/// solve 160.7 against 169.8 ms; the same bits). Host backends: 0, the half sweeps in place; the
-/// one-pass kernel runs there as teams of one thread (Debian host, one core, 64^3: 0.37-0.46
-/// s/step against 0.147).
+/// sweep (fluids::detail::FineSweeps). CUDA: 3, out of place in one pass with the sweep from zero
+/// as a seven-point map (H200, 3D Taylor-Green 512^3: 0.0832 s/step against 0.0848 for 2, the
+/// one pass without the map; 256^3 0.0139-0.0140 against 0.0142; the same bits. 2 against 0, the
+/// two half sweeps in place, at 512^3 when first timed: 0.164 against 0.171). Host backends: 0,
+/// the half sweeps in place; the one-pass kernel runs there as teams of one thread (Debian host,
+/// one core, 64^3: 0.37-0.46 s/step against 0.147).
 template <class Exec>
 constexpr int fineSweeps() {
-  return isCuda<Exec>() ? 2 : 0;
+  return isCuda<Exec>() ? 3 : 0;
 }
 
 /// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
