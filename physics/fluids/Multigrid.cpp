@@ -48,8 +48,9 @@ int fineSweepsFromEnvironment() {
 }
 
 long long outOfPlaceCellsFromEnvironment() {
-  return integerFromEnvironment("EDDY_MG_OUT_OF_PLACE_CELLS", 0, 0, LLONG_MAX,
-                                "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS 1 or 2, the coarser "
+  return integerFromEnvironment("EDDY_MG_OUT_OF_PLACE_CELLS", compat::outOfPlaceCells<ExecSpace>(),
+                                0, LLONG_MAX,
+                                "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS 1 to 3, the coarser "
                                 "multigrid levels whose blocks hold at least that many cells "
                                 "sweep out of place too; 0: the finest level only)");
 }

@@ -63,7 +63,7 @@ struct PoissonOptions {
   int fineSweeps = -1;
   /// With fineSweeps 1 to 3 and no overlap: the coarser multigrid levels whose blocks hold at
   /// least this many cells sweep out of place too (0: the finest level only). -1:
-  /// EDDY_MG_OUT_OF_PLACE_CELLS from the environment (default 0).
+  /// EDDY_MG_OUT_OF_PLACE_CELLS from the environment (default compat::outOfPlaceCells).
   long long outOfPlaceCells = -1;
   /// mgcg: the finest multigrid level's work field in single precision (Multigrid.hpp): fewer
   /// bytes a V-cycle, the same tolerance reached, other bits (the same on any decomposition).

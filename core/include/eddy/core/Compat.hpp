@@ -334,6 +334,18 @@ constexpr int fineSweeps() {
   return isCuda<Exec>() ? 3 : 0;
 }
 
+/// The default of EDDY_MG_OUT_OF_PLACE_CELLS on `Exec`: the coarser multigrid levels whose
+/// blocks hold at least this many cells sweep out of place as the finest level does. On CUDA
+/// 2^23, so that level 1 of a 512^3 block (16.8M cells) does (H200, 3D Taylor-Green 512^3, three
+/// interleaved rounds: 0.0822-0.0825 s/step against 0.0836-0.0837 with 0; the same bits) and
+/// smaller levels keep their sweeps in place (256^3 with level 1 of 128^3 out of place was
+/// slower when timed before the one-pass sweeps were tuned, 0.0262 against 0.0253-0.0255
+/// s/step). Host backends: 0, the finest level only.
+template <class Exec>
+constexpr long long outOfPlaceCells() {
+  return isCuda<Exec>() ? (1LL << 23) : 0;
+}
+
 /// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
 /// most this many cells run in one launch (Multigrid.hpp). On CUDA 4096 (16^3): each small level
 /// otherwise costs ~22 launches of latency (H200, 3D Taylor-Green: 256^3 step 2% faster, 512^3
