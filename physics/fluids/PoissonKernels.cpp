@@ -522,8 +522,8 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
     sweepPlanesWith<FromZero, Fold, false>(space, g, b, xin, xout, colour, fold);
 }
 
-/// One sweep from x = 0 as a seven-point map of b (3D): the first colour's values are b / diag
-/// where they lie, so a cell of the second colour away from the ghost faces computes its six
+/// One sweep from x = 0 as a seven-point map of b (3D): the first colour's values are b * (1 /
+/// diag) where they lie, so a cell of the second colour away from the ghost faces computes its six
 /// neighbours' values from b itself (rounded to Out, as they are stored) and needs no first pass;
 /// the other cells of the second colour get 0 (smoothSweepShell computes them after the
 /// exchange). The arithmetic of fromZeroCell and smoothValue: the bits of the loops.

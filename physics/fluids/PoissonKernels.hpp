@@ -154,8 +154,8 @@ KOKKOS_INLINE_FUNCTION double residualCell(PoissonGrid const& g, CellView const&
   return b(i, j, k) - applyOperator<Walls>(g, x, i, j, k);
 }
 
-/// A Gauss-Seidel update of cell (i, j, k): x = (b + the weighted neighbours) / diag (rounded
-/// to x's type).
+/// A Gauss-Seidel update of cell (i, j, k): x = smoothValue, (b + the weighted neighbours) times
+/// 1 / diag (rounded to x's type).
 template <class View = CellView>
 KOKKOS_INLINE_FUNCTION void smoothCell(PoissonGrid const& g, CellView const& b, View const& x,
                                        int i, int j, int k) {
@@ -189,8 +189,8 @@ KOKKOS_INLINE_FUNCTION double fromZeroValue(PoissonGrid const& g, double b, int 
 }
 
 /// The value of cell (i, j, k) after the first half sweep from x = 0 of the colour with
-/// `shift` = colour + the global offsets: smoothCell's (b + nsum) / diag with every neighbour 0
-/// (nsum = +0) on that colour, 0 on the other. `Walls` false: as operatorDiagonal.
+/// `shift` = colour + the global offsets: smoothCell's (b + nsum) * (1 / diag) with every neighbour
+/// 0 (nsum = +0) on that colour, 0 on the other. `Walls` false: as operatorDiagonal.
 template <bool Walls = true>
 KOKKOS_INLINE_FUNCTION double fromZeroCell(PoissonGrid const& g, CellView const& b, int shift,
                                            int i, int j, int k) {
@@ -351,7 +351,7 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
                   CellView32 const& x, int colour, Box3 const& cells, bool slab = false);
 
 /// The first half sweep from x = 0 over `cells`, in one pass that needs no zeroed x: cells of
-/// parity `colour` get (b + 0) / diag, exactly what smoothColour gives them from zeros, the
+/// parity `colour` get (b + 0) * (1 / diag), exactly what smoothColour gives them from zeros, the
 /// others 0. Ghosts outside `cells` are not written: exchange x before a kernel reads them.
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                           CellView const& x, int colour, Box3 const& cells, bool slab = false);
