@@ -303,7 +303,12 @@ KOKKOS_INLINE_FUNCTION double storedAs(double v) {
 /// comes from smoothValue with the neighbours in the same order, so it is the bits of the two
 /// half sweeps in place. With Fold, xin is x + P e (a coarse correction folded in): each thread
 /// adds prolongCell to the values it copied once they have landed, the values prolongAdd would
-/// have written. Any team size: on GPUs kPairs threads, on host backends one.
+/// have written. The correction is prolonged separably: for each plane, a phase before a barrier
+/// computes prolongColumn (z and y) for the coarse columns under the tile and its ring at each of
+/// the plane's entry rows into scratch, and each entry then weights its two columns in x (about
+/// a third of the work of prolongCell per entry, the same arithmetic). The columns of plane k + 3
+/// are computed with the first colour of plane k + 1, so the fold adds no barrier to the march.
+/// Any team size: on GPUs kPairs threads, on host backends one.
 /// `Walls` false where no owned cell lies next to a wall (touchesWall): the smoothing arithmetic
 /// without the wall tests, the same values.
 /// `In`, `Out`: the value types of xin and xout (double, or float for the finest level's work
@@ -318,10 +323,13 @@ struct SweepPlanes {
   static constexpr int kPairs = kTileX / 2 * kTileY;
   static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = FromZero ? 0 : 4;
   static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2), kRSlots = 3;
+  /// With Fold, the columns of P e of one plane: the coarse columns under the kXW entries of a
+  /// row (kTileX / 2 + 5 where the block's offset is odd) at each of the kTileY + 4 entry rows.
+  static constexpr int kCW = kTileX / 2 + 5, kCPlane = Fold ? kCW * (kTileY + 4) : 0;
   /// Doubles of scratch that the planes of xin take (In values), then the first colour's.
   static constexpr int kXDoubles =
       static_cast<int>((kXSlots * kXPlane * sizeof(In) + sizeof(double) - 1) / sizeof(double));
-  static constexpr int kScratch = kXDoubles + kRSlots * kRPlane;
+  static constexpr int kScratch = kXDoubles + kRSlots * kRPlane + kCPlane;
   using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
   using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -341,6 +349,7 @@ struct SweepPlanes {
     Scratch scratch(team.team_scratch(0), kScratch);
     In* const xs = reinterpret_cast<In*>(scratch.data());
     double* const rs = scratch.data() + kXDoubles;
+    double* const cs = rs + kRSlots * kRPlane;
     int const t = team.league_rank();
     int const x0 = (t % tilesX) * kTileX, y0 = (t / tilesX % tilesY) * kTileY;
     int const k0 = t / (tilesX * tilesY) * planesPerTeam;
@@ -373,7 +382,30 @@ struct SweepPlanes {
       }
       compat::asyncCommit();
     };
-    // With Fold, once this thread's copies of plane m have landed: + P e on each.
+    // With Fold: the coarse column (local index) of cs's column 0, one left of the parent of
+    // the tile's first entry (x0 - 2, or the ghost -1 at the block's edge).
+    int const c0 = ((g.ox + (x0 - 2 < -1 ? -1 : x0 - 2)) >> 1) - 1 - fold.coarse.ox;
+    // With Fold: prolongColumn of plane m at each entry row of the tile (every thread's part
+    // readable after the next barrier). Columns that no entry reads are clamped into e's ghosts.
+    auto const columns = [&](int m) {
+      if constexpr (Fold) {
+        if (m < -1 || m > g.nz) return;
+        PoissonGrid const& c = fold.coarse;
+        int ck0, ck1;
+        prolongParents<Walls>(g.oz, m, c.oz, c.Nz, c.wz, ck0, ck1);
+        for (int e = rank; e < kCPlane; e += size) {
+          int gy = y0 - 2 + e / kCW;
+          gy = gy < -1 ? -1 : (gy > g.ny ? g.ny : gy);
+          int j0, j1;
+          prolongParents<Walls>(g.oy, gy, c.oy, c.Ny, c.wy, j0, j1);
+          int ci = c0 + e % kCW;
+          ci = ci < -1 ? -1 : (ci > c.nx ? c.nx : ci);
+          cs[e] = prolongColumn(fold.e, ci, j0, j1, ck0, ck1);
+        }
+      }
+    };
+    // With Fold, once this thread's copies of plane m have landed and its columns are computed:
+    // + P e on each (prolongCell's value: its columns weighted in x).
     auto const addCorrection = [&](int m) {
       if constexpr (Fold) {
         if (m < -1 || m > g.nz) return;
@@ -381,7 +413,10 @@ struct SweepPlanes {
         for (int e = rank; e < kXPlane; e += size) {
           int gx, gy;
           entryCell(e, gx, gy);
-          dst[e] += prolongCell<Walls>(g, fold.coarse, fold.e, gx, gy, m);
+          int i0, i1;
+          prolongParents<Walls>(g.ox, gx, fold.coarse.ox, fold.coarse.Nx, fold.coarse.wx, i0, i1);
+          double const* const row = cs + e / kXW * kCW - c0;
+          dst[e] += prolongWeights(row[i0], row[i1]);
         }
       }
     };
@@ -442,18 +477,29 @@ struct SweepPlanes {
     } else {
       for (int m = k0 - 2; m <= k0 + 1; ++m) issue(m);
       compat::asyncWait<0>();
-      for (int m = k0 - 2; m <= k0 + 1; ++m) addCorrection(m);
-      team.team_barrier();
+      if constexpr (Fold) {
+        for (int m = k0 - 2; m <= k0 + 1; ++m) {
+          columns(m);
+          team.team_barrier();
+          addCorrection(m);
+          team.team_barrier();  // the columns are read by no one
+        }
+      } else {
+        team.team_barrier();
+      }
       firstColour(k0 - 1);
       firstColour(k0);
+      columns(k0 + 2);
       team.team_barrier();  // plane k0 - 2 of xin is read by no one
       issue(k0 + 2);
       for (int k = k0; k < k1; ++k) {
         compat::asyncWait<0>();  // plane k + 2 has landed (this thread's part)
         addCorrection(k + 2);
-        team.team_barrier();  // ... and every thread's; planes k - 1 and k - 2 are done with
+        team.team_barrier();  // ... and every thread's; planes k - 1 and k - 2 are done with, and
+                              // so are plane k + 2's columns
         issue(k + 3);
         firstColour(k + 1);
+        columns(k + 3);
         team.team_barrier();
         write(k);
       }

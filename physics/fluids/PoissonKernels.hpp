@@ -248,29 +248,50 @@ KOKKOS_INLINE_FUNCTION double restrictCell(PoissonGrid const& f, View const& r,
   return scale * s;
 }
 
+/// The two coarse cells along one axis that the prolongation of fine cell `fine` (local index of
+/// a block at global offset `fineOffset`) reads: its parent `p0` and the parent's neighbour on
+/// the child's side `p1` (the parent itself beyond a wall), as local indices of the coarse block
+/// at `coarseOffset` with `n` global cells along the axis. `Clamp` false: see reachesWall.
+template <bool Clamp = true>
+KOKKOS_INLINE_FUNCTION void prolongParents(int fineOffset, int fine, int coarseOffset, int n,
+                                           int wall, int& p0, int& p1) {
+  int const gf = fineOffset + fine, p = gf >> 1;
+  p0 = p - coarseOffset;
+  p1 = clampAtWall<Clamp>(p + ((gf & 1) ? 1 : -1), n, wall) - coarseOffset;
+}
+
+/// The prolongation's weights 3/4 and 1/4 on the parent's value a0 and the neighbour's a1.
+KOKKOS_INLINE_FUNCTION double prolongWeights(double a0, double a1) {
+  return 0.75 * a0 + 0.25 * a1;
+}
+
+/// (P e) interpolated in z, then y, at coarse column ci of a 3D block: the value prolongCell
+/// weights in x. A fine cell's column depends on its y and z only, so a kernel that prolongs a
+/// plane can compute each column once and reuse it for the fine cells of both x parities (the
+/// folded sweep does); the arithmetic is prolongCell's, so are the bits.
+KOKKOS_INLINE_FUNCTION double prolongColumn(CellView const& e, int ci, int j0, int j1, int k0,
+                                            int k1) {
+  return prolongWeights(prolongWeights(e(ci, j0, k0), e(ci, j0, k1)),
+                        prolongWeights(e(ci, j1, k0), e(ci, j1, k1)));
+}
+
 /// (P e) at fine cell (i, j, k) (owned or ghost): weights 3/4 for the parent, 1/4 for the
-/// coarse neighbour on the child's side (the parent itself beyond a wall), per axis. `Clamp`
-/// false: see reachesWall.
+/// coarse neighbour on the child's side (the parent itself beyond a wall), per axis; in 3D
+/// z first, then y, then x (prolongColumn); in 2D x, then y. `Clamp` false: see reachesWall.
 template <bool Clamp = true>
 KOKKOS_INLINE_FUNCTION double prolongCell(PoissonGrid const& f, PoissonGrid const& c,
                                           CellView const& e, int i, int j, int k) {
-  int const gi = f.ox + i, gj = f.oy + j;
-  int const pi = gi >> 1, pj = gj >> 1;
-  int const i0 = pi - c.ox, j0 = pj - c.oy;
-  int const i1 = clampAtWall<Clamp>(pi + ((gi & 1) ? 1 : -1), c.Nx, c.wx) - c.ox;
-  int const j1 = clampAtWall<Clamp>(pj + ((gj & 1) ? 1 : -1), c.Ny, c.wy) - c.oy;
+  int i0, i1, j0, j1;
+  prolongParents<Clamp>(f.ox, i, c.ox, c.Nx, c.wx, i0, i1);
+  prolongParents<Clamp>(f.oy, j, c.oy, c.Ny, c.wy, j0, j1);
   if (f.dims == 3) {
-    int const gk = f.oz + k, pk = gk >> 1;
-    int const k0 = pk - c.oz;
-    int const k1 = clampAtWall<Clamp>(pk + ((gk & 1) ? 1 : -1), c.Nz, c.wz) - c.oz;
-    double const p0 = 0.75 * (0.75 * e(i0, j0, k0) + 0.25 * e(i1, j0, k0)) +
-                      0.25 * (0.75 * e(i0, j1, k0) + 0.25 * e(i1, j1, k0));
-    double const p1 = 0.75 * (0.75 * e(i0, j0, k1) + 0.25 * e(i1, j0, k1)) +
-                      0.25 * (0.75 * e(i0, j1, k1) + 0.25 * e(i1, j1, k1));
-    return 0.75 * p0 + 0.25 * p1;
+    int k0, k1;
+    prolongParents<Clamp>(f.oz, k, c.oz, c.Nz, c.wz, k0, k1);
+    return prolongWeights(prolongColumn(e, i0, j0, j1, k0, k1),
+                          prolongColumn(e, i1, j0, j1, k0, k1));
   }
-  return 0.75 * (0.75 * e(i0, j0, 0) + 0.25 * e(i1, j0, 0)) +
-         0.25 * (0.75 * e(i0, j1, 0) + 0.25 * e(i1, j1, 0));
+  return prolongWeights(prolongWeights(e(i0, j0, 0), e(i1, j0, 0)),
+                        prolongWeights(e(i0, j1, 0), e(i1, j1, 0)));
 }
 
 // ---------------------------------------------------------------------------------------------
