@@ -88,7 +88,28 @@ std::string standardVersion() {
   return str("MPI ", v, ".", sv);
 }
 
+namespace {
+/// setGpuAware's answer and its reason, when given.
+struct GpuAwareChoice {
+  bool set = false;
+  bool on = false;
+  std::string why;
+};
+GpuAwareChoice& gpuAwareChoice() {
+  static GpuAwareChoice c;
+  return c;
+}
+}  // namespace
+
+void setGpuAware(bool on, std::string const& why) {
+  gpuAwareChoice() = {true, on, why};
+}
+
 bool gpuAware(std::string* how) {
+  if (auto const& c = gpuAwareChoice(); c.set) {
+    if (how) *how = str("set by ", c.why);
+    return c.on;
+  }
   if (char const* env = std::getenv("EDDY_GPU_AWARE_MPI")) {
     bool const on =
         std::strcmp(env, "1") == 0 || std::strcmp(env, "on") == 0 || std::strcmp(env, "true") == 0;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace eddy {
 
@@ -68,6 +69,23 @@ class ConfigError : public Error {
  public:
   explicit ConfigError(std::string const& what) : Error(what, ExitCode::Failure, true) {}
 };
+
+/// A parameter a model cannot run with, found by the model's one check of its parameters: the
+/// deck key it comes from (`fluids.boundary.x_low`), what is wrong and what is expected. The
+/// model's constructor throws the first as an eddy::ConfigError; `eddy validate` and `run`
+/// report it at the key's place in the deck (exit code 3) before anything is built.
+struct Violation {
+  std::string key;
+  std::string what;
+  std::string expected;
+};
+
+/// Throws eddy::ConfigError "key: what; expected" for the first of `violations`, if any.
+inline void throwFirst(std::vector<Violation> const& violations) {
+  if (violations.empty()) return;
+  auto const& v = violations.front();
+  throw ConfigError(str(v.key, ": ", v.what, "; ", v.expected));
+}
 
 /// Throws `eddy::Error` naming the call site when `cond` is false. The message should name the
 /// object, the value and what was expected.

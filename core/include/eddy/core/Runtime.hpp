@@ -41,9 +41,12 @@ std::string libraryVersion();
 /// "MPI x.y" standard version.
 std::string standardVersion();
 /// Whether the MPI library accepts device pointers. Probed at run time where the library can be
-/// asked (Open MPI's MPIX_Query_cuda_support); `EDDY_GPU_AWARE_MPI=0|1` overrides. The string
-/// says how the answer was found.
+/// asked (Open MPI's MPIX_Query_cuda_support); `EDDY_GPU_AWARE_MPI=0|1` overrides the probe and
+/// setGpuAware() (a deck's choice) overrides both. The string says how the answer was found.
 bool gpuAware(std::string* how = nullptr);
+/// Makes gpuAware() answer `on` for the rest of the process; `why` says who decided (for the
+/// string gpuAware gives back). Call it on every rank before the transport is chosen.
+void setGpuAware(bool on, std::string const& why);
 
 /// An owned duplicate of a communicator (MPI_Comm_dup), so that its messages match no other's;
 /// freed on destruction unless MPI is finalized by then. Move-only; empty (MPI_COMM_NULL) when
