@@ -116,33 +116,4 @@ std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck co
   return file;
 }
 
-void requireSame(io::CheckpointReader const& file, std::string const& what,
-                 std::string const& deckValue, std::string const& fileValue) {
-  if (deckValue != fileValue)
-    throw ConfigError(str("restart file '", file.path(), "' has ", what, " ", fileValue,
-                          "; this deck has ", deckValue, " (expected the same ", what, ")"));
-}
-
-io::CheckpointGrid ownedEntries(Field<MemSpace> const& f, CartDecomposition const& decomp,
-                                std::string name, std::string units) {
-  io::CheckpointGrid g;
-  g.name = std::move(name);
-  g.units = std::move(units);
-  int const fa = f.faceAxis();
-  Box3 const owned = f.ownedBox();
-  for (int a = 0; a < 3; ++a) {
-    g.global[a] = decomp.globalCells()[a] + (a == fa && !decomp.isPeriodic(a) ? 1 : 0);
-    g.offset[a] = decomp.offset()[a];
-    g.count[a] = owned.extent(a);
-  }
-  // Host copies only here, at I/O.
-  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
-  Index3 const gh = f.ghosts();
-  g.values.reserve(static_cast<std::size_t>(owned.size()));
-  for (int k = 0; k < g.count[2]; ++k)
-    for (int j = 0; j < g.count[1]; ++j)
-      for (int i = 0; i < g.count[0]; ++i) g.values.push_back(h(i + gh[0], j + gh[1], k + gh[2]));
-  return g;
-}
-
 }  // namespace eddy::app

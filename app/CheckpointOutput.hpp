@@ -5,7 +5,6 @@
 
 #include "SnapshotOutput.hpp"
 
-#include "eddy/core/Field.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/io/Checkpoint.hpp"
 #include "eddy/io/Deck.hpp"
@@ -20,8 +19,8 @@ namespace eddy::app {
 class CheckpointOutput {
  public:
   /// Collective: creates the checkpoint directory (a collective eddy::IoError naming the path
-  /// and errno when it cannot be created or is not a directory). `model` is stored in every
-  /// file and checked at a restart.
+  /// and errno when it cannot be created or is not a directory). `model` (ModelSet::names) is
+  /// stored in every file and checked at a restart.
   CheckpointOutput(Runtime const& rt, io::Deck const& deck, std::string model);
 
   bool active() const { return m_writer != nullptr; }
@@ -52,16 +51,5 @@ std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck co
                                                   std::string const& restart,
                                                   std::string const& directory,
                                                   std::string const& model);
-
-/// Throws a collective eddy::ConfigError naming the checkpoint when the deck's `what` (a noun
-/// such as "grid.cells" or "particle count"), `deckValue`, differs from the checkpoint's,
-/// `fileValue`.
-void requireSame(io::CheckpointReader const& file, std::string const& what,
-                 std::string const& deckValue, std::string const& fileValue);
-
-/// Host copy of the owned entries of `f` (its ownedBox(): for a face field the shared high
-/// wall face too), x fastest, and where they lie in the global array.
-io::CheckpointGrid ownedEntries(Field<MemSpace> const& f, CartDecomposition const& decomp,
-                                std::string name, std::string units);
 
 }  // namespace eddy::app

@@ -1,5 +1,6 @@
 #include "Commands.hpp"
 
+#include "ModelRegistry.hpp"
 #include "Simulation.hpp"
 
 #include "eddy/core/Compat.hpp"
@@ -38,7 +39,7 @@ Kokkos options (--kokkos-device-id, --kokkos-num-threads, ...) may follow the co
 
 Environment:
   EDDY_GPU_AWARE_MPI=0|1      override the probe of MPI's GPU awareness
-  EDDY_TRANSPORT=NAME         nccl, mpi, mpi-staged or cuda-ipc when the deck says auto
+  EDDY_TRANSPORT=NAME         nccl, mpi or mpi-staged when the deck says auto
   EDDY_DEBUG_LOG=DIR          write a per-rank debug log DIR/eddy.debug.<rank>.log
   EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
 
@@ -94,7 +95,7 @@ int validate(Runtime const& rt, std::vector<std::string> const& args) {
   std::string const path = requireDeckArgument(args, "validate");
   if (args.size() > 1)
     throw UsageError(str("'eddy validate' takes one deck; unexpected argument '", args[1], "'"));
-  io::Deck const deck = io::loadDeck(path, io::deckSchema(), rt.comm());
+  io::Deck const deck = loadDeck(path, rt.comm());
   if (rt.rank() == 0) {
     std::cout << "# " << path << ": valid. Resolved deck (defaults filled in):\n"
               << deck.resolvedYaml() << std::flush;
@@ -117,7 +118,7 @@ int run(Runtime const& rt, std::vector<std::string> const& args) {
                            "'; expected: eddy run DECK [--restart FILE|latest]"));
     }
   }
-  io::Deck const deck = io::loadDeck(path, io::deckSchema(), rt.comm());
+  io::Deck const deck = loadDeck(path, rt.comm());
   return runDeck(rt, deck, restart);
 }
 

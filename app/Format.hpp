@@ -2,6 +2,8 @@
 /// @brief Small text helpers shared by the model drivers of `eddy run`.
 #pragma once
 
+#include "eddy/core/Error.hpp"
+
 #include <string>
 
 namespace eddy::app {
@@ -16,5 +18,13 @@ std::string progressTail(double elapsed, long long done, long long total, double
 
 /// The 16 hex digits of a double's bits, for checksums compared across runs.
 std::string hexBits(double value);
+
+/// "[1, 2, 3]": a list (vector or array) as a deck writes it, for messages.
+template <class List>
+std::string listText(List const& v) {
+  std::string s = "[";
+  for (std::size_t a = 0; a < v.size(); ++a) s += str(a ? ", " : "", v[a]);
+  return s + "]";
+}
 
 }  // namespace eddy::app

@@ -3,12 +3,12 @@
 #include "Format.hpp"
 #include "TimeLoop.hpp"
 
+#include "CheckpointOutput.hpp"
 #include "Commands.hpp"
 #include "DiagnosticsOutput.hpp"
-#include "RunFluids.hpp"
-#include "RunMd.hpp"
+#include "Model.hpp"
+#include "ModelRegistry.hpp"
 #include "SnapshotOutput.hpp"
-#include "diffusion/Diffusion.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 namespace eddy::app {
 
@@ -51,79 +52,120 @@ std::array<int, 3> toIndex3(std::vector<std::int64_t> const& v, int fill) {
   return r;
 }
 
-int runDiffusion(Runtime const& rt, io::Deck const& deck, CartDecomposition const& decomp) {
-  diffusion::Parameters p;
-  p.diffusivity = deck.getDouble("diffusion.diffusivity");
-  p.dt = deck.getDouble("diffusion.dt");
-  p.stability = deck.getDouble("diffusion.stability");
-  p.mode = toIndex3(deck.getIntList("diffusion.mode"), 0);
-  p.amplitude = deck.getDouble("diffusion.amplitude");
-  p.background = deck.getDouble("diffusion.background");
-  auto const lengthList = deck.getDoubleList("grid.length");
-  std::array<double, 3> length{1.0, 1.0, 1.0};
-  for (std::size_t a = 0; a < lengthList.size() && a < 3; ++a) length[a] = lengthList[a];
+/// Collective: the run's one decomposition of grid.cells over the ranks.
+CartDecomposition decomposition(Runtime const& rt, io::Deck const& deck) {
+  auto const cells = deck.getIntList("grid.cells");
+  auto const periodicList = deck.getBoolList("grid.periodic");
+  std::array<bool, 3> periodic{false, false, false};
+  for (std::size_t a = 0; a < periodicList.size() && a < 3; ++a) periodic[a] = periodicList[a];
+  return CartDecomposition::fromComm(rt.comm(), toIndex3(cells, 1),
+                                     static_cast<int>(cells.size()), periodic,
+                                     toIndex3(deck.getIntList("parallel.decomposition"), 0));
+}
 
+/// Runs `models` from their step (0, or the restart's) to run.steps: one time loop for every
+/// model and every combination of models, with the progress lines, diagnostics, snapshots and
+/// checkpoints of the deck. Returns the exit code.
+int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
+              std::string const& restart) {
   ExecSpace const space;
-  diffusion::Model model(space, rt.comm(), decomp, length,
-                         static_cast<int>(deck.getInt("grid.ghost")), p);
+  auto const& entries = models.entries();
+  Model& lead = models.lead();
   long long const steps = deck.getInt("run.steps");
   long long const every = deck.getInt("run.progress_every");
-  double cells = 1;
-  for (int a = 0; a < decomp.dims(); ++a) cells *= decomp.globalCells()[a];
 
-  log::info(str("diffusion: kappa ", p.diffusivity, " m^2/s, dt ", model.dt(), " s (",
-                model.dt() / model.stableDt(), " of the stability limit), ", steps,
-                " steps to t = ", steps * model.dt(), " s"));
-  auto report = [&](double loopStart) {
-    auto const d = model.diagnostics(space);
-    long long const done = model.stepCount();
-    char buf[320];
-    std::snprintf(
-        buf, sizeof buf,
-        "step %8lld/%lld  t %.6e  dt %.3e  total %.12e  max|u| %.6e  L2 err %.3e  %s", done, steps,
-        model.time(), model.dt(), d.total, d.maxAbs, d.l2Error,
-        progressTail(log::elapsed() - loopStart, done, steps, cells, "cell-updates").c_str());
-    log::info(buf);
-    return d;
-  };
+  CheckpointOutput checkpoints(rt, deck, models.names());
+  auto const restartFile =
+      openRestart(rt, deck, restart, checkpoints.directory(), models.names());
+  if (restartFile)
+    for (auto const& e : entries) e.model->restore(space, StateIn(*restartFile, models.prefix(e)));
+  long long const first = lead.stepCount();
+  long long const restartStep = restartFile ? first : -1;
 
-  SnapshotOutput output(rt, deck, {"u"});
+  std::vector<std::string> available;
+  for (auto const& f : snapshotFields(deck)) available.push_back(f.name);
+  SnapshotOutput output(rt, deck, available);
+  if (restartFile) output.resume(restartFile->text("snapshot_index"), first);
   auto snapshot = [&] {
     io::SnapshotData d;
-    d.step = model.stepCount();
-    d.time = model.time();
-    d.dt = model.dt();
-    d.hasGrid = true;
-    d.grid = gridGeometry(decomp, length);
-    if (output.wants("u")) d.fields.push_back({"u", "1", ownedCells(model.field())});
+    d.step = lead.stepCount();
+    d.time = lead.time();
+    d.dt = lead.lastDt();
+    d.timeUnits = lead.timeUnits();
+    for (auto const& e : entries) {
+      std::string const prefix = models.prefix(e);
+      std::vector<std::string> wanted;
+      for (auto const& f : e.spec->fields(deck))
+        if (output.wants(prefix + f.name)) wanted.push_back(f.name);
+      std::size_t const before = d.fields.size();
+      e.model->snapshot(space, wanted, d);
+      for (std::size_t i = before; i < d.fields.size(); ++i)
+        d.fields[i].name = prefix + d.fields[i].name;
+    }
     output.write(d);
   };
-
-  DiagnosticsOutput diagnostics(rt, deck,
-                                {{"step", "1"},
-                                 {"t", "s"},
-                                 {"dt", "s"},
-                                 {"total", "1"},
-                                 {"max_abs_u", "1"},
-                                 {"l2_error", "1"}});
-  auto sample = [&] {
-    if (!diagnostics.due(model.stepCount())) return;
-    auto const d = model.diagnostics(space);
-    diagnostics.record({static_cast<double>(model.stepCount()), model.time(), model.dt(), d.total,
-                        d.maxAbs, d.l2Error});
+  auto checkpoint = [&] {
+    io::CheckpointData d;
+    d.step = lead.stepCount();
+    d.time = lead.time();
+    for (auto const& e : entries) {
+      StateOut out(d, models.prefix(e));
+      e.model->save(space, out);
+    }
+    checkpoints.write(d, output);
   };
 
+  std::vector<Column> columns{{"step", "1"}};
+  for (auto const& e : entries)
+    for (auto c : e.model->columns()) columns.push_back({models.prefix(e) + c.name, c.unit});
+  DiagnosticsOutput diagnostics(rt, deck, columns, restartStep);
+  for (auto const& e : entries) e.model->begin(space, restartStep);
+  auto sampleDue = [&](long long s) {
+    bool due = diagnostics.due(s);
+    for (auto const& e : entries) due = due || e.model->sampleDue(s);
+    return due;
+  };
+  auto sample = [&] {
+    long long const s = lead.stepCount();
+    if (diagnostics.due(s)) {
+      std::vector<double> row{static_cast<double>(s)};
+      for (auto const& e : entries)
+        for (double v : e.model->values(space)) row.push_back(v);
+      diagnostics.record(row);
+    }
+    for (auto const& e : entries)
+      if (e.model->sampleDue(s)) e.model->sample(space);
+  };
+
+  auto const [work, unit] = lead.work();
   double const loopStart = log::elapsed();
-  report(loopStart);
-  runTimeLoop(
-      steps, every, [&](long long, bool) { model.step(space); }, [&] { report(loopStart); },
-      [&](long long s) { return diagnostics.due(s); }, sample,
-      [&](long long s) { return output.due(s, steps); }, snapshot);
+  auto report = [&] {
+    long long const done = lead.stepCount();
+    char head[64];
+    std::snprintf(head, sizeof head, "step %8lld/%lld  ", done, steps);
+    std::string line = head;
+    for (auto const& e : entries) line += e.model->progress(space) + "  ";
+    log::info(line + progressTail(log::elapsed() - loopStart, done - first, steps - first, work,
+                                  unit.c_str()));
+  };
+  // Each step: every model's largest step, then all of them by the smallest, in order.
+  auto step = [&](long long s, bool more) {
+    double dt = std::numeric_limits<double>::infinity();
+    for (auto const& e : entries) dt = std::fmin(dt, e.model->maxDt(space));
+    for (auto const& e : entries) e.model->step(space, dt, s, more);
+  };
+
+  report();
+  runTimeLoop(first, steps, every,
+              loopActions(step, report, sampleDue, sample,
+                          [&](long long s) { return output.due(s, steps); }, snapshot,
+                          [&](long long s) { return checkpoints.due(s, steps); }, checkpoint));
   space.fence();
-  auto const last = report(loopStart);
-  log::info(str("final: t ", model.time(), " s, L2 error vs analytic ", last.l2Error, ", relative ",
-                last.l2Error / (p.amplitude * std::exp(-model.decayRate() * model.time())),
-                ", checksum ", hexBits(last.checksum), " (", last.checksum, ")"));
+  double const loopSeconds = log::elapsed() - loopStart;
+  report();
+  for (auto const& e : entries)
+    log::info(str("final", models.coupled() ? " " + e.spec->name : std::string(), ": ",
+                  e.model->finalLine(space, loopSeconds, lead.stepCount() - first)));
   return 0;
 }
 
@@ -140,45 +182,30 @@ int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart)
     log::enableDebug(dir);
   }
   std::string const aware = deck.getString("parallel.gpu_aware_mpi");
-  if (aware != "auto") setenv("EDDY_GPU_AWARE_MPI", aware == "on" ? "1" : "0", 1);
+  if (aware != "auto") mpi::setGpuAware(aware == "on", "parallel.gpu_aware_mpi: " + aware);
   transport::select(deck.getString("parallel.transport"));  // auto honours EDDY_TRANSPORT
 
   log::info(str(versionLine(), ", ", rt.size(), " rank(s), execution space ", ExecSpace::name()));
   log::info(str("deck ", deck.path(), " (resolved):\n", deck.resolvedYaml()));
 
-  auto const cells = deck.getIntList("grid.cells");
-  int const dims = static_cast<int>(cells.size());
-  auto const periodicList = deck.getBoolList("grid.periodic");
-  std::array<bool, 3> periodic{false, false, false};
-  for (std::size_t a = 0; a < periodicList.size() && a < 3; ++a) periodic[a] = periodicList[a];
-  CartDecomposition const decomp =
-      CartDecomposition::fromComm(rt.comm(), toIndex3(cells, 1), dims, periodic,
-                                  toIndex3(deck.getIntList("parallel.decomposition"), 0));
+  CartDecomposition const decomp = decomposition(rt, deck);
   log::info(str("decomposition: ", decomp.describe(), "; transport ", transport::describe()));
   if (transport::gpuShared())
     log::warn(str("ranks of one node drive the same GPU (", rt.localSize(),
                   " ranks on this node): the GPU time-slices between their processes, so each "
-                  "message waits for the other process's turn, and nccl and cuda-ipc are off. "
+                  "message waits for the other process's turn, and nccl is off. "
                   "Runs can be many times slower than with one rank per GPU; launch as many "
                   "ranks per node as it has GPUs"));
   if (log::debugEnabled()) log::debug(str("rank ", rt.rank(), ": ", decomp.describe()));
 
-  int code = 0;
-  if (deck.has("diffusion")) {
-    if (deck.has("checkpoint") || !restart.empty() || !deck.getString("run.restart").empty())
-      throw ConfigError(str("deck ", deck.path(),
-                            ": the diffusion model has no checkpoints; remove the checkpoint "
-                            "section and run.restart (checkpoints: fluids, md)"));
-    code = runDiffusion(rt, deck, decomp);
-  } else if (deck.has("fluids")) {
-    code = runFluids(rt, deck, decomp, restart);
-  } else if (deck.has("md")) {
-    code = runMd(rt, deck, restart);
-  } else {
-    throw ConfigError(
-        str("deck ", deck.path(),
-            " names no model: add a model section (available: diffusion, md, fluids)"));
-  }
+  std::array<double, 3> length{1.0, 1.0, 1.0};
+  auto const lengthList = deck.getDoubleList("grid.length");
+  for (std::size_t a = 0; a < lengthList.size() && a < 3; ++a) length[a] = lengthList[a];
+  ModelSet models(ModelContext{rt, deck, decomp, length});
+  for (auto const& e : models.entries())
+    for (auto const& line : e.model->startLines()) log::info(line);
+  int const code = runModels(rt, deck, models, restart);
+
   double const wall = log::elapsed() - wallStart;
   std::string const summary = timing::summary(rt.comm(), wall);
   log::info(str("timing summary (", rt.size(), " ranks):\n", summary));

@@ -22,13 +22,9 @@ SnapshotOutput::SnapshotOutput(Runtime const& rt, io::Deck const& deck,
       m_fields = available;
       break;
     }
-    if (std::find(available.begin(), available.end(), w) == available.end()) {
-      std::string allowed = "all";
-      for (auto const& a : available) allowed += ", " + a;
-      throw ConfigError(str(
-          "output.fields names '", w, "', which this model does not have; allowed: ",
-          available.empty() ? std::string("nothing (this model writes particles only)") : allowed));
-    }
+    EDDY_REQUIRE(std::find(available.begin(), available.end(), w) != available.end(),
+                 "SnapshotOutput: output.fields names '", w, "', which checkDeck should have "
+                 "refused");
     m_fields.push_back(w);
   }
   io::SnapshotWriter::Options o;
@@ -71,60 +67,6 @@ void SnapshotOutput::resume(std::string const& indexText, long long step) {
   m_writer->resume(std::move(entries));
   log::info(str("output: continuing the index ", m_writer->xdmfPath(), " (", m_writer->count(),
                 " snapshot(s) up to step ", step, ")"));
-}
-
-io::GridGeometry gridGeometry(CartDecomposition const& decomp,
-                              std::array<double, 3> const& length) {
-  io::GridGeometry g;
-  g.dims = decomp.dims();
-  g.globalCells = decomp.globalCells();
-  g.offset = decomp.offset();
-  g.localCells = decomp.localCells();
-  for (int a = 0; a < 3; ++a) g.spacing[a] = a < g.dims ? length[a] / decomp.globalCells()[a] : 1.0;
-  return g;
-}
-
-std::vector<double> ownedCells(Field<MemSpace> const& f, double scale) {
-  // Host copies only here, at I/O.
-  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
-  Index3 const n = f.cells();
-  Index3 const g = f.ghosts();
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(n[0]) * n[1] * n[2]);
-  for (int k = 0; k < n[2]; ++k)
-    for (int j = 0; j < n[1]; ++j)
-      for (int i = 0; i < n[0]; ++i) out.push_back(scale * h(i + g[0], j + g[1], k + g[2]));
-  return out;
-}
-
-std::vector<double> cellFromFaces(std::array<Field<MemSpace> const*, 3> const& u, int dims, int c,
-                                  std::array<double, 3> const& spacing) {
-  using Host = Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace>;
-  std::array<Host, 3> h;
-  for (int a = 0; a < dims; ++a)
-    if (c < 0 || a == c)
-      h[a] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u[a]->view());
-  Field<MemSpace> const& ref = *u[c < 0 ? 0 : c];
-  Index3 const n = ref.cells();
-  Index3 const g = ref.ghosts();
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(n[0]) * n[1] * n[2]);
-  // Face i is the low face of cell i, face i + 1 its high face (a ghost on the last cell of a
-  // rank that is not at the domain's high end: the step leaves velocity ghosts current).
-  for (int k = 0; k < n[2]; ++k)
-    for (int j = 0; j < n[1]; ++j)
-      for (int i = 0; i < n[0]; ++i) {
-        double v = 0.0;
-        for (int a = 0; a < dims; ++a) {
-          if (c >= 0 && a != c) continue;
-          int const di = a == 0, dj = a == 1, dk = a == 2;
-          double const lo = h[a](i + g[0], j + g[1], k + g[2]);
-          double const hi = h[a](i + di + g[0], j + dj + g[1], k + dk + g[2]);
-          v += c >= 0 ? 0.5 * (lo + hi) : (hi - lo) / spacing[a];
-        }
-        out.push_back(v);
-      }
-  return out;
 }
 
 }  // namespace eddy::app

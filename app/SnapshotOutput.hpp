@@ -3,13 +3,10 @@
 /// which fields, and host copies of device fields in the layout eddy::io expects.
 #pragma once
 
-#include "eddy/core/Decomposition.hpp"
-#include "eddy/core/Field.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/io/Deck.hpp"
 #include "eddy/io/Snapshot.hpp"
 
-#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,8 +17,8 @@ namespace eddy::app {
 /// or with `output.every: 0`.
 class SnapshotOutput {
  public:
-  /// `available`: the grid fields this model can write (`output.fields` must name only these;
-  /// a bad name throws eddy::ConfigError on every rank).
+  /// `available`: the grid fields the run can write (checkDeck made sure that `output.fields`
+  /// names only these).
   SnapshotOutput(Runtime const& rt, io::Deck const& deck, std::vector<std::string> available);
 
   bool active() const { return m_writer != nullptr; }
@@ -43,16 +40,5 @@ class SnapshotOutput {
   long long m_every = 0;
   std::vector<std::string> m_fields;
 };
-
-/// The grid geometry of `decomp`'s block on this rank for a domain of `length`.
-io::GridGeometry gridGeometry(CartDecomposition const& decomp, std::array<double, 3> const& length);
-
-/// Host copy of the owned cells of cell-centred `f`, x fastest, times `scale`.
-std::vector<double> ownedCells(Field<MemSpace> const& f, double scale = 1.0);
-
-/// Host cell-centre values of face-centred fields: component `c` averaged from its two faces
-/// (`c` < dims), or the divergence sum_a (u_a(high face) - u_a(low face)) / h_a (c = -1).
-std::vector<double> cellFromFaces(std::array<Field<MemSpace> const*, 3> const& u, int dims, int c,
-                                  std::array<double, 3> const& spacing);
 
 }  // namespace eddy::app

@@ -26,6 +26,8 @@ struct Deck::Impl {
     std::string path;
     bool section = false;
     Value value;
+    int line = 0;    ///< where the deck gives it; 0: not given (a default)
+    int column = 0;
   };
   std::string path;
   std::vector<Item> items;
@@ -148,7 +150,7 @@ class Validator {
     if (node)
       for (auto const& e : node->entries)
         if (!spec.child(e.key)) unknownKey(spec, e, path);
-    if (!path.empty()) m_out.push_back({path, true, {}});
+    if (!path.empty()) m_out.push_back({path, true, {}, node ? line : 0, node ? column : 0});
 
     auto entry = [node](std::string const& name) -> YamlEntry const* {
       if (!node) return nullptr;
@@ -165,7 +167,7 @@ class Validator {
         else if (!k.isOptional())
           section(k, nullptr, line, column, kp);
       } else if (e) {
-        m_out.push_back({kp, false, convert(k, e->value, kp, e->line, e->column)});
+        m_out.push_back({kp, false, convert(k, e->value, kp, e->line, e->column), e->line, e->column});
       } else if (k.isRequired()) {
         fail(line, column, kp,
              node ? str("missing required key '", k.name(), "'")
@@ -428,6 +430,28 @@ std::string Deck::resolvedYaml() const {
     os << '\n';
   }
   return os.str();
+}
+
+bool Deck::given(std::string const& keyPath) const {
+  for (auto const& i : m_impl->items)
+    if (i.path == keyPath) return i.line > 0;
+  return false;
+}
+
+std::string Deck::location(std::string const& keyPath) const {
+  // The key where the deck gives it, else the nearest enclosing section the deck gives.
+  for (std::string p = keyPath;;) {
+    for (auto const& i : m_impl->items)
+      if (i.path == p && i.line > 0) return detail::location(m_impl->path, i.line, i.column);
+    auto const dot = p.rfind('.');
+    if (dot == std::string::npos) return m_impl->path;
+    p.resize(dot);
+  }
+}
+
+void Deck::fail(std::string const& keyPath, std::string const& what,
+                std::string const& expected) const {
+  throw DeckError(str(location(keyPath), ": ", shown(keyPath), ": ", what, "; ", expected));
 }
 
 bool Deck::has(std::string const& keyPath) const {

@@ -382,7 +382,7 @@ void sectionMarkdown(std::ostringstream& os, Key const& section, std::string con
 std::string referenceMarkdown(Schema const& schema) {
   std::ostringstream os;
   os << "# Deck reference\n\n"
-     << "<!-- Generated from the schema (eddy::io::referenceMarkdown(eddy::io::deckSchema())); "
+     << "<!-- Generated from the schema (eddy::io::referenceMarkdown(eddy::app::deckSchema())); "
         "test_deck fails when this file and the schema disagree. -->\n\n"
      << "An Eddy deck is one YAML map of sections. Every key is checked: unknown or duplicate "
         "keys, wrong types, values out of range and missing required keys are errors that name "

@@ -3,6 +3,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/FieldBoundary.hpp"
+#include "eddy/core/FieldHost.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/StencilSweep.hpp"
@@ -17,24 +18,41 @@ constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace
 
+double stabilityLimit(double diffusivity, int dims, std::array<double, 3> const& spacing) {
+  double s = 0;
+  for (int a = 0; a < dims; ++a) s += 1.0 / (spacing[a] * spacing[a]);
+  return 0.5 / (diffusivity * s);
+}
+
+std::vector<Violation> violations(Parameters const& p, int dims,
+                                  std::array<double, 3> const& spacing) {
+  std::vector<Violation> out;
+  for (int a = 0; a < dims; ++a)
+    if (!(spacing[a] > 0))
+      out.push_back({"grid.length", str("the cell size along axis ", a, " is ", spacing[a]),
+                     "expected lengths > 0"});
+  if (!(p.diffusivity > 0))
+    out.push_back({"diffusion.diffusivity", str("got ", p.diffusivity), "expected > 0"});
+  if (!out.empty()) return out;
+  double const limit = stabilityLimit(p.diffusivity, dims, spacing);
+  if (p.dt > limit * (1 + 1e-12))
+    out.push_back({"diffusion.dt",
+                   str(p.dt, " s exceeds the explicit stability limit ", limit, " s"),
+                   "expected a smaller dt, or 0 to take diffusion.stability of the limit"});
+  return out;
+}
+
 Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
              std::array<double, 3> const& length, int ghost, Parameters const& params)
     : m_comm(comm), m_decomp(decomp), m_length(length), m_params(params) {
   int const dims = decomp.dims();
   for (int a = 0; a < 3; ++a) {
-    if (a < dims && !(length[a] > 0))
-      throw ConfigError(
-          str("diffusion: domain length along axis ", a, " is ", length[a], "; expected > 0"));
     m_h[a] = a < dims ? length[a] / decomp.globalCells()[a] : 1.0;
     double const base = decomp.isPeriodic(a) ? 2.0 * kPi : kPi;
     m_k[a] = a < dims ? base * params.mode[a] / length[a] : 0.0;
   }
-  if (!(params.diffusivity > 0))
-    throw ConfigError(str("diffusion.diffusivity is ", params.diffusivity, "; expected > 0"));
+  throwFirst(violations(params, dims, m_h));
   m_dt = params.dt > 0 ? params.dt : params.stability * stableDt();
-  if (m_dt > stableDt() * (1 + 1e-12))
-    throw ConfigError(str("diffusion: time step ", m_dt, " s exceeds the explicit stability limit ",
-                          stableDt(), " s; lower diffusion.dt or diffusion.stability"));
 
   m_u = std::make_unique<Field<MemSpace>>(space, "eddy::diffusion::u", decomp, ghost);
   m_next = std::make_unique<Field<MemSpace>>(space, "eddy::diffusion::uNext", decomp, ghost);
@@ -45,9 +63,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
 Model::~Model() = default;
 
 double Model::stableDt() const {
-  double s = 0;
-  for (int a = 0; a < m_decomp.dims(); ++a) s += 1.0 / (m_h[a] * m_h[a]);
-  return 0.5 / (m_params.diffusivity * s);
+  return stabilityLimit(m_params.diffusivity, m_decomp.dims(), m_h);
 }
 
 double Model::decayRate() const {
@@ -84,13 +100,13 @@ void Model::setInitialState(ExecSpace const& space) {
   m_step = 0;
 }
 
-void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
+void Model::applyStencil(ExecSpace const& space, double dt, Field<MemSpace> const& field,
                          Field<MemSpace>& out) const {
   auto const n = m_decomp.localCells();
   int const dims = m_decomp.dims();
-  double const cx = m_params.diffusivity * m_dt / (m_h[0] * m_h[0]);
-  double const cy = m_params.diffusivity * m_dt / (m_h[1] * m_h[1]);
-  double const cz = m_params.diffusivity * m_dt / (m_h[2] * m_h[2]);
+  double const cx = m_params.diffusivity * dt / (m_h[0] * m_h[0]);
+  double const cy = m_params.diffusivity * dt / (m_h[1] * m_h[1]);
+  double const cz = m_params.diffusivity * dt / (m_h[2] * m_h[2]);
   sweepSevenPoint(
       "eddy::diffusion::stencil", space, field, out, {0, 0, 0}, {n[0], n[1], n[2]},
       KOKKOS_LAMBDA(int, int, int, Neighbours7 const& u) {
@@ -100,14 +116,25 @@ void Model::applyStencil(ExecSpace const& space, Field<MemSpace> const& field,
       });
 }
 
-void Model::step(ExecSpace const& space) {
+void Model::step(ExecSpace const& space, double dt) {
   ScopedRegion region("eddy::diffusion::step");
+  if (!(dt > 0 && dt <= stableDt() * (1 + 1e-12)))
+    throw Error(str("diffusion: step ", m_step + 1, " asked for a time step of ", dt,
+                    " s; expected one in (0, ", stableDt(), "] s, the explicit stability limit"),
+                ExitCode::Failure, true);
   m_halo->exchange(space, *m_u);
   mirrorWallGhosts(space, m_decomp, *m_u);
-  applyStencil(space, *m_u, *m_next);
+  applyStencil(space, dt, *m_u, *m_next);
   std::swap(m_u, m_next);
   m_step += 1;
-  m_time = m_step * m_dt;
+  m_time += dt;
+}
+
+void Model::restoreState(ExecSpace const& space, std::vector<double> const& u, long long step,
+                         double time) {
+  setOwnedEntries(space, *m_u, u);
+  m_step = step;
+  m_time = time;
 }
 
 Diagnostics Model::diagnostics(ExecSpace const& space) const {

@@ -14,6 +14,7 @@
 
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
 #include "eddy/core/HaloExchange.hpp"
 
@@ -21,6 +22,7 @@
 
 #include <array>
 #include <memory>
+#include <vector>
 
 namespace eddy::diffusion {
 
@@ -33,6 +35,15 @@ struct Parameters {
   double amplitude = 1.0;            ///< A
   double background = 0.0;           ///< constant B added to the mode (u0 = B + A prod cos)
 };
+
+/// Every reason the model cannot run with `params` on a `dims`-D grid of cell size `spacing`,
+/// each naming its deck key (empty: it can): the one check of the parameters, thrown by the
+/// constructor and reported by `eddy validate` at its place in the deck.
+std::vector<Violation> violations(Parameters const& params, int dims,
+                                  std::array<double, 3> const& spacing);
+
+/// The explicit (forward Euler) stability limit of the time step: 1 / (2 kappa sum 1/h_a^2).
+double stabilityLimit(double diffusivity, int dims, std::array<double, 3> const& spacing);
 
 /// Domain-integrated quantities, identical on every rank and for every decomposition.
 struct Diagnostics {
@@ -50,14 +61,22 @@ class Model {
         std::array<double, 3> const& length, int ghost, Parameters const& params);
   ~Model();
 
-  /// Advances one step: halo exchange, wall ghosts, stencil update.
-  void step(ExecSpace const& space);
+  /// Advances one step of `dt` (at most stableDt()): halo exchange, wall ghosts, stencil
+  /// update.
+  void step(ExecSpace const& space, double dt);
+  /// Advances one step of dt().
+  void step(ExecSpace const& space) { step(space, m_dt); }
+  /// Continues from a saved state: `u` holds this rank's owned cells (x fastest), at `step`
+  /// and `time`. Throws eddy::Error when the count does not match this rank's block.
+  void restoreState(ExecSpace const& space, std::vector<double> const& u, long long step,
+                    double time);
   /// Collective: the diagnostics of the current state.
   Diagnostics diagnostics(ExecSpace const& space) const;
   /// The analytic solution at the centre of global cell (i, j, k) at time t.
   double exact(int i, int j, int k, double t) const;
 
   double time() const { return m_time; }
+  /// The model's own time step: diffusion.dt, or `stability` times the explicit limit.
   double dt() const { return m_dt; }
   long long stepCount() const { return m_step; }
   /// The explicit (forward Euler) stability limit of the time step.
@@ -67,7 +86,8 @@ class Model {
   Field<MemSpace> const& field() const { return *m_u; }
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
-  void applyStencil(ExecSpace const& space, Field<MemSpace> const& u, Field<MemSpace>& out) const;
+  void applyStencil(ExecSpace const& space, double dt, Field<MemSpace> const& u,
+                    Field<MemSpace>& out) const;
   void setInitialState(ExecSpace const& space);
 
  private:

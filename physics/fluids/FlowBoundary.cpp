@@ -12,14 +12,6 @@ namespace {
 char const* const kAxisName[3] = {"x", "y", "z"};
 }  // namespace
 
-BoundaryKind boundaryKindFromString(std::string const& name) {
-  if (name == "periodic") return BoundaryKind::Periodic;
-  if (name == "wall") return BoundaryKind::Wall;
-  if (name == "moving_wall") return BoundaryKind::MovingWall;
-  throw ConfigError(
-      str("fluids boundary kind '", name, "'; expected one of: periodic, wall, moving_wall"));
-}
-
 char const* toString(BoundaryKind kind) {
   switch (kind) {
     case BoundaryKind::Periodic:
@@ -36,31 +28,35 @@ std::string FlowBoundaries::faceName(int axis, int side) {
   return str(kAxisName[axis], side == 0 ? "_low" : "_high");
 }
 
-void FlowBoundaries::validate(CartDecomposition const& decomp) const {
-  for (int a = 0; a < decomp.dims(); ++a) {
+void FlowBoundaries::check(int dims, std::array<bool, 3> const& periodic,
+                           std::vector<Violation>& out) const {
+  for (int a = 0; a < dims; ++a) {
     for (int side = 0; side < 2; ++side) {
       FaceBoundary const& f = at(a, side);
       std::string const key = "fluids.boundary." + faceName(a, side);
-      if (decomp.isPeriodic(a) && f.kind != BoundaryKind::Periodic)
-        throw ConfigError(str(key, " is '", toString(f.kind), "' but grid.periodic makes the ",
-                              kAxisName[a], " axis periodic; expected 'periodic' (or set grid.",
-                              "periodic to false along ", kAxisName[a], ")"));
-      if (!decomp.isPeriodic(a) && f.kind == BoundaryKind::Periodic)
-        throw ConfigError(str(key, " is 'periodic' but grid.periodic is false along ", kAxisName[a],
-                              "; expected 'wall' or 'moving_wall' (or set grid.",
-                              "periodic to true along ", kAxisName[a], ")"));
+      if (periodic[a] && f.kind != BoundaryKind::Periodic)
+        out.push_back({key, str("'", toString(f.kind), "', but grid.periodic makes the ",
+                                kAxisName[a], " axis periodic"),
+                       str("expected 'periodic' (or set grid.periodic to false along ",
+                           kAxisName[a], ")")});
+      if (!periodic[a] && f.kind == BoundaryKind::Periodic)
+        out.push_back({key, str("'periodic', but grid.periodic is false along ", kAxisName[a]),
+                       str("expected 'wall' or 'moving_wall' (or set grid.periodic to true "
+                           "along ",
+                           kAxisName[a], ")")});
       if (f.kind == BoundaryKind::Periodic) continue;
       std::string const vkey = "fluids.wall_velocity." + faceName(a, side);
-      for (int c = 0; c < decomp.dims(); ++c) {
+      for (int c = 0; c < dims; ++c) {
         if (!std::isfinite(f.velocity[c]))
-          throw ConfigError(str(vkey, "[", c, "] is ", f.velocity[c], "; expected a finite value"));
-        if (f.kind == BoundaryKind::Wall && f.velocity[c] != 0.0)
-          throw ConfigError(str(vkey, "[", c, "] is ", f.velocity[c], " but ", key,
-                                " is a fixed 'wall'; expected 0 (use 'moving_wall' for a lid)"));
-        if (c == a && f.velocity[c] != 0.0)
-          throw ConfigError(str(vkey, "[", c, "] is ", f.velocity[c],
-                                ": the wall would move along its normal (", kAxisName[a],
-                                "); expected 0 (walls slide, they do not move through the fluid)"));
+          out.push_back({vkey, str("element ", c, " is ", f.velocity[c]), "expected a finite value"});
+        else if (f.kind == BoundaryKind::Wall && f.velocity[c] != 0.0)
+          out.push_back({vkey, str("element ", c, " is ", f.velocity[c], ", but ", key,
+                                   " is a fixed 'wall'"),
+                         "expected 0 (use 'moving_wall' for a lid)"});
+        else if (c == a && f.velocity[c] != 0.0)
+          out.push_back({vkey, str("element ", c, " is ", f.velocity[c],
+                                   ": the wall would move along its normal (", kAxisName[a], ")"),
+                         "expected 0 (walls slide, they do not move through the fluid)"});
       }
     }
   }

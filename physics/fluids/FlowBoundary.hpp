@@ -15,14 +15,14 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace eddy::fluids {
 
 /// What bounds the domain at one face.
 enum class BoundaryKind { Periodic, Wall, MovingWall };
 
-/// "periodic", "wall", "moving_wall" <-> BoundaryKind (deck keys fluids.boundary.*).
-BoundaryKind boundaryKindFromString(std::string const& name);
+/// "periodic", "wall", "moving_wall": the names of the deck's choices.
 char const* toString(BoundaryKind kind);
 
 /// One domain face: its kind and, for a moving wall, its velocity (tangential only).
@@ -39,10 +39,11 @@ struct FlowBoundaries {
   FaceBoundary& at(int axis, int side) { return face[2 * axis + side]; }
   /// "x_low", "y_high", ... (the deck key of a face).
   static std::string faceName(int axis, int side);
-  /// Checks the faces against the decomposition's periodicity: a periodic axis needs periodic
-  /// faces, a non-periodic one walls; a moving wall may not move along its normal, a plain wall
-  /// may not move. Throws eddy::ConfigError naming the face, the value and what was expected.
-  void validate(CartDecomposition const& decomp) const;
+  /// Appends to `out` what is wrong with the faces of a `dims`-D grid periodic along
+  /// `periodic`: a periodic axis needs periodic faces, a non-periodic one walls; a moving wall
+  /// may not move along its normal, a plain wall may not move (keys fluids.boundary.* and
+  /// fluids.wall_velocity.*).
+  void check(int dims, std::array<bool, 3> const& periodic, std::vector<Violation>& out) const;
   /// Largest |wall velocity| component along `axis` over all faces (for the CFL number).
   double maxWallSpeed(int axis) const;
 };

@@ -1,6 +1,7 @@
 // Diagnostics of the flow model: global reductions (exact max or reproducible sums only, so
 // every number is the same for any decomposition), reference errors and gathers for tests.
 #include "eddy/core/Error.hpp"
+#include "eddy/core/FieldHost.hpp"
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
@@ -200,23 +201,57 @@ std::vector<double> Model::gather(ExecSpace const& space, int c) const {
   EDDY_REQUIRE(c >= 0 && c <= 3 && (c < m_dims || c == 3), "fluids::Model::gather: component ", c,
                " in a ", m_dims, "D run; expected 0..", m_dims - 1, " or 3 (pressure)");
   Field<MemSpace> const& field = c == 3 ? *m_p : *m_u[c];
-  space.fence();
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.view());
-  Index3 const ext = globalExtent(c), off = m_decomp.offset(), g = field.ghosts();
+  std::vector<double> const owned = ownedEntries(space, field, c == 3 ? m_params.density : 1.0);
+  Index3 const ext = globalExtent(c), off = m_decomp.offset();
   Box3 const b = field.ownedBox();
-  double const scale = c == 3 ? m_params.density : 1.0;
   std::vector<double> local(static_cast<std::size_t>(ext[0]) * ext[1] * ext[2], 0.0);
+  std::size_t at = 0;
   for (int k = b.lo[2]; k < b.hi[2]; ++k)
     for (int j = b.lo[1]; j < b.hi[1]; ++j)
       for (int i = b.lo[0]; i < b.hi[0]; ++i)
         local[(static_cast<std::size_t>(off[2] + k) * ext[1] + (off[1] + j)) * ext[0] +
-              (off[0] + i)] = scale * host(i + g[0], j + g[1], k + g[2]);
+              (off[0] + i)] = owned[at++];
   // Each entry is owned by one rank and zero elsewhere: the sum is exact.
   std::vector<double> global(local.size(), 0.0);
   checkMpi(MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE,
                          MPI_SUM, m_comm),
            "MPI_Allreduce (eddy::fluids::gather)");
   return global;
+}
+
+std::vector<double> Model::cellValues(ExecSpace const& space, int c) const {
+  EDDY_REQUIRE(c >= -1 && c < m_dims, "fluids::Model::cellValues: component ", c, " in a ",
+               m_dims, "D run; expected -1 (divergence) to ", m_dims - 1);
+  using Host = Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  Host h[3];
+  for (int a = 0; a < m_dims; ++a)
+    if (c < 0 || a == c) {
+      h[a] = Host("eddy::fluids::cellValuesHost", m_u[a]->view().extent(0),
+                  m_u[a]->view().extent(1), m_u[a]->view().extent(2));
+      Kokkos::deep_copy(space, h[a], m_u[a]->view());
+    }
+  space.fence();
+  Field<MemSpace> const& ref = *m_u[c < 0 ? 0 : c];
+  Index3 const n = ref.cells();
+  Index3 const g = ref.ghosts();
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(n[0]) * n[1] * n[2]);
+  // Face i is the low face of cell i, face i + 1 its high face (a ghost on the last cell of a
+  // rank that is not at the domain's high end: a step leaves the velocity ghosts current).
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        double v = 0.0;
+        for (int a = 0; a < m_dims; ++a) {
+          if (c >= 0 && a != c) continue;
+          int const di = a == 0, dj = a == 1, dk = a == 2;
+          double const lo = h[a](i + g[0], j + g[1], k + g[2]);
+          double const hi = h[a](i + di + g[0], j + dj + g[1], k + dk + g[2]);
+          v += c >= 0 ? 0.5 * (lo + hi) : (hi - lo) / m_h[a];
+        }
+        out.push_back(v);
+      }
+  return out;
 }
 
 std::size_t Model::bytes() const {

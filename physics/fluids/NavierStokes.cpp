@@ -3,6 +3,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/FieldBoundary.hpp"
+#include "eddy/core/FieldHost.hpp"
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
@@ -27,23 +28,6 @@ constexpr double kMaxCfl = 1.7;
 char const* const kAxisName[3] = {"x", "y", "z"};
 
 }  // namespace
-
-InitialCondition initialConditionFromString(std::string const& name) {
-  if (name == "rest") return InitialCondition::Rest;
-  if (name == "taylor_green") return InitialCondition::TaylorGreen;
-  if (name == "poiseuille") return InitialCondition::Poiseuille;
-  throw ConfigError(
-      str("fluids.initial is '", name, "'; expected one of: rest, taylor_green, poiseuille"));
-}
-
-PoissonGuess poissonGuessFromString(std::string const& name) {
-  if (name == "zero") return PoissonGuess::Zero;
-  if (name == "previous") return PoissonGuess::Previous;
-  if (name == "linear") return PoissonGuess::Linear;
-  if (name == "quadratic") return PoissonGuess::Quadratic;
-  throw ConfigError(str("fluids.poisson.guess is '", name,
-                        "'; expected one of: zero, previous, linear, quadratic"));
-}
 
 char const* toString(PoissonGuess g) {
   switch (g) {
@@ -86,12 +70,75 @@ std::array<double, 3> guessWeights(double dt, std::array<double, 3> const& dts, 
   return w;
 }
 
-bool isChannel(CartDecomposition const& decomp, Parameters const& p) {
-  bool ok = decomp.isPeriodic(0) && !decomp.isPeriodic(1) &&
+FlowGrid FlowGrid::of(CartDecomposition const& decomp, std::array<double, 3> const& length) {
+  FlowGrid g;
+  g.dims = decomp.dims();
+  for (int a = 0; a < 3; ++a) {
+    g.periodic[a] = a < g.dims && decomp.isPeriodic(a);
+    g.spacing[a] = a < g.dims ? length[a] / decomp.globalCells()[a] : 1.0;
+  }
+  return g;
+}
+
+bool isChannel(FlowGrid const& grid, Parameters const& p) {
+  bool ok = grid.periodic[0] && !grid.periodic[1] &&
             p.boundaries.at(1, 0).kind == BoundaryKind::Wall &&
             p.boundaries.at(1, 1).kind == BoundaryKind::Wall && p.bodyForce[1] == 0.0;
-  if (decomp.dims() == 3) ok = ok && decomp.isPeriodic(2) && p.bodyForce[2] == 0.0;
+  if (grid.dims == 3) ok = ok && grid.periodic[2] && p.bodyForce[2] == 0.0;
   return ok;
+}
+
+bool isChannel(CartDecomposition const& decomp, Parameters const& p) {
+  return isChannel(FlowGrid::of(decomp, {1.0, 1.0, 1.0}), p);
+}
+
+double viscousLimit(Parameters const& p, FlowGrid const& grid) {
+  // The diffusion operator's most negative eigenvalue is -4 nu sum 1/h_a^2; RK3 is stable on
+  // the negative real axis to -2.51, so -2 keeps a margin.
+  double s = 0.0;
+  for (int a = 0; a < grid.dims; ++a) s += 1.0 / (grid.spacing[a] * grid.spacing[a]);
+  return p.viscousSafety / (2.0 * p.viscosity * s);
+}
+
+std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
+  std::vector<Violation> out;
+  for (int a = 0; a < grid.dims; ++a)
+    if (!(grid.spacing[a] > 0))
+      out.push_back({"grid.length", str("the cell size along ", kAxisName[a], " is ",
+                                        grid.spacing[a]),
+                     "expected lengths > 0"});
+  if (!(p.viscosity > 0))
+    out.push_back({"fluids.viscosity", str("got ", p.viscosity), "expected > 0"});
+  if (!(p.density > 0)) out.push_back({"fluids.density", str("got ", p.density), "expected > 0"});
+  if (!(p.cfl > 0 && p.cfl <= kMaxCfl))
+    out.push_back({"fluids.cfl", str("got ", p.cfl),
+                   str("expected a CFL number in (0, ", kMaxCfl, "], the RK3 scheme's limit")});
+  p.boundaries.check(grid.dims, grid.periodic, out);
+  if (!out.empty()) return out;  // the limits below need a valid grid and viscosity
+  double const limit = viscousLimit(p, grid);
+  if (p.dt > limit * (1 + 1e-12))
+    out.push_back({"fluids.dt",
+                   str(p.dt, " s exceeds the viscous stability limit ", limit,
+                       " s of the scheme (h^2 / (2 nu sum 1/h_a^2))"),
+                   "expected a smaller dt, or 0 to follow fluids.cfl"});
+  if (p.initial == InitialCondition::TaylorGreen)
+    for (int a = 0; a < grid.dims; ++a)
+      if (!grid.periodic[a]) {
+        out.push_back({"fluids.initial",
+                       str("'taylor_green', but the ", kAxisName[a], " axis is not periodic"),
+                       "expected grid.periodic true along every axis for the Taylor-Green vortex"});
+        break;
+      }
+  if (p.initial == InitialCondition::Poiseuille && !isChannel(grid, p))
+    out.push_back({"fluids.initial", "'poiseuille', which needs a channel",
+                   str("expected periodic x", grid.dims == 3 ? " and z" : "",
+                       ", 'wall' at y_low and y_high and a body force along x only")});
+  if (p.poisson.method == PoissonMethod::MultigridCG &&
+      p.poisson.preSmooth + p.poisson.postSmooth < 1)
+    out.push_back({"fluids.poisson.pre_sweeps",
+                   "pre_sweeps and post_sweeps are both 0: the multigrid V-cycle would not smooth",
+                   "expected pre_sweeps + post_sweeps >= 1"});
+  return out;
 }
 
 char const* toString(InitialCondition ic) {
@@ -109,31 +156,8 @@ char const* toString(InitialCondition ic) {
 Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
              std::array<double, 3> const& length, Parameters const& params)
     : m_comm(comm), m_decomp(decomp), m_length(length), m_params(params), m_dims(decomp.dims()) {
-  for (int a = 0; a < 3; ++a) {
-    if (a < m_dims && !(length[a] > 0))
-      throw ConfigError(
-          str("fluids: grid.length along ", kAxisName[a], " is ", length[a], "; expected > 0"));
-    m_h[a] = a < m_dims ? length[a] / decomp.globalCells()[a] : 1.0;
-  }
-  if (!(params.viscosity > 0))
-    throw ConfigError(str("fluids.viscosity is ", params.viscosity, "; expected > 0"));
-  if (!(params.density > 0))
-    throw ConfigError(str("fluids.density is ", params.density, "; expected > 0"));
-  params.boundaries.validate(decomp);
-  if (params.dt > viscousDt() * (1 + 1e-12))
-    throw ConfigError(str("fluids.dt = ", params.dt, " s exceeds the viscous stability limit ",
-                          viscousDt(), " s of the scheme (h^2 / (2 nu sum 1/h_a^2)); lower ",
-                          "fluids.dt, or set it to 0 to follow fluids.cfl"));
-  if (params.initial == InitialCondition::TaylorGreen)
-    for (int a = 0; a < m_dims; ++a)
-      if (!decomp.isPeriodic(a))
-        throw ConfigError(str("fluids.initial is 'taylor_green' but the ", kAxisName[a],
-                              " axis is not periodic; expected grid.periodic true along every ",
-                              "axis for the Taylor-Green vortex"));
-  if (params.initial == InitialCondition::Poiseuille && !isChannel(decomp, params))
-    throw ConfigError(str("fluids.initial is 'poiseuille', which needs a channel: periodic x",
-                          m_dims == 3 ? " and z" : "", ", 'wall' at y_low and y_high and a body ",
-                          "force along x only; got ", decomp.describe()));
+  throwFirst(violations(params, FlowGrid::of(decomp, length)));
+  for (int a = 0; a < 3; ++a) m_h[a] = a < m_dims ? length[a] / decomp.globalCells()[a] : 1.0;
 
   for (int c = 0; c < m_dims; ++c) {
     Centering const centering = c == 0   ? Centering::FaceX
@@ -166,11 +190,10 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
 Model::~Model() = default;
 
 double Model::viscousDt() const {
-  // The diffusion operator's most negative eigenvalue is -4 nu sum 1/h_a^2; RK3 is stable on
-  // the negative real axis to -2.51, so -2 keeps a margin.
-  double s = 0.0;
-  for (int a = 0; a < m_dims; ++a) s += 1.0 / (m_h[a] * m_h[a]);
-  return m_params.viscousSafety / (2.0 * m_params.viscosity * s);
+  FlowGrid grid;
+  grid.dims = m_dims;
+  grid.spacing = m_h;
+  return viscousLimit(m_params, grid);
 }
 
 double Model::nextDt(ExecSpace const& space) const {
@@ -391,37 +414,15 @@ Field<MemSpace> const& Model::poissonIncrement(int i) const {
   return i == 0 ? *m_phi : *m_phiHistory[i - 1];
 }
 
-namespace {
-
-/// Copies `values` (the owned entries, x fastest) into the owned box of `f` through a host
-/// mirror (I/O only).
-void setOwned(ExecSpace const& space, Field<MemSpace> const& f, std::vector<double> const& values) {
-  Box3 const b = f.ownedBox();
-  if (static_cast<long long>(values.size()) != b.size())
-    throw Error(str("fluids: restoring '", f.label(), "': ", values.size(), " values, expected ",
-                    b.size(), " (the owned entries of this rank)"));
-  auto h = Kokkos::create_mirror_view(f.view());
-  Kokkos::deep_copy(space, h, f.view());
-  space.fence();
-  Index3 const g = f.ghosts();
-  std::size_t at = 0;
-  for (int k = 0; k < b.hi[2]; ++k)
-    for (int j = 0; j < b.hi[1]; ++j)
-      for (int i = 0; i < b.hi[0]; ++i) h(i + g[0], j + g[1], k + g[2]) = values[at++];
-  Kokkos::deep_copy(space, f.view(), h);
-}
-
-}  // namespace
-
 void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>, 3> const& u,
                          std::vector<double> const& p, GuessState const& guess, long long step,
                          double time, StepStats const& last) {
   ScopedRegion region("eddy::fluids::restoreState");
   for (int c = 0; c < m_dims; ++c) {
-    setOwned(space, *m_u[c], u[c]);
+    setOwnedEntries(space, *m_u[c], u[c]);
     fillGhosts(space, c);
   }
-  setOwned(space, *m_p, p);
+  setOwnedEntries(space, *m_p, p);
   fillPressureGhosts(space);
   int const known = std::min(std::max(guess.known, 0), 1 + guessHistory(m_params.guess));
   if (static_cast<int>(guess.phi.size()) < std::max(known, 1))
@@ -436,7 +437,7 @@ void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>,
   for (int i = 0; i < std::max(known, 1); ++i) {
     // As the Poisson solver leaves phi: halo exchange, then the wall mirror.
     Field<MemSpace>& f = i == 0 ? *m_phi : *m_phiHistory[i - 1];
-    setOwned(space, f, guess.phi[i]);
+    setOwnedEntries(space, f, guess.phi[i]);
     m_haloP->exchange(space, f);
     mirrorWallGhosts(space, m_decomp, f);
   }
@@ -446,16 +447,25 @@ void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>,
   m_last = last;
 }
 
-StepStats Model::step(ExecSpace const& space) {
-  ScopedRegion region("eddy::fluids::step");
-  StepStats s;
+double Model::stableDt(ExecSpace const& space) {
   // The last step's closing pass measured the rate of this velocity.
-  double const rate = m_rate ? *m_rate : maxRate(space);
-  if (!std::isfinite(rate))
+  if (!m_rate) m_rate = maxRate(space);
+  if (!std::isfinite(*m_rate))
     throw Error(str("fluids: the velocity is not finite at step ", m_step, ", t = ", m_time,
                     " s; the flow blew up (lower fluids.cfl or fluids.dt)"),
                 ExitCode::Failure, true);
-  s.dt = dtForRate(rate);
+  return dtForRate(*m_rate);
+}
+
+StepStats Model::step(ExecSpace const& space, double dt) {
+  ScopedRegion region("eddy::fluids::step");
+  StepStats s;
+  double const rate = m_rate ? *m_rate : maxRate(space);
+  if (!(dt > 0 && std::isfinite(dt)))
+    throw Error(str("fluids: step ", m_step + 1, " asked for a time step of ", dt,
+                    " s; expected a finite dt > 0"),
+                ExitCode::Failure, true);
+  s.dt = dt;
   s.cfl = s.dt * rate;
   if (s.cfl > kMaxCfl)
     throw Error(str("fluids: CFL number ", s.cfl, " at step ", m_step + 1, " (dt ", s.dt,

@@ -72,8 +72,7 @@ namespace eddy::fluids {
 
 /// Initial state of the velocity (and pressure).
 enum class InitialCondition { Rest, TaylorGreen, Poiseuille };
-/// "rest", "taylor_green", "poiseuille" <-> InitialCondition (deck key fluids.initial).
-InitialCondition initialConditionFromString(std::string const& name);
+/// "rest", "taylor_green", "poiseuille": the names of the deck's choices.
 char const* toString(InitialCondition ic);
 
 /// The initial guess of each step's Poisson solve (see the file comment).
@@ -83,8 +82,7 @@ enum class PoissonGuess {
   Linear,    ///< extrapolated from the last two steps' increments
   Quadratic  ///< from the last three
 };
-/// "zero", "previous", "linear", "quadratic" <-> PoissonGuess (deck key fluids.poisson.guess).
-PoissonGuess poissonGuessFromString(std::string const& name);
+/// "zero", "previous", "linear", "quadratic": the names of the deck's choices.
 char const* toString(PoissonGuess g);
 /// Older increments the guess keeps besides the last one (0, 0, 1, 2).
 int guessHistory(PoissonGuess g);
@@ -124,8 +122,26 @@ struct Parameters {
   PoissonGuess guess = PoissonGuess::Quadratic;  ///< initial guess of each Poisson solve
 };
 
+/// The grid a flow runs on, as far as the checks of its parameters need it.
+struct FlowGrid {
+  int dims = 3;
+  std::array<bool, 3> periodic{false, false, false};
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per axis [m]
+  /// Of `decomp`'s global grid over a domain of `length`.
+  static FlowGrid of(CartDecomposition const& decomp, std::array<double, 3> const& length);
+};
+
+/// Every reason the flow cannot run with `params` on `grid`, each naming its deck key (empty:
+/// it can). The one check of the parameters: the model's constructor throws the first, and
+/// `eddy validate` reports it at its place in the deck.
+std::vector<Violation> violations(Parameters const& params, FlowGrid const& grid);
+
+/// The explicit viscous limit of the time step on `grid` (Model::viscousDt).
+double viscousLimit(Parameters const& params, FlowGrid const& grid);
+
 /// True for a plane channel, whose steady state is the Poiseuille parabola u(y) = f y (H - y) /
 /// (2 nu): periodic x (and z), fixed walls at both y ends, body force along x only.
+bool isChannel(FlowGrid const& grid, Parameters const& params);
 bool isChannel(CartDecomposition const& decomp, Parameters const& params);
 
 /// What one step did (identical on every rank).
@@ -165,10 +181,17 @@ class Model {
   Model(Model const&) = delete;
   Model& operator=(Model const&) = delete;
 
-  /// Collective: advances one step. Throws a collective eddy::Error (ExitCode::Failure) with the
-  /// residual history when the Poisson solve misses its tolerance within its iteration cap, or
-  /// when the flow became non-finite.
-  StepStats step(ExecSpace const& space);
+  /// Collective: the time step the next step takes on its own (fixed dt, or the CFL target,
+  /// capped by max_dt and the viscous limit), from the rate the last step measured. Throws a
+  /// collective eddy::Error (ExitCode::Failure) when the velocity is not finite.
+  double stableDt(ExecSpace const& space);
+  /// Collective: advances one step of `dt` (at most stableDt(): a coupled run may take a
+  /// smaller one). Throws a collective eddy::Error (ExitCode::Failure) with the residual history
+  /// when the Poisson solve misses its tolerance within its iteration cap, when the CFL number
+  /// exceeds the scheme's limit, or when the flow became non-finite.
+  StepStats step(ExecSpace const& space, double dt);
+  /// Collective: one step of stableDt().
+  StepStats step(ExecSpace const& space) { return step(space, stableDt(space)); }
   /// Collective: the diagnostics of the current state.
   Diagnostics diagnostics(ExecSpace const& space) const;
   /// Collective: the time step the next step would take (CFL target, capped).
@@ -177,6 +200,11 @@ class Model {
   double maxRate(ExecSpace const& space) const;
   /// The explicit viscous limit of the time step for this scheme.
   double viscousDt() const;
+
+  /// Host values at this rank's owned cell centres (x fastest) of velocity component `c`
+  /// (c < dims: the average of its two faces), or of the divergence sum_a (u_a(high face) -
+  /// u_a(low face)) / h_a (c = -1), for snapshots. Waits for `space`.
+  std::vector<double> cellValues(ExecSpace const& space, int c) const;
 
   /// Collective: the whole of velocity component `c` (or the pressure for c = 3, in Pa) on
   /// every rank, x fastest, as a global array of globalExtent(c) entries. For tests and output.

@@ -25,13 +25,6 @@ using Halo = HaloExchange<ExecSpace>;
 constexpr double kJacobiOmega = 0.8;
 }  // namespace
 
-PoissonMethod poissonMethodFromString(std::string const& name) {
-  if (name == "mgcg") return PoissonMethod::MultigridCG;
-  if (name == "cg") return PoissonMethod::CG;
-  if (name == "jacobi") return PoissonMethod::Jacobi;
-  throw ConfigError(str("fluids.poisson.method is '", name, "'; expected one of mgcg, cg, jacobi"));
-}
-
 char const* toString(PoissonMethod m) {
   switch (m) {
     case PoissonMethod::MultigridCG:

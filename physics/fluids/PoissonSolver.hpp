@@ -25,8 +25,7 @@ namespace eddy::fluids {
 
 enum class PoissonMethod { MultigridCG, CG, Jacobi };
 
-/// "mgcg", "cg", "jacobi" <-> PoissonMethod (deck key fluids.poisson.method).
-PoissonMethod poissonMethodFromString(std::string const& name);
+/// "mgcg", "cg", "jacobi": the names of the deck's choices.
 char const* toString(PoissonMethod m);
 
 struct PoissonOptions {

@@ -99,45 +99,82 @@ struct AtomState {
   std::vector<std::int32_t> type;
 };
 
+/// Edge of the cubic lattice cell at number density `density` (4 atoms a cell).
+inline double latticeConstant(double density) {
+  return std::cbrt(4.0 / density);
+}
+
+/// Every reason a system cannot be built from `p` (its lattice cells `p.cells`), each naming its
+/// deck key (empty: it can): the one check of the parameters, thrown by System's constructor
+/// and reported by `eddy validate` at its place in the deck. Whether each rank's block is wide
+/// enough depends on the rank count; ParticleGhosts checks that when it is built.
+inline std::vector<Violation> violations(Parameters const& p) {
+  std::vector<Violation> out;
+  if (!(p.density > 0)) out.push_back({"md.density", str("got ", p.density), "expected > 0"});
+  if (!(p.cutoff > 0)) out.push_back({"md.cutoff", str("got ", p.cutoff), "expected > 0"});
+  if (!(p.skin >= 0)) out.push_back({"md.skin", str("got ", p.skin), "expected >= 0"});
+  if (!out.empty()) return out;
+  double const a = latticeConstant(p.density), radius = p.cutoff + p.skin;
+  for (int d = 0; d < 3; ++d)
+    if (p.cells[d] * a < 2.0 * radius) {
+      out.push_back({"grid.cells",
+                     str("the box edge along axis ", d, " is ", p.cells[d] * a, " (", p.cells[d],
+                         " lattice cells), less than twice cutoff + skin = ", 2.0 * radius),
+                     "expected a larger system (more grid.cells)"});
+      break;
+    }
+  return out;
+}
+
 template <class Exec = ExecSpace>
 class System {
  public:
   using memory_space = typename Exec::memory_space;
 
-  /// Builds the lattice on `comm` (collective), sets velocities at `params.temperature` with
-  /// zero total momentum, and computes the first forces. Throws eddy::ConfigError when the box
-  /// is smaller than twice cutoff + skin or a subdomain narrower than cutoff + skin. With
-  /// `params.reproducible` a half list is replaced by the full list (logged).
+  /// Builds the lattice of `params.cells` cells on `comm` (collective), decomposed over its
+  /// ranks as `params.procGrid` asks (0 = chosen): for tests and benchmarks; a run hands the
+  /// decomposition in (below).
   System(Exec const& space, MPI_Comm comm, Parameters const& params)
+      : System(space, comm,
+               CartDecomposition::fromComm(comm, params.cells, 3, {true, true, true},
+                                           params.procGrid),
+               params) {}
+
+  /// Builds the lattice on `decomp` (collective over `comm`; 3D, periodic on every axis, its
+  /// cells the lattice cells: they replace `params.cells`), sets velocities at
+  /// `params.temperature` with zero total momentum, and computes the first forces. Throws
+  /// eddy::ConfigError when the box is smaller than twice cutoff + skin or a subdomain narrower
+  /// than cutoff + skin. With `params.reproducible` a half list is replaced by the full list
+  /// (logged).
+  System(Exec const& space, MPI_Comm comm, CartDecomposition const& decomp,
+         Parameters const& params)
       : m_comm(comm),
-        m_params(resolved(params)),
-        m_decomp(CartDecomposition::fromComm(comm, params.cells, 3, {true, true, true},
-                                             params.procGrid)),
+        m_params(resolved(params, decomp)),
+        m_decomp(decomp),
         m_lj(params.cutoff, params.shift),
         m_list(m_params.list, params.cutoff, params.skin),
         m_binFraction(neighbor::listBinFraction()),
         m_forceEntries(forceEntriesAtOnce<Exec>()) {
+    if (decomp.dims() != 3 || !decomp.isPeriodic(0) || !decomp.isPeriodic(1) ||
+        !decomp.isPeriodic(2))
+      throw ConfigError(str("md: the decomposition is ", decomp.dims(),
+                            "D and periodic along x, y, z: ", decomp.isPeriodic(0), ", ",
+                            decomp.isPeriodic(1), ", ", decomp.isPeriodic(2),
+                            "; expected a 3D box periodic on every axis"));
     if (params.reproducible && params.list != m_params.list)
       log::info(
           "md: reproducible mode sums forces over the full neighbour list; neighbor: half "
           "is replaced by full");
-    if (!(params.density > 0))
-      throw ConfigError(str("md.density is ", params.density, "; expected > 0"));
-    m_a = std::cbrt(4.0 / params.density);
+    throwFirst(violations(m_params));
+    m_a = md::latticeConstant(params.density);
     std::array<double, 3> length{};
-    for (int d = 0; d < 3; ++d) {
-      length[d] = params.cells[d] * m_a;
-      if (length[d] < 2.0 * m_list.radius())
-        throw ConfigError(str("md: box edge ", length[d], " along axis ", d, " (", params.cells[d],
-                              " cells) is less than twice cutoff + skin = ", 2.0 * m_list.radius(),
-                              "; expected a larger system (more grid.cells)"));
-    }
+    for (int d = 0; d < 3; ++d) length[d] = m_params.cells[d] * m_a;
     m_domain = ParticleDomain(m_decomp, length);
     m_migration = std::make_unique<ParticleMigration<Exec>>(comm, m_decomp, m_domain);
     m_ghosts = std::make_unique<ParticleGhosts<Exec>>(comm, m_decomp, m_domain, m_list.radius());
-    latticeParticles(space, params.fcc, params.seed, m_a, params.cells, m_decomp.offset(),
+    latticeParticles(space, params.fcc, params.seed, m_a, m_params.cells, m_decomp.offset(),
                      m_decomp.localCells(), m_particles);
-    m_atoms = static_cast<std::int64_t>(4) * params.cells[0] * params.cells[1] * params.cells[2];
+    m_atoms = static_cast<std::int64_t>(4) * m_params.cells[0] * m_params.cells[1] * m_params.cells[2];
     if (params.temperature > 0) {
       randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
       removeDrift(space);
@@ -626,8 +663,12 @@ class System {
   RowSet<memory_space> m_interior, m_boundary;
 
   /// The parameters in force: reproducible mode takes the full list.
-  static Parameters resolved(Parameters p) {
+  static Parameters resolved(Parameters p, CartDecomposition const& decomp) {
     if (p.reproducible) p.list = neighbor::ListKind::Full;
+    for (int a = 0; a < 3; ++a) {
+      p.cells[a] = decomp.globalCells()[a];
+      p.procGrid[a] = decomp.procGrid()[a];
+    }
     return p;
   }
 };

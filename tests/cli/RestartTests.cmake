@@ -46,6 +46,10 @@ eddy_restart_test(cavity.latest.np2 restart_cavity cavity 10 15 20 2 2 2 "${_cav
 # Written and read through rank 0 (the path of a serial HDF5), onto another rank count.
 eddy_restart_test(cavity.gather.np2_to_np3 restart_cavity cavity 10 15 20 2 2 3 "${_cavity_csvs}"
                   KEYS "mode: gather")
+# Two models in one run (the cavity and a diffusing mode, the smaller of their steps each
+# step): on one rank, and from 2 ranks onto 3.
+eddy_restart_test(coupled.np1 restart_coupled coupled 10 15 20 1 1 1 "${_cavity_csvs}")
+eddy_restart_test(coupled.np2_to_np3 restart_coupled coupled 10 15 20 2 2 3 "${_cavity_csvs}")
 # A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
 eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
 

@@ -9,8 +9,9 @@ foreach(n 1 4)
                     MATCH "cannot create output directory '/dev/null/eddy-output'"
                     ONCE "cannot create output directory"
                     COMMAND run tests/cli/decks/unwritable_output.yaml)
-  eddy_add_cli_test(NAME cli.run.no_model.np${n} RANKS ${n} EXPECT_EXIT 1
-                    MATCH "names no model" ONCE "names no model"
+  eddy_add_cli_test(NAME cli.run.no_model.np${n} RANKS ${n} EXPECT_EXIT 3
+                    MATCH "no_model.yaml: \\(top level\\): the deck names no model; expected a model section: one of fluids, diffusion, md"
+                    ONCE "names no model"
                     COMMAND run tests/cli/decks/no_model.yaml)
   eddy_add_cli_test(NAME cli.run.cavity_short.np${n} RANKS ${n} EXPECT_EXIT 0
                     MATCH "step +8/8" "final: t .*checksum [0-9a-f]+"
@@ -43,13 +44,30 @@ foreach(n 1 4)
                           "residual history: [0-9.e-]+ [0-9.e-]+\\. Raise fluids.poisson.max_iterations"
                           "or set fluids.poisson.precision: double, should the residual stall"
                     COMMAND run tests/cli/decks/poisson_cap.yaml)
-  eddy_add_cli_test(NAME cli.run.fluids_no_sweeps.np${n} RANKS ${n} EXPECT_EXIT 1
-                    MATCH "pre_sweeps and post_sweeps are both 0" ONCE "pre_sweeps and post"
-                    COMMAND run tests/cli/decks/fluids_no_sweeps.yaml)
-  eddy_add_cli_test(NAME cli.run.fluids_periodic_wall.np${n} RANKS ${n} EXPECT_EXIT 1
-                    MATCH "fluids.boundary.x_low is 'wall' but grid.periodic"
-                    ONCE "fluids.boundary.x_low"
-                    COMMAND run tests/cli/decks/fluids_periodic_wall.yaml)
+  # The models' own rules are deck errors, located, from `run` as from `validate`.
+  foreach(command run validate)
+    eddy_add_cli_test(NAME cli.${command}.fluids_no_sweeps.np${n} RANKS ${n} EXPECT_EXIT 3
+                      MATCH "fluids_no_sweeps.yaml:[0-9]+:[0-9]+: fluids.poisson.pre_sweeps: pre_sweeps and post_sweeps are both 0"
+                      ONCE "pre_sweeps and post"
+                      COMMAND ${command} tests/cli/decks/fluids_no_sweeps.yaml)
+    eddy_add_cli_test(NAME cli.${command}.fluids_periodic_wall.np${n} RANKS ${n} EXPECT_EXIT 3
+                      MATCH "fluids_periodic_wall.yaml:[0-9]+:[0-9]+: fluids.boundary.x_low: 'wall', but grid.periodic"
+                      ONCE "fluids.boundary.x_low"
+                      COMMAND ${command} tests/cli/decks/fluids_periodic_wall.yaml)
+    eddy_add_cli_test(NAME cli.${command}.md_with_fluids.np${n} RANKS ${n} EXPECT_EXIT 3
+                      MATCH "md_with_fluids.yaml:[0-9]+:[0-9]+: md: the md model reads grid.cells its own way and runs alone"
+                      ONCE "runs alone"
+                      COMMAND ${command} tests/cli/decks/md_with_fluids.yaml)
+  endforeach()
+  # Two models in one run: one time loop steps both, each writes its final line, the
+  # diagnostics hold both models' columns and the snapshot both models' fields.
+  eddy_add_cli_test(NAME cli.run.coupled.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "fluids: 2D MAC grid" "diffusion: kappa" "step +20/20"
+                          "final fluids: t .*checksum [0-9a-f]+" "final diffusion: t .*checksum [0-9a-f]+"
+                          "diagnostics: .*fluids_KE .*diffusion_total"
+                          "snapshot step 20 written"
+                    ONCE "final fluids"
+                    COMMAND run tests/cli/decks/restart_coupled.yaml)
 endforeach()
 eddy_add_cli_test(NAME cli.run.too_many_ranks.np4 RANKS 4 EXPECT_EXIT 1
                   MATCH "cells" ONCE "eddy: error"

@@ -9,7 +9,14 @@
 
 #include <cstdlib>
 
+namespace eddy {
+class Runtime;
+}
+
 namespace eddy::test {
+
+/// The runtime the test program's main started (MPI and Kokkos).
+Runtime const& runtime();
 
 template <class List>
 struct ToGTestTypes;

@@ -1,6 +1,8 @@
 // GoogleTest main for every Eddy test program: starts MPI and Kokkos through eddy::Runtime, lets
 // rank 0 print the full report and the other ranks only their failures, and fails the program
 // on every rank when any rank failed.
+#include "EddyTest.hpp"
+
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Runtime.hpp"
 
@@ -9,6 +11,8 @@
 #include <cstdio>
 
 namespace {
+
+eddy::Runtime const* g_runtime = nullptr;
 
 /// Prints failed assertions of a non-zero rank, prefixed with the rank.
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
@@ -26,10 +30,15 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 
 }  // namespace
 
+eddy::Runtime const& eddy::test::runtime() {
+  return *g_runtime;
+}
+
 int main(int argc, char** argv) {
   int result = 1;
   try {
     eddy::Runtime runtime(argc, argv);
+    g_runtime = &runtime;
     ::testing::InitGoogleTest(&argc, argv);
     if (runtime.rank() != 0) {
       auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

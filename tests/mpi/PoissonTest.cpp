@@ -218,12 +218,6 @@ PoissonStats expectSameSolve(PoissonSolver& a, CartDecomposition const& da, Pois
 
 }  // namespace
 
-TEST(Poisson, MethodNames) {
-  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi})
-    EXPECT_EQ(eddy::fluids::poissonMethodFromString(eddy::fluids::toString(m)), m);
-  EXPECT_THROW(eddy::fluids::poissonMethodFromString("sor"), eddy::ConfigError);
-}
-
 // (a) + (c): cell-centred cos modes are exact eigenvectors of the discrete operator; every method
 // recovers them, in 2D and 3D, walls and periodic axes mixed, on uneven grids.
 TEST(Poisson, DiscreteEigenmodes) {

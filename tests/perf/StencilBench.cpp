@@ -190,7 +190,7 @@ void interleavedRounds(eddy::Runtime const& rt, eddy::ExecSpace const& space, St
   };
   add("the model's sweep", [&] {
     return eddy::perf::medianSeconds(space, 3, 20,
-                                     [&] { model.applyStencil(space, model.field(), out); });
+                                     [&] { model.applyStencil(space, model.dt(), model.field(), out); });
   });
   if (eddy::kDeviceBackend) {
     add("planes 128x4, depth 3, pairs, 64 planes, diffusion arithmetic",
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
     }
     double const copy = eddy::perf::copyBandwidth(space, static_cast<std::size_t>(cells));
     double const ts = eddy::perf::medianSeconds(
-        space, 3, 20, [&] { model.applyStencil(space, model.field(), out); });
+        space, 3, 20, [&] { model.applyStencil(space, model.dt(), model.field(), out); });
     double const tstep = eddy::perf::medianSeconds(space, 2, 10, [&] { model.step(space); });
     double const bytes = 2.0 * sizeof(double) * cells;
     if (rt.rank() == 0) {

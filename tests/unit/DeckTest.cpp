@@ -1,5 +1,7 @@
 // Deck parsing and validation: defaults, getters, the resolved deck, one located message per kind
 // of mistake, and docs/deck-reference.md against the schema.
+#include "ModelRegistry.hpp"
+
 #include "eddy/core/Error.hpp"
 #include "eddy/io/Deck.hpp"
 #include "eddy/io/Schema.hpp"
@@ -19,7 +21,7 @@
 
 namespace {
 
-using eddy::io::deckSchema;
+using eddy::app::deckSchema;
 using eddy::io::Key;
 using eddy::io::parseDeck;
 
@@ -324,6 +326,52 @@ TEST(Deck, LoadDeckReadsAndBroadcasts) {
               std::string::npos)
         << e.what();
   }
+}
+
+/// The DeckError message of checking `text` beyond its schema (the models' rules) as "t.yaml".
+std::string checkError(std::string const& text) {
+  try {
+    eddy::app::checkDeck(parseDeck(text, "t.yaml", deckSchema()));
+  } catch (eddy::DeckError const& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_EQ(e.code(), eddy::ExitCode::Deck);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Deck, ModelRulesAreLocatedDeckErrors) {
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\n").rfind("t.yaml: (top level): the deck names no "
+                                                         "model; expected a model section",
+                                                         0),
+            0u);
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nfluids:\n  poisson: {pre_sweeps: 0, "
+                       "post_sweeps: 0}\n")
+                .rfind("t.yaml:3:13: fluids.poisson.pre_sweeps: pre_sweeps and post_sweeps are "
+                       "both 0",
+                       0),
+            0u);
+  EXPECT_EQ(checkError("grid: {cells: [8, 8], periodic: [true, false]}\nfluids:\n  boundary: "
+                       "{x_low: wall}\n")
+                .rfind("t.yaml:3:14: fluids.boundary.x_low: 'wall', but grid.periodic makes the "
+                       "x axis periodic; expected 'periodic'",
+                       0),
+            0u);
+  // A rule on a key the deck does not give is located at its nearest given section.
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nfluids:\n  wall_velocity: {y_high: [0, 1]}\n")
+                .rfind("t.yaml:3:19: fluids.wall_velocity.y_high: element 1 is 1, but "
+                       "fluids.boundary.y_high is a fixed 'wall'",
+                       0),
+            0u);
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nmd: {}\n")
+                .rfind("t.yaml:1:8: grid.cells: has 2 entries; expected 3 for md", 0),
+            0u);
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\ndiffusion: {}\noutput: {fields: u v}\n")
+                .rfind("t.yaml:3:10: output.fields: names 'v', which this run does not write; "
+                       "expected names from: all, u",
+                       0),
+            0u);
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\ndiffusion: {}\nfluids: {}\n"), "");
 }
 
 TEST(Docs, DeckReferenceMatchesSchema) {

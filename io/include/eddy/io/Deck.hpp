@@ -31,6 +31,15 @@ class Deck {
 
   /// True when the section or key exists after resolution (optional sections may be absent).
   bool has(std::string const& keyPath) const;
+  /// True when the deck file gives the section or key (not a default).
+  bool given(std::string const& keyPath) const;
+  /// `file:line:col` of the key where the deck gives it, else of the nearest enclosing section
+  /// the deck gives, else the file's path.
+  std::string location(std::string const& keyPath) const;
+  /// Throws eddy::DeckError "file:line:col: key.path: what; expected": a rule across keys that
+  /// the schema cannot state (a model's check), located like the schema's own errors.
+  [[noreturn]] void fail(std::string const& keyPath, std::string const& what,
+                         std::string const& expected) const;
   std::int64_t getInt(std::string const& keyPath) const;
   double getDouble(std::string const& keyPath) const;
   bool getBool(std::string const& keyPath) const;
@@ -46,9 +55,6 @@ class Deck {
   Impl* m_impl;
   friend Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema);
 };
-
-/// The schema of every section Eddy knows (see docs/deck-reference.md).
-Schema const& deckSchema();
 
 /// Parses and validates deck text. `path` is used in messages (`path:line:col`). Throws
 /// eddy::DeckError with the key path, the location and what was expected.

@@ -11,7 +11,7 @@
 ///                .defaultValue("upwind"))
 ///       .add(Key::realList("gravity", "Body force per unit mass.").lengths({2, 3})
 ///                .sameLengthAs("grid.cells").defaultEach(0.0).unit("m/s^2"));
-///   schema.add(std::move(fluids));  // see deckSchema() in io/src/DeckSections.cpp
+///   schema.add(std::move(fluids));  // see deckSchema() in app/ModelRegistry.cpp
 /// @endcode
 #pragma once
 

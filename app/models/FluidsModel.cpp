@@ -1,0 +1,404 @@
+// The flow model's adapter: its deck section, the deck read into fluids::Parameters, and the
+// incompressible flow as `eddy run` drives it (physics/fluids holds the model itself).
+#include "../DeckChoice.hpp"
+#include "../Format.hpp"
+#include "../Model.hpp"
+
+#include "eddy/core/FieldHost.hpp"
+#include "fluids/NavierStokes.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace eddy::app {
+
+namespace {
+
+using io::Key;
+
+constexpr Choice<fluids::InitialCondition> kInitial[] = {
+    {"rest", fluids::InitialCondition::Rest},
+    {"taylor_green", fluids::InitialCondition::TaylorGreen},
+    {"poiseuille", fluids::InitialCondition::Poiseuille}};
+constexpr Choice<fluids::BoundaryKind> kBoundary[] = {
+    {"periodic", fluids::BoundaryKind::Periodic},
+    {"wall", fluids::BoundaryKind::Wall},
+    {"moving_wall", fluids::BoundaryKind::MovingWall}};
+constexpr Choice<fluids::PoissonMethod> kMethod[] = {
+    {"mgcg", fluids::PoissonMethod::MultigridCG},
+    {"cg", fluids::PoissonMethod::CG},
+    {"jacobi", fluids::PoissonMethod::Jacobi}};
+constexpr Choice<fluids::PoissonGuess> kGuess[] = {{"quadratic", fluids::PoissonGuess::Quadratic},
+                                                   {"linear", fluids::PoissonGuess::Linear},
+                                                   {"previous", fluids::PoissonGuess::Previous},
+                                                   {"zero", fluids::PoissonGuess::Zero}};
+constexpr Choice<bool> kMixedPrecision[] = {{"double", false}, {"mixed", true}};
+
+Key section() {
+  auto face = [](char const* name, char const* where) {
+    return Key::choice(name, choiceNames(kBoundary, {"auto"}),
+                       std::string("Boundary at ") + where +
+                           ": auto = periodic if grid.periodic says so, else a fixed wall.")
+        .defaultValue("auto");
+  };
+  auto velocity = [](char const* name) {
+    return Key::realList(name, "Velocity of this face when it is a moving_wall (tangential).")
+        .lengths({2, 3})
+        .sameLengthAs("grid.cells")
+        .defaultEach(0.0)
+        .unit("m/s");
+  };
+  return Key::section("fluids",
+                      "Incompressible Navier-Stokes on a staggered (MAC) grid: RK3 with one "
+                      "pressure projection per step. The Reynolds number is U L / viscosity.")
+      .optional()
+      .add(Key::real("viscosity", "Kinematic viscosity nu (e.g. 1 / Re for U = L = 1).")
+               .greaterThan(0)
+               .defaultValue(0.01)
+               .unit("m^2/s"))
+      .add(Key::real("density", "Density; scales the reported pressure only.")
+               .greaterThan(0)
+               .defaultValue(1.0)
+               .unit("kg/m^3"))
+      .add(Key::choice("initial", choiceNames(kInitial),
+                       "Initial velocity: at rest, the Taylor-Green vortex (periodic domain), or "
+                       "the Poiseuille parabola of a channel (periodic x, walls in y).")
+               .defaultValue("rest"))
+      .add(Key::real("velocity_scale", "Amplitude U of the Taylor-Green vortex.")
+               .greaterThan(0)
+               .defaultValue(1.0)
+               .unit("m/s"))
+      .add(Key::realList("body_force", "Body force per unit mass (drives a periodic channel).")
+               .lengths({2, 3})
+               .sameLengthAs("grid.cells")
+               .defaultEach(0.0)
+               .unit("m/s^2"))
+      .add(Key::real("dt",
+                     "Fixed time step; 0 follows the cfl target (capped by max_dt and the "
+                     "viscous limit).")
+               .atLeast(0)
+               .defaultValue(0.0)
+               .unit("s"))
+      .add(Key::real("cfl", "Target CFL number dt sum_a max|u_a| / h_a when dt is 0.")
+               .greaterThan(0)
+               .atMost(1.7)
+               .defaultValue(0.5))
+      .add(Key::real("max_dt", "Upper bound of the time step; 0 = none.")
+               .atLeast(0)
+               .defaultValue(0.0)
+               .unit("s"))
+      .add(Key::section("boundary", "Boundary condition per domain face.")
+               .add(face("x_low", "x = 0"))
+               .add(face("x_high", "x = Lx"))
+               .add(face("y_low", "y = 0"))
+               .add(face("y_high", "y = Ly"))
+               .add(face("z_low", "z = 0 (3D)"))
+               .add(face("z_high", "z = Lz (3D)")))
+      .add(Key::section("wall_velocity",
+                        "Velocity of each moving wall, e.g. the lid of a cavity: y_high: [1, 0]. "
+                        "Must be zero along the face normal, and zero on plain walls.")
+               .add(velocity("x_low"))
+               .add(velocity("x_high"))
+               .add(velocity("y_low"))
+               .add(velocity("y_high"))
+               .add(velocity("z_low"))
+               .add(velocity("z_high")))
+      .add(Key::section("poisson", "The pressure Poisson solver of the projection.")
+               .add(Key::choice("method", choiceNames(kMethod),
+                                "Multigrid-preconditioned CG, plain CG, or damped Jacobi.")
+                        .defaultValue("mgcg"))
+               .add(Key::real("tolerance", "Relative residual ||r|| / ||rhs|| to reach.")
+                        .greaterThan(0)
+                        .defaultValue(1e-12))
+               .add(Key::integer("max_iterations",
+                                 "Iteration cap; missing the tolerance stops the run.")
+                        .atLeast(1)
+                        .defaultValue(500))
+               .add(Key::integer("pre_sweeps",
+                                 "mgcg: red-black Gauss-Seidel sweeps on each multigrid level "
+                                 "before its residual goes to the next level (the coarsest "
+                                 "level is solved by its own sweeps).")
+                        .atLeast(0)
+                        .defaultValue(2))
+               .add(Key::integer("post_sweeps",
+                                 "mgcg: sweeps on each level after the coarser level's "
+                                 "correction is added; pre_sweeps + post_sweeps >= 1. Fewer "
+                                 "sweeps make a V-cycle cheaper and may take more iterations.")
+                        .atLeast(0)
+                        .defaultValue(2))
+               .add(Key::choice("guess", choiceNames(kGuess),
+                                "Initial guess of each step's solve: the pressure increments of "
+                                "the last three or two steps extrapolated to the new step, the "
+                                "last one as it is, or zero. The extrapolations save iterations "
+                                "and keep two or one more cell field (16 or 8 bytes a cell).")
+                        .defaultValue("quadratic"))
+               .add(Key::choice("precision", choiceNames(kMixedPrecision),
+                                "mgcg: precision of the finest multigrid level's work field "
+                                "(its sweeps' intermediate values and residual). mixed keeps "
+                                "it in single precision in the memory of a double field: fewer "
+                                "bytes a V-cycle, the same tolerance reached (CG, its sums and "
+                                "the solution stay double), the same bits on any rank count. "
+                                "double: the bits of earlier releases.")
+                        .defaultValue("mixed")));
+}
+
+std::array<double, 3> toArray3(std::vector<double> const& v, double fill = 0.0) {
+  std::array<double, 3> r{fill, fill, fill};
+  for (std::size_t a = 0; a < v.size() && a < 3; ++a) r[a] = v[a];
+  return r;
+}
+
+/// The grid of the deck: dimensions, periodicity and cell sizes.
+fluids::FlowGrid flowGrid(io::Deck const& deck) {
+  auto const cells = deck.getIntList("grid.cells");
+  auto const length = deck.getDoubleList("grid.length");
+  auto const periodic = deck.getBoolList("grid.periodic");
+  fluids::FlowGrid g;
+  g.dims = static_cast<int>(cells.size());
+  for (int a = 0; a < g.dims; ++a) {
+    g.periodic[a] = periodic[a];
+    g.spacing[a] = length[a] / cells[a];
+  }
+  return g;
+}
+
+fluids::Parameters parameters(io::Deck const& deck) {
+  fluids::FlowGrid const grid = flowGrid(deck);
+  fluids::Parameters p;
+  p.viscosity = deck.getDouble("fluids.viscosity");
+  p.density = deck.getDouble("fluids.density");
+  p.initial = choiceValue(kInitial, deck.getString("fluids.initial"));
+  p.velocityScale = deck.getDouble("fluids.velocity_scale");
+  p.bodyForce = toArray3(deck.getDoubleList("fluids.body_force"));
+  p.dt = deck.getDouble("fluids.dt");
+  p.cfl = deck.getDouble("fluids.cfl");
+  p.maxDt = deck.getDouble("fluids.max_dt");
+  for (int a = 0; a < 3; ++a) {
+    for (int side = 0; side < 2; ++side) {
+      auto& face = p.boundaries.at(a, side);
+      std::string const name = fluids::FlowBoundaries::faceName(a, side);
+      std::string const kind = deck.getString("fluids.boundary." + name);
+      if (kind == "auto")
+        face.kind = grid.periodic[a] ? fluids::BoundaryKind::Periodic : fluids::BoundaryKind::Wall;
+      else
+        face.kind = choiceValue(kBoundary, kind);
+      face.velocity = toArray3(deck.getDoubleList("fluids.wall_velocity." + name));
+    }
+  }
+  p.poisson.method = choiceValue(kMethod, deck.getString("fluids.poisson.method"));
+  p.poisson.tolerance = deck.getDouble("fluids.poisson.tolerance");
+  p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
+  p.poisson.preSmooth = static_cast<int>(deck.getInt("fluids.poisson.pre_sweeps"));
+  p.poisson.postSmooth = static_cast<int>(deck.getInt("fluids.poisson.post_sweeps"));
+  p.guess = choiceValue(kGuess, deck.getString("fluids.poisson.guess"));
+  p.poisson.mixedPrecision = choiceValue(kMixedPrecision, deck.getString("fluids.poisson.precision"));
+  // auto = off for the flow: its interior / shell split adds launches to a latency-bound step.
+  p.overlap = deck.getString("parallel.overlap") == "on";
+  return p;
+}
+
+void check(io::Deck const& deck) {
+  for (auto const& v : fluids::violations(parameters(deck), flowGrid(deck)))
+    deck.fail(v.key, v.what, v.expected);
+}
+
+std::vector<FieldInfo> fields(io::Deck const& deck) {
+  std::vector<FieldInfo> f{{"pressure", "Pa", Centering::Cell},
+                           {"u", "m/s", Centering::FaceX},
+                           {"v", "m/s", Centering::FaceY}};
+  if (deck.getIntList("grid.cells").size() == 3) f.push_back({"w", "m/s", Centering::FaceZ});
+  f.push_back({"divergence", "1/s", Centering::Cell});
+  return f;
+}
+
+char const* const kVelocityName[3] = {"u", "v", "w"};
+
+class FluidsModel final : public Model {
+ public:
+  explicit FluidsModel(ModelContext const& c)
+      : m_deck(c.deck),
+        m_decomp(c.decomp),
+        m_params(parameters(c.deck)),
+        m_model(ExecSpace(), c.rt.comm(), c.decomp, c.length, m_params) {}
+
+  std::vector<std::string> startLines() const override {
+    auto const& p = m_params;
+    double localCells = 1;
+    for (int a = 0; a < m_decomp.dims(); ++a) localCells *= m_decomp.localCells()[a];
+    std::string faces;
+    for (int a = 0; a < m_decomp.dims(); ++a)
+      for (int side = 0; side < 2; ++side)
+        faces += str(faces.empty() ? "" : ", ", fluids::FlowBoundaries::faceName(a, side), " ",
+                     toString(p.boundaries.at(a, side).kind));
+    std::string const overlap = m_deck.getString("parallel.overlap");
+    return {
+        str("fluids: ", m_decomp.dims(), "D MAC grid, nu ", p.viscosity, " m^2/s, initial ",
+            toString(p.initial), ", ", faces, "; dt ",
+            p.dt > 0 ? str(p.dt, " s fixed") : str("from cfl ", p.cfl), " (viscous limit ",
+            m_model.viscousDt(), " s); poisson ", toString(p.poisson.method), " (",
+            m_model.poisson().levels(), " levels",
+            p.poisson.method == fluids::PoissonMethod::MultigridCG
+                ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")",
+                      p.poisson.mixedPrecision ? ", mixed precision" : "")
+                : std::string(),
+            ", tolerance ", p.poisson.tolerance, ", cap ", p.poisson.maxIterations, ", guess ",
+            toString(p.guess), "); ", static_cast<double>(m_model.bytes()) / localCells,
+            " bytes per cell (fields, halo buffers and Poisson solver, ghosts included)"),
+        str("fluids: halo overlap ", p.overlap ? "on" : "off", " (parallel.overlap ", overlap,
+            overlap == "auto" ? " = off for the flow model" : "", ", ", m_decomp.nranks(),
+            " rank(s))")};
+  }
+
+  double maxDt(ExecSpace const& space) override { return m_model.stableDt(space); }
+  void step(ExecSpace const& space, double dt, long long, bool) override {
+    m_poissonIterations += m_model.step(space, dt).poissonIterations;
+  }
+  long long stepCount() const override { return m_model.stepCount(); }
+  double time() const override { return m_model.time(); }
+  double lastDt() const override { return m_model.lastStep().dt; }
+  std::pair<double, std::string> work() const override {
+    return {globalCellCount(m_decomp), "cell-updates"};
+  }
+
+  std::string progress(ExecSpace const& space) override {
+    auto const d = m_model.diagnostics(space);
+    auto const& s = m_model.lastStep();
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "t %.6e  dt %.3e  CFL %.3f  poisson %3d it (res %.1e)  KE %.10e  max|div| %.1e",
+                  m_model.time(), s.dt, s.cfl, s.poissonIterations, s.poissonResidual,
+                  d.kineticEnergy, d.maxDivergence);
+    m_last = d;
+    return buf;
+  }
+  std::vector<Column> columns() const override {
+    return {{"t", "s"},
+            {"dt", "s"},
+            {"CFL", "1"},
+            {"KE", "m^2/s^2"},
+            {"enstrophy", "1/s^2"},
+            {"max_div", "1/s"},
+            {"poisson_iterations", "1"},
+            {"poisson_residual", "1"}};
+  }
+  std::vector<double> values(ExecSpace const& space) override {
+    auto const d = m_model.diagnostics(space);
+    auto const& s = m_model.lastStep();
+    return {m_model.time(), s.dt, s.cfl, d.kineticEnergy, d.enstrophy, d.maxDivergence,
+            static_cast<double>(s.poissonIterations), s.poissonResidual};
+  }
+
+  void snapshot(ExecSpace const& space, std::vector<std::string> const& fields,
+                io::SnapshotData& data) override {
+    data.hasGrid = true;
+    data.grid = gridGeometry(m_decomp, m_model.length());
+    auto const wants = [&fields](char const* name) {
+      return std::find(fields.begin(), fields.end(), name) != fields.end();
+    };
+    // The model's pressure is kinematic (p / rho); the file holds Pa, like the diagnostics.
+    if (wants("pressure"))
+      data.fields.push_back(
+          {"pressure", "Pa", ownedEntries(space, m_model.pressure(), m_params.density)});
+    for (int c = 0; c < m_decomp.dims(); ++c)
+      if (wants(kVelocityName[c]))
+        data.fields.push_back({kVelocityName[c], "m/s", m_model.cellValues(space, c)});
+    if (wants("divergence"))
+      data.fields.push_back({"divergence", "1/s", m_model.cellValues(space, -1)});
+  }
+
+  /// The state: face velocities, pressure and the Poisson guess with the increments it
+  /// extrapolates from, as global arrays (any rank count reads them back), and the last step's
+  /// statistics.
+  void save(ExecSpace const& space, StateOut& out) override {
+    saveGridSize(out, m_decomp, m_model.length());
+    auto const& s = m_model.lastStep();
+    out.reals("last_dt") = {s.dt};
+    out.reals("last_cfl") = {s.cfl};
+    out.integers("last_poisson_iterations") = {s.poissonIterations};
+    out.reals("last_poisson_residual") = {s.poissonResidual};
+    out.reals("last_max_divergence") = {s.maxDivergence};
+    for (int c = 0; c < m_decomp.dims(); ++c)
+      out.grid(checkpointGrid(space, m_model.velocity(c), m_decomp, kVelocityName[c], "m/s"));
+    // Kinematic pressure (p / rho), as the model holds it.
+    out.grid(checkpointGrid(space, m_model.pressure(), m_decomp, "pressure", "m^2/s^2"));
+    out.grid(checkpointGrid(space, m_model.poissonGuess(), m_decomp, "poisson_guess", "m^2/s^2"));
+    int const known = m_model.poissonIncrements();
+    out.integers("poisson_increments") = {known};
+    for (int i = 1; i < known; ++i)
+      out.grid(checkpointGrid(space, m_model.poissonIncrement(i), m_decomp,
+                              str("poisson_increment_", i), "m^2/s^2"));
+    auto const& dts = m_model.poissonIncrementDt();
+    if (known > 0) out.reals("poisson_increment_dt") = {dts.begin(), dts.begin() + known};
+  }
+
+  void restore(ExecSpace const& space, StateIn const& in) override {
+    requireGridSize(in, m_decomp, m_model.length());
+    auto const block = [&](Field<MemSpace> const& f, std::string const& name) {
+      return in.readOwned(f, m_decomp, name);
+    };
+    std::array<std::vector<double>, 3> u;
+    for (int c = 0; c < m_decomp.dims(); ++c) u[c] = block(m_model.velocity(c), kVelocityName[c]);
+    std::vector<double> const p = block(m_model.pressure(), "pressure");
+    fluids::GuessState guess;
+    guess.phi.push_back(block(m_model.poissonGuess(), "poisson_guess"));
+    if (in.hasInteger("poisson_increments")) {
+      // Only the increments this run's guess reads.
+      guess.known = static_cast<int>(std::min<std::int64_t>(
+          in.integer("poisson_increments"), 1 + fluids::guessHistory(m_params.guess)));
+      if (guess.known > 0) {
+        std::vector<double> const& dts = in.reals("poisson_increment_dt");
+        if (static_cast<int>(dts.size()) < guess.known)
+          throw IoError(
+              str("restart file '", in.file().path(), "': poisson_increment_dt holds ",
+                  dts.size(), " time step(s); expected ", guess.known, " (poisson_increments)"),
+              true);
+        for (int i = 0; i < guess.known; ++i) guess.dt[i] = dts[i];
+      }
+      for (int i = 1; i < guess.known; ++i)
+        guess.phi.push_back(block(m_model.poissonGuess(), str("poisson_increment_", i)));
+    } else {
+      // Written before the guess was extrapolated: poisson_guess is the last step's increment.
+      guess.known = in.real("last_dt") > 0 ? 1 : 0;
+      guess.dt[0] = in.real("last_dt");
+    }
+    fluids::StepStats last;
+    last.dt = in.real("last_dt");
+    last.cfl = in.real("last_cfl");
+    last.poissonIterations = static_cast<int>(in.integer("last_poisson_iterations"));
+    last.poissonResidual = in.real("last_poisson_residual");
+    last.maxDivergence = in.real("last_max_divergence");
+    m_model.restoreState(space, u, p, guess, in.file().step(), in.file().time(), last);
+  }
+
+  std::string finalLine(ExecSpace const&, double, long long stepsRun) override {
+    auto const& last = m_last;
+    std::string const reference =
+        last.hasReference ? str(", error vs analytic: L2 ", last.l2Error, ", max ",
+                                last.maxError, " (relative ", last.maxError / last.referenceScale,
+                                ")")
+                          : std::string();
+    return str("t ", m_model.time(), " s, KE ", last.kineticEnergy, ", enstrophy ",
+               last.enstrophy, ", max|div u| ", last.maxDivergence, reference, ", checksum ",
+               hexBits(last.checksum), " (", last.checksum, "); Poisson ", m_poissonIterations,
+               " iterations in ", stepsRun, " steps",
+               stepsRun > 0 ? str(" (", static_cast<double>(m_poissonIterations) / stepsRun,
+                                  " a step)")
+                            : std::string());
+  }
+
+ private:
+  io::Deck const& m_deck;
+  CartDecomposition const& m_decomp;
+  fluids::Parameters m_params;
+  fluids::Model m_model;
+  long long m_poissonIterations = 0;  ///< of this run's steps: how the guess and the cycle do
+  fluids::Diagnostics m_last;         ///< of the last progress line
+};
+
+}  // namespace
+
+ModelSpec fluidsModel() {
+  return modelSpec<FluidsModel>("fluids", section, check, fields);
+}
+
+}  // namespace eddy::app

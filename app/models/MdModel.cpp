@@ -1,0 +1,460 @@
+// The molecular dynamics model's adapter: its deck section, the deck read into md::Parameters,
+// the Lennard-Jones system as `eddy run` drives it (physics/md holds the system itself), and its
+// analyses written as CSV (g(r), speeds).
+#include "../DeckChoice.hpp"
+#include "../Format.hpp"
+#include "../Model.hpp"
+
+#include "eddy/core/Log.hpp"
+#include "eddy/io/TimeSeries.hpp"
+#include "md/Analysis.hpp"
+#include "md/System.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+namespace eddy::app {
+
+namespace {
+
+using io::Key;
+
+constexpr Choice<bool> kLattice[] = {{"fcc", true}, {"random", false}};
+constexpr Choice<neighbor::ListKind> kList[] = {{"half", neighbor::ListKind::Half},
+                                                {"full", neighbor::ListKind::Full}};
+constexpr Choice<md::Thermostat> kThermostat[] = {{"none", md::Thermostat::None},
+                                                  {"berendsen", md::Thermostat::Berendsen},
+                                                  {"langevin", md::Thermostat::Langevin}};
+
+Key section() {
+  return Key::section(
+             "md",
+             "Lennard-Jones 12-6 molecular dynamics in reduced units (epsilon = sigma = mass = 1) "
+             "in a periodic 3D box. grid.cells counts cubic lattice cells of edge (4 / "
+             "density)^(1/3) "
+             "per axis, 4 atoms each (N = 4 nx ny nz); the ranks split these cells "
+             "(parallel.decomposition applies), grid.periodic must be all true and grid.length is "
+             "not used. Velocity Verlet (NVE), optionally thermostatted; neighbour lists with a "
+             "skin, rebuilt when an atom moved more than skin/2.")
+      .optional()
+      .add(Key::choice("lattice", choiceNames(kLattice),
+                       "Initial positions: the fcc lattice, or 4 atoms uniformly at random in each "
+                       "lattice cell (overlaps give huge forces: for tests, or with a thermostat "
+                       "and a small dt).")
+               .defaultValue("fcc"))
+      .add(Key::real("density", "Number density rho*.").greaterThan(0).defaultValue(0.8442))
+      .add(Key::real("temperature",
+                     "Initial temperature T*: Gaussian velocities drawn per atom from (seed, "
+                     "global id), zero total momentum, rescaled to exactly T* (the same state on "
+                     "any rank count).")
+               .atLeast(0)
+               .defaultValue(1.44))
+      .add(Key::real("cutoff", "Cutoff radius rc of the potential.")
+               .greaterThan(0)
+               .defaultValue(2.5))
+      .add(Key::real("skin", "Verlet skin: lists hold pairs within rc + skin.")
+               .atLeast(0)
+               .defaultValue(0.3))
+      .add(Key::boolean("shift", "Shift the potential so that U(rc) = 0.").defaultValue(false))
+      .add(Key::real("dt", "Time step.").greaterThan(0).defaultValue(0.005))
+      .add(Key::choice("neighbor", choiceNames(kList, {"auto"}),
+                       "Neighbour list: half (each pair once, scatter-add forces, ghost forces "
+                       "summed back to their owners), full (no atomics, twice the pairs), or "
+                       "auto: the faster on the backend (full on GPUs, half on CPUs).")
+               .defaultValue("auto"))
+      .add(Key::boolean("sort", "Reorder the atoms by bin at every rebuild (memory locality).")
+               .defaultValue(true))
+      .add(Key::choice("thermostat", choiceNames(kThermostat),
+                       "Thermostat for equilibration; none gives NVE.")
+               .defaultValue("none"))
+      .add(Key::real("thermostat_temperature", "Target temperature of the thermostat.")
+               .greaterThan(0)
+               .defaultValue(1.44))
+      .add(Key::integer("thermostat_steps",
+                        "Steps the thermostat acts for, then NVE; 0 = the whole run.")
+               .atLeast(0)
+               .defaultValue(0))
+      .add(Key::real("berendsen_tau", "Berendsen coupling time.").greaterThan(0).defaultValue(0.5))
+      .add(Key::real("langevin_damping", "Langevin friction coefficient gamma.")
+               .greaterThan(0)
+               .defaultValue(1.0))
+      .add(Key::integer("seed",
+                        "Seed of the counter-based random numbers (velocities, random lattice, "
+                        "Langevin noise), which are functions of (seed, atom id, step).")
+               .atLeast(0)
+               .defaultValue(12345))
+      .add(Key::boolean("reproducible",
+                        "Bitwise the same trajectory on any rank count: forces from the full list "
+                        "summed in a canonical order (bins of one grid shared by the ranks, each "
+                        "ordered by global id), reproducible global sums (neighbor: half is "
+                        "replaced by full).")
+               .defaultValue(false))
+      .add(Key::section("rdf",
+                        "Radial distribution function g(r) from the neighbour-list pairs (owned "
+                        "and ghost), written to <output_dir>/<run.name>.rdf.csv.")
+               .add(Key::integer("every", "Sample g(r) every this many steps; 0 = never.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::real("r_max", "Largest distance; 0 = the cutoff (at most the cutoff).")
+                        .atLeast(0)
+                        .defaultValue(0.0))
+               .add(Key::integer("bins", "Number of shells over [0, r_max).")
+                        .atLeast(1)
+                        .defaultValue(100)))
+      .add(Key::section("velocity_histogram",
+                        "Distribution of the atom speeds |v|, written to "
+                        "<output_dir>/<run.name>.speeds.csv.")
+               .add(Key::integer("every", "Sample every this many steps; 0 = never.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::integer("bins", "Number of bins over [0, v_max).")
+                        .atLeast(1)
+                        .defaultValue(50))
+               .add(Key::real("v_max", "Upper end of the bins; faster atoms are counted apart.")
+                        .greaterThan(0)
+                        .defaultValue(5.0)));
+}
+
+/// The parameters of the deck, the lattice cells those of grid.cells (3 of them: check()).
+md::Parameters parameters(io::Deck const& deck, int ranks) {
+  md::Parameters p;
+  auto const cells = deck.getIntList("grid.cells");
+  for (std::size_t a = 0; a < cells.size() && a < 3; ++a) p.cells[a] = static_cast<int>(cells[a]);
+  p.fcc = choiceValue(kLattice, deck.getString("md.lattice"));
+  p.density = deck.getDouble("md.density");
+  p.temperature = deck.getDouble("md.temperature");
+  p.cutoff = deck.getDouble("md.cutoff");
+  p.skin = deck.getDouble("md.skin");
+  p.shift = deck.getBool("md.shift");
+  p.dt = deck.getDouble("md.dt");
+  std::string const list = deck.getString("md.neighbor");
+  p.list = list == "auto" ? (compat::fullNeighborList<ExecSpace>() ? neighbor::ListKind::Full
+                                                                     : neighbor::ListKind::Half)
+                          : choiceValue(kList, list);
+  p.sortByBin = deck.getBool("md.sort");
+  p.thermostat = choiceValue(kThermostat, deck.getString("md.thermostat"));
+  p.thermostatTemperature = deck.getDouble("md.thermostat_temperature");
+  p.berendsenTau = deck.getDouble("md.berendsen_tau");
+  p.langevinDamping = deck.getDouble("md.langevin_damping");
+  p.seed = static_cast<std::uint64_t>(deck.getInt("md.seed"));
+  p.reproducible = deck.getBool("md.reproducible");
+  std::string const overlap = deck.getString("parallel.overlap");
+  p.overlap = overlap == "on" || (overlap == "auto" && ranks > 1);
+  return p;
+}
+
+void check(io::Deck const& deck) {
+  auto const cells = deck.getIntList("grid.cells");
+  if (cells.size() != 3)
+    deck.fail("grid.cells", str("has ", cells.size(), " entries"),
+              "expected 3 for md (lattice cells per axis of the 3D box)");
+  for (auto const periodic : deck.getBoolList("grid.periodic"))
+    if (!periodic)
+      deck.fail("grid.periodic", "has a false entry", "expected [true, true, true] for md (the "
+                "md box is periodic)");
+  md::Parameters const p = parameters(deck, 1);
+  for (auto const& v : md::violations(p)) deck.fail(v.key, v.what, v.expected);
+  if (deck.getInt("md.rdf.every") > 0 && deck.getDouble("md.rdf.r_max") > p.cutoff)
+    deck.fail("md.rdf.r_max", str("is ", deck.getDouble("md.rdf.r_max")),
+              str("expected at most md.cutoff = ", p.cutoff,
+                  " (the neighbour list holds every pair within the cutoff)"));
+}
+
+std::vector<FieldInfo> fields(io::Deck const&) {
+  return {};  // particles only
+}
+
+/// g(r) and the speed distribution, each appended to its own CSV in long form (one row per bin
+/// and sample): <output_dir>/<run.name>.rdf.csv and .speeds.csv.
+class Analyses {
+ public:
+  Analyses(Runtime const& rt, io::Deck const& deck, double cutoff, long long restartStep)
+      : m_comm(rt.comm()) {
+    auto start = [restartStep](io::TimeSeries& series) {
+      if (restartStep >= 0)
+        series.resume(restartStep);
+      else
+        series.open();
+    };
+    std::string const base = deck.getString("run.output_dir") + "/" + deck.getString("run.name");
+    long long const rdfEvery = deck.getInt("md.rdf.every");
+    long long const speedEvery = deck.getInt("md.velocity_histogram.every");
+    if (rdfEvery > 0) {
+      m_rMax = deck.getDouble("md.rdf.r_max");
+      if (m_rMax == 0.0) m_rMax = cutoff;
+      m_rdfBins = static_cast<int>(deck.getInt("md.rdf.bins"));
+      m_rdf = std::make_unique<io::TimeSeries>(m_comm, base + ".rdf.csv", rdfEvery);
+      for (auto const& c : std::vector<Column>{
+               {"step", "1"}, {"r_low", "sigma"}, {"r_high", "sigma"}, {"pairs", "1"}, {"g", "1"}})
+        m_rdf->addColumn(c.name, c.unit);
+      start(*m_rdf);
+    }
+    if (speedEvery > 0) {
+      m_vMax = deck.getDouble("md.velocity_histogram.v_max");
+      m_speedBins = static_cast<int>(deck.getInt("md.velocity_histogram.bins"));
+      m_speeds = std::make_unique<io::TimeSeries>(m_comm, base + ".speeds.csv", speedEvery);
+      for (auto const& c : std::vector<Column>{{"step", "1"},
+                                               {"v_low", "sigma/tau"},
+                                               {"v_high", "sigma/tau"},
+                                               {"atoms", "1"},
+                                               {"pdf", "tau/sigma"}})
+        m_speeds->addColumn(c.name, c.unit);
+      start(*m_speeds);
+    }
+  }
+  bool due(long long step) const {
+    return (m_rdf && m_rdf->due(step)) || (m_speeds && m_speeds->due(step));
+  }
+  /// Collective: samples whichever analysis is due at the system's current step.
+  void sample(ExecSpace const& space, md::System<ExecSpace> const& system) {
+    auto const step = static_cast<double>(system.steps());
+    if (m_rdf && m_rdf->due(system.steps())) {
+      auto const r = md::radialDistribution(space, m_comm, system, m_rMax, m_rdfBins);
+      for (std::size_t b = 0; b < r.g.size(); ++b)
+        m_rdf->record({step, r.rLow[b], r.rHigh[b], static_cast<double>(r.pairs[b]), r.g[b]});
+    }
+    if (m_speeds && m_speeds->due(system.steps())) {
+      auto const d = md::speedDistribution(space, m_comm, system, m_vMax, m_speedBins);
+      for (std::size_t b = 0; b < d.counts.size(); ++b)
+        m_speeds->record(
+            {step, d.vLow[b], d.vHigh[b], static_cast<double>(d.counts[b]), d.pdf[b]});
+    }
+  }
+
+ private:
+  MPI_Comm m_comm;
+  double m_rMax = 0.0, m_vMax = 0.0;
+  int m_rdfBins = 1, m_speedBins = 1;
+  std::unique_ptr<io::TimeSeries> m_rdf, m_speeds;
+};
+
+/// Appends the rows of `from` to `to` for which keep(row) is true.
+template <class Keep>
+void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep keep) {
+  auto column = [&](char const* name) {
+    auto const* c = from.column(name);
+    if (!c || c->width != 3)
+      throw IoError(str("checkpoint: particle array '", name, "' is missing or not 3 wide"), true);
+    return c;
+  };
+  auto const *x = column("position"), *v = column("velocity"), *f = column("force"),
+             *x0 = column("build_position");
+  for (std::size_t i = 0; i < from.count(); ++i) {
+    if (!keep(&x0->values[3 * i])) continue;
+    for (int d = 0; d < 3; ++d) {
+      to.x.push_back(x->values[3 * i + d]);
+      to.v.push_back(v->values[3 * i + d]);
+      to.f.push_back(f->values[3 * i + d]);
+      to.x0.push_back(x0->values[3 * i + d]);
+    }
+    to.id.push_back(from.id[i]);
+    to.type.push_back(from.type[i]);
+  }
+}
+
+class MdModel final : public Model {
+ public:
+  explicit MdModel(ModelContext const& c)
+      : m_rt(c.rt),
+        m_deck(c.deck),
+        m_setupStart(log::elapsed()),
+        m_system(ExecSpace(), c.rt.comm(), c.decomp, parameters(c.deck, c.rt.size())),
+        m_setupSeconds(log::elapsed() - m_setupStart),
+        m_thermostatSteps(c.deck.getInt("md.thermostat_steps")) {}
+
+  std::vector<std::string> startLines() const override {
+    auto const& p = m_system.parameters();
+    auto const& box = m_system.domain().length;
+    auto const& list = m_system.list();
+    return {
+        str("md: ", m_system.atoms(), " atoms (", p.fcc ? "fcc" : "random", ", rho* ", p.density,
+            ", lattice constant ", m_system.latticeConstant(), "), box ", box[0], " x ", box[1],
+            " x ", box[2], ", rank grid ", toString(m_system.decomposition().procGrid()), ", rc ",
+            p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
+            p.list == neighbor::ListKind::Half ? "half" : "full", " list",
+            m_deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
+            p.reproducible ? " (reproducible)" : "",
+            p.list == neighbor::ListKind::Full && m_system.lanes() > 1
+                ? str(" (", m_system.lanes(), " vector lanes per atom)")
+                : std::string(),
+            ", dt ", p.dt, ", thermostat ", m_deck.getString("md.thermostat"),
+            p.thermostat != md::Thermostat::None && m_thermostatSteps > 0
+                ? str(" for ", m_thermostatSteps, " steps")
+                : std::string(),
+            "; setup ", formatDuration(m_setupSeconds)),
+        str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
+            m_deck.getString("parallel.overlap"), ", ", m_rt.size(), " rank(s))"),
+        str("md: list build ", neighbor::listBuildName(list.buildKind()), ", bins ",
+            m_system.binFraction(), " x (cutoff + skin)")};
+  }
+
+  void begin(ExecSpace const&, long long restartStep) override {
+    m_analyses = std::make_unique<Analyses>(m_rt, m_deck, m_system.parameters().cutoff,
+                                            restartStep);
+  }
+
+  double maxDt(ExecSpace const&) override { return m_system.parameters().dt; }
+  void step(ExecSpace const& space, double dt, long long s, bool more) override {
+    if (dt != m_system.parameters().dt)
+      throw Error(str("md: step ", s + 1, " asked for a time step of ", dt,
+                      "; the md model takes its fixed md.dt = ", m_system.parameters().dt),
+                  ExitCode::Failure, true);
+    // From step thermostat_steps on (also in a run restarted later): NVE.
+    if (m_thermostatSteps > 0 && s >= m_thermostatSteps)
+      m_system.setThermostat(md::Thermostat::None);
+    // With nothing read before the next step, the closing half kick joins its drift.
+    m_system.step(space, more);
+  }
+  long long stepCount() const override { return m_system.steps(); }
+  double time() const override {
+    return static_cast<double>(m_system.steps()) * m_system.parameters().dt;
+  }
+  double lastDt() const override { return m_system.parameters().dt; }
+  std::string timeUnits() const override { return "1"; }  // reduced LJ units
+  std::pair<double, std::string> work() const override {
+    return {static_cast<double>(m_system.atoms()), "atom-steps"};
+  }
+
+  std::string progress(ExecSpace const& space) override {
+    auto const d = m_system.diagnostics(space);
+    double const atoms = static_cast<double>(m_system.atoms());
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld",
+                  d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
+                  d.pressure, m_system.rebuilds());
+    if (!m_first) m_first = d;
+    m_last = d;
+    return buf;
+  }
+  std::vector<Column> columns() const override {
+    return {{"time", "tau"},     {"T", "eps/kB"}, {"PE", "eps/atom"},    {"KE", "eps/atom"},
+            {"E", "eps/atom"}, {"P", "eps/sigma^3"}, {"rebuilds", "1"}};
+  }
+  std::vector<double> values(ExecSpace const& space) override {
+    auto const d = m_system.diagnostics(space);
+    double const atoms = static_cast<double>(m_system.atoms());
+    return {time(), d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
+            d.pressure, static_cast<double>(m_system.rebuilds())};
+  }
+  bool sampleDue(long long step) const override { return m_analyses && m_analyses->due(step); }
+  void sample(ExecSpace const& space) override {
+    if (m_analyses) m_analyses->sample(space, m_system);
+  }
+
+  void snapshot(ExecSpace const&, std::vector<std::string> const&,
+                io::SnapshotData& data) override {
+    data.hasParticles = true;
+    md::AtomState const a = m_system.atomState();
+    auto& out = data.particles;
+    out.position = a.x;
+    out.velocity = a.v;
+    out.id = a.id;
+    out.type = a.type;
+  }
+
+  /// The state: every atom's position, velocity, force and position at the last neighbour-list
+  /// build (rows in rank order), the step and the builds so far.
+  void save(ExecSpace const&, StateOut& out) override {
+    auto const& p = m_system.parameters();
+    auto const& box = m_system.domain().length;
+    auto const& grid = m_system.decomposition().procGrid();
+    for (int c = 0; c < 3; ++c) {
+      out.integers("cells").push_back(p.cells[c]);
+      out.reals("box").push_back(box[c]);
+      out.integers("proc_grid").push_back(grid[c]);
+    }
+    out.integers("atoms") = {m_system.atoms()};
+    out.integers("rebuilds") = {m_system.rebuilds()};
+    out.integers("seed") = {static_cast<std::int64_t>(p.seed)};
+    out.reals("dt") = {p.dt};
+    md::AtomState const s = m_system.atomState();
+    io::CheckpointParticles particles;
+    particles.id = s.id;
+    particles.type = s.type;
+    particles.columns = {{"position", 3, "sigma", s.x},
+                         {"velocity", 3, "sigma/tau", s.v},
+                         {"force", 3, "eps/sigma", s.f},
+                         {"build_position", 3, "sigma", s.x0}};
+    out.particles(std::move(particles));
+  }
+
+  /// On the ranks and decomposition that wrote the checkpoint, each rank takes back its rows in
+  /// their order; on any other, each rank takes the atoms whose position at the last list build
+  /// lies in its box (the rows pass by in bounded pieces).
+  void restore(ExecSpace const& space, StateIn const& in) override {
+    auto const& file = in.file();
+    auto const& p = m_system.parameters();
+    auto const& box = m_system.domain().length;
+    in.requireSame("grid.cells", listText(p.cells), listText(in.integers("cells")));
+    in.requireSame("particle count", str(m_system.atoms()), str(in.integer("atoms")));
+    in.requireSame("box", listText(box), listText(in.reals("box")));
+    in.requireSame("particle rows", str(m_system.atoms()), str(file.particleCount()));
+    MPI_Comm const comm = m_rt.comm();
+    int const rank = m_rt.rank(), size = m_rt.size();
+    std::vector<std::int64_t> grid;
+    for (int c = 0; c < 3; ++c) grid.push_back(m_system.decomposition().procGrid()[c]);
+    bool const sameLayout = file.ranks() == size && in.integers("proc_grid") == grid;
+    md::AtomState atoms;
+    if (sameLayout) {
+      long long first = 0;
+      for (int r = 0; r < rank; ++r) first += file.rowsPerRank()[r];
+      appendRows(file.readParticles(first, file.rowsPerRank()[rank]), atoms,
+                 [](double const*) { return true; });
+    } else {
+      auto const& dom = m_system.domain();
+      auto mine = [&](double const* x0) {
+        for (int d = 0; d < 3; ++d) {
+          double q = x0[d] - dom.length[d] * std::floor(x0[d] / dom.length[d]);
+          if (q >= dom.length[d]) q = 0.0;
+          if (q < dom.lo[d] || q >= dom.hi[d]) return false;
+        }
+        return true;
+      };
+      long long const piece = 1 << 16;
+      for (long long first = 0; first < file.particleCount(); first += piece)
+        appendRows(file.readParticles(first, std::min(piece, file.particleCount() - first)),
+                   atoms, mine);
+    }
+    m_system.restoreState(space, atoms, sameLayout, file.step(), in.integer("rebuilds"));
+    long long const mineCount = m_system.owned();
+    long long total = 0;
+    checkMpi(MPI_Allreduce(&mineCount, &total, 1, MPI_LONG_LONG, MPI_SUM, comm),
+             "MPI_Allreduce(restored atoms)");
+    if (total != m_system.atoms())
+      throw Error(str("restart from '", file.path(), "': the ranks took ", total, " of ",
+                      m_system.atoms(), " atoms"),
+                  ExitCode::Failure, true);
+  }
+
+  std::string finalLine(ExecSpace const& space, double loopSeconds, long long stepsRun) override {
+    double const atoms = static_cast<double>(m_system.atoms());
+    double const checksum = m_system.checksum(space);
+    return str("step ", m_system.steps(), ", E/N ", m_last.total() / atoms,
+               ", relative change of E ",
+               (m_last.total() - m_first->total()) / std::fabs(m_first->total()), ", T ",
+               m_last.temperature, ", P ", m_last.pressure, ", rebuilds ", m_system.rebuilds(),
+               ", ", stepsRun > 0 && loopSeconds > 0 ? atoms * stepsRun / loopSeconds : 0.0,
+               " atom-steps/s, trajectory checksum ", hexBits(checksum), " (", checksum, ")");
+  }
+
+ private:
+  Runtime const& m_rt;
+  io::Deck const& m_deck;
+  double m_setupStart;
+  md::System<ExecSpace> m_system;
+  double m_setupSeconds;
+  long long m_thermostatSteps;
+  std::unique_ptr<Analyses> m_analyses;
+  std::optional<md::Diagnostics> m_first;  ///< of the first progress line (the energy drift)
+  md::Diagnostics m_last;                  ///< of the last progress line
+};
+
+}  // namespace
+
+ModelSpec mdModel() {
+  return modelSpec<MdModel>("md", section, check, fields, /*sharesGrid=*/false);
+}
+
+}  // namespace eddy::app
