@@ -110,9 +110,6 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
   if (!(p.viscosity > 0))
     out.push_back({"fluids.viscosity", str("got ", p.viscosity), "expected > 0"});
   if (!(p.density > 0)) out.push_back({"fluids.density", str("got ", p.density), "expected > 0"});
-  if (!(p.cfl > 0 && p.cfl <= kMaxCfl))
-    out.push_back({"fluids.cfl", str("got ", p.cfl),
-                   str("expected a CFL number in (0, ", kMaxCfl, "], the RK3 scheme's limit")});
   p.boundaries.check(grid.dims, grid.periodic, out);
   if (!out.empty()) return out;  // the limits below need a valid grid and viscosity
   double const limit = viscousLimit(p, grid);
