@@ -198,6 +198,12 @@ struct ModelSpec {
   std::vector<FieldInfo> (*fields)(io::Deck const& deck);
   /// Builds the model (collective).
   std::unique_ptr<Model> (*make)(ModelContext const& context);
+  /// Bytes of memory one cell of grid.cells costs the model, from the fields it allocates (an
+  /// estimate, ghosts left out): with the largest rank's cells, what the run needs on a rank.
+  double (*bytesPerCell)(io::Deck const& deck);
+  /// Rules that depend on how the ranks split grid.cells (nullptr: none): deck.fail() at the
+  /// first one broken.
+  void (*checkDecomposition)(io::Deck const& deck, CartDecomposition const& decomp) = nullptr;
   /// True when the model discretises the grid's cells, so that it can share a run with the
   /// other such models; false when it reads grid.cells its own way (md: lattice cells) and
   /// runs alone.
@@ -207,12 +213,16 @@ struct ModelSpec {
 /// The spec of the adapter class `M`, built from a ModelContext.
 template <class M>
 ModelSpec modelSpec(std::string name, io::Key (*section)(), void (*check)(io::Deck const&),
-                    std::vector<FieldInfo> (*fields)(io::Deck const&), bool sharesGrid = true) {
-  return ModelSpec{std::move(name), section, check, fields,
-                   [](ModelContext const& c) -> std::unique_ptr<Model> {
-                     return std::make_unique<M>(c);
-                   },
-                   sharesGrid};
+                    std::vector<FieldInfo> (*fields)(io::Deck const&),
+                    double (*bytesPerCell)(io::Deck const&)) {
+  ModelSpec s;
+  s.name = std::move(name);
+  s.section = section;
+  s.check = check;
+  s.fields = fields;
+  s.make = [](ModelContext const& c) -> std::unique_ptr<Model> { return std::make_unique<M>(c); };
+  s.bytesPerCell = bytesPerCell;
+  return s;
 }
 
 /// The models of one run, in registry order: the first leads (its step, time and time unit

@@ -1,9 +1,16 @@
 #include "ModelRegistry.hpp"
 
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/io/DeckSections.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 namespace eddy::app {
@@ -87,9 +94,116 @@ void checkDeck(io::Deck const& deck) {
   }
 }
 
+RankMemory rankMemory(MPI_Comm comm) {
+  RankMemory m;
+  double free = -1.0;
+  if constexpr (kDeviceBackend) {
+    free = compat::freeDeviceBytes();
+    m.where = "each rank's GPU";
+  } else {
+    // MemAvailable of the node, shared by the node's ranks.
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string key; meminfo >> key;) {
+      double kib = 0;
+      meminfo >> kib;
+      if (key == "MemAvailable:") free = kib * 1024.0;
+      meminfo.ignore(256, '\n');
+    }
+    MPI_Comm node = MPI_COMM_NULL;
+    checkMpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+             "MPI_Comm_split_type (rankMemory)");
+    int local = 1;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    if (free > 0) free /= local;
+    m.where = "each rank's share of its node's memory";
+  }
+  // The least over the ranks; a rank that cannot tell (-1) leaves the check to the others.
+  double const mine = free > 0 ? free : std::numeric_limits<double>::infinity();
+  double least = 0;
+  checkMpi(MPI_Allreduce(&mine, &least, 1, MPI_DOUBLE, MPI_MIN, comm),
+           "MPI_Allreduce (rankMemory)");
+  m.freeBytes = std::isfinite(least) ? least : -1.0;
+  return m;
+}
+
+namespace {
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+}  // namespace
+
+void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory) {
+  auto const models = modelsOf(deck);
+  auto const cellList = deck.getIntList("grid.cells");
+  auto const periodicList = deck.getBoolList("grid.periodic");
+  auto const forcedList = deck.getIntList("parallel.decomposition");
+  int const dims = static_cast<int>(cellList.size());
+  Index3 cells{1, 1, 1}, forced{0, 0, 0};
+  std::array<bool, 3> periodic{false, false, false};
+  for (int a = 0; a < dims; ++a) {
+    cells[a] = static_cast<int>(cellList[a]);  // at most 2^30 (the schema's range)
+    periodic[a] = periodicList[a];
+  }
+  for (std::size_t a = 0; a < forcedList.size() && a < 3; ++a)
+    forced[a] = static_cast<int>(forcedList[a]);
+  bool const forcedGiven = deck.given("parallel.decomposition");
+  std::optional<CartDecomposition> decomp;
+  try {
+    decomp.emplace(cells, dims, periodic, ranks, 0, forced);
+  } catch (ConfigError const& e) {
+    // Its message says what is wrong and, after "; ", what is expected.
+    std::string what = e.what();
+    std::string expected = "expected fewer ranks, or more cells along the axes they split";
+    if (what.rfind("CartDecomposition: ", 0) == 0) what.erase(0, 19);
+    if (auto const cut = what.find("; expected"); cut != std::string::npos) {
+      expected = what.substr(cut + 2);
+      what.resize(cut);
+    }
+    deck.fail(forcedGiven ? "parallel.decomposition" : "grid.cells",
+              str("no decomposition over ", ranks, " rank(s): ", what), expected);
+  }
+  // The largest rank's block: ceil(n / p) cells along each axis.
+  double largest = 1, entries = 1;
+  int const ghost = static_cast<int>(deck.getInt("grid.ghost"));
+  for (int a = 0; a < dims; ++a) {
+    int const n = cells[a], p = decomp->procGrid()[a];
+    int const widest = n / p + (n % p ? 1 : 0);
+    largest *= widest;
+    entries *= widest + 1 + 2 * ghost;  // a face field with its ghosts
+  }
+  double const limit = 2147483647.0;
+  bool const grid = std::any_of(models.begin(), models.end(),
+                                [](ModelSpec const* m) { return m->sharesGrid; });
+  if (grid && entries > limit)
+    deck.fail("grid.cells",
+              str("the largest rank's block of ", decomp->describe(), " holds ", largest,
+                  " cells, ", entries, " entries a field with its ghosts"),
+              str("expected at most 2^31 - 1 entries a field on a rank: use at least ",
+                  static_cast<long long>(std::ceil(ranks * entries / limit)), " ranks"));
+  for (ModelSpec const* m : models)
+    if (m->checkDecomposition) m->checkDecomposition(deck, *decomp);
+  double perCell = 0;
+  for (ModelSpec const* m : models) perCell += m->bytesPerCell(deck);
+  double const need = perCell * largest;
+  if (memory.freeBytes > 0 && need > memory.freeBytes)
+    deck.fail("grid.cells",
+              str("the run needs about ", gib(need), " on each of its ", ranks, " rank(s) (",
+                  perCell, " bytes a cell, ", largest, " cells on the largest rank), more than "
+                  "the ", gib(memory.freeBytes), " free on ", memory.where),
+              str("expected at least ",
+                  static_cast<long long>(std::ceil(ranks * need / memory.freeBytes)),
+                  " ranks (one per GPU on GPU nodes), or fewer cells"));
+}
+
 io::Deck loadDeck(std::string const& path, MPI_Comm comm) {
   io::Deck deck = io::loadDeck(path, deckSchema(), comm);
   checkDeck(deck);
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  checkRanks(deck, ranks, rankMemory(comm));
   return deck;
 }
 

@@ -34,8 +34,25 @@ std::vector<FieldInfo> snapshotFields(io::Deck const& deck);
 /// eddy::DeckError at the first rule broken, located at its key.
 void checkDeck(io::Deck const& deck);
 
-/// Collective: reads `path` on rank 0, validates it against deckSchema() and checkDeck() on
-/// every rank (so a bad deck raises the same eddy::DeckError everywhere and is reported once).
+/// The memory a rank can give its part of a run: the least over the ranks of what is free on
+/// each rank's GPU, or on a host build of each node's available memory over its ranks.
+struct RankMemory {
+  double freeBytes = -1.0;  ///< -1: unknown (nothing is checked)
+  std::string where;        ///< "its GPU", "its share of the node's memory"
+};
+/// Collective over `comm`.
+RankMemory rankMemory(MPI_Comm comm);
+
+/// The rules of a deck that depend on the rank count: the decomposition exists, the largest
+/// rank's block fits a field's 2^31 entries, each model's own rules on the split (md: blocks
+/// wider than cutoff + skin), and the memory the models need on a rank (their bytes per cell
+/// times the largest block's cells) is at most `memory`. Throws eddy::DeckError located at the
+/// key to change, saying how many ranks the run needs.
+void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory);
+
+/// Collective: reads `path` on rank 0, validates it against deckSchema(), checkDeck() and
+/// checkRanks() on every rank of `comm` (so a bad deck raises the same eddy::DeckError
+/// everywhere and is reported once): what `eddy validate` and `eddy run` both do.
 io::Deck loadDeck(std::string const& path, MPI_Comm comm);
 
 }  // namespace eddy::app

@@ -70,6 +70,10 @@ std::vector<FieldInfo> fields(io::Deck const&) {
   return {{"u", "1", Centering::Cell}};
 }
 
+double bytesPerCell(io::Deck const&) {
+  return 16.0;  // u and the next step's u
+}
+
 class DiffusionModel final : public Model {
  public:
   explicit DiffusionModel(ModelContext const& c)
@@ -152,7 +156,7 @@ class DiffusionModel final : public Model {
 }  // namespace
 
 ModelSpec diffusionModel() {
-  return modelSpec<DiffusionModel>("diffusion", section, check, fields);
+  return modelSpec<DiffusionModel>("diffusion", section, check, fields, bytesPerCell);
 }
 
 }  // namespace eddy::app

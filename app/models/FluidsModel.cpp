@@ -198,6 +198,9 @@ fluids::Parameters parameters(io::Deck const& deck) {
 }
 
 void check(io::Deck const& deck) {
+  if (deck.getInt("grid.ghost") != 1)
+    deck.fail("grid.ghost", str("is ", deck.getInt("grid.ghost")),
+              "expected 1 for fluids (its stencils read one ghost layer; wider halos are not used)");
   for (auto const& v : fluids::violations(parameters(deck), flowGrid(deck)))
     deck.fail(v.key, v.what, v.expected);
 }
@@ -209,6 +212,17 @@ std::vector<FieldInfo> fields(io::Deck const& deck) {
   if (deck.getIntList("grid.cells").size() == 3) f.push_back({"w", "m/s", Centering::FaceZ});
   f.push_back({"divergence", "1/s", Centering::Cell});
   return f;
+}
+
+double bytesPerCell(io::Deck const& deck) {
+  fluids::Parameters const p = parameters(deck);
+  int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
+  bool const mgcg = p.poisson.method == fluids::PoissonMethod::MultigridCG;
+  // Velocity and its stage buffer per component, pressure, phi and the older increments of the
+  // guess, the solver's work fields; mgcg's coarser levels add about 3 fields / (2^dims - 1).
+  double const fields =
+      2.0 * dims + 2 + fluids::guessHistory(p.guess) + (mgcg ? 4 : 3) + (mgcg ? 3.0 / ((1 << dims) - 1) : 0);
+  return 8.0 * fields;
 }
 
 char const* const kVelocityName[3] = {"u", "v", "w"};
@@ -398,7 +412,7 @@ class FluidsModel final : public Model {
 }  // namespace
 
 ModelSpec fluidsModel() {
-  return modelSpec<FluidsModel>("fluids", section, check, fields);
+  return modelSpec<FluidsModel>("fluids", section, check, fields, bytesPerCell);
 }
 
 }  // namespace eddy::app

@@ -146,6 +146,9 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
 }
 
 void check(io::Deck const& deck) {
+  if (deck.getInt("grid.ghost") != 1)
+    deck.fail("grid.ghost", str("is ", deck.getInt("grid.ghost")),
+              "expected 1 for md (its ghost atoms lie within cutoff + skin, whatever grid.ghost says)");
   auto const cells = deck.getIntList("grid.cells");
   if (cells.size() != 3)
     deck.fail("grid.cells", str("has ", cells.size(), " entries"),
@@ -164,6 +167,46 @@ void check(io::Deck const& deck) {
 
 std::vector<FieldInfo> fields(io::Deck const&) {
   return {};  // particles only
+}
+
+/// Neighbour-list entries per atom: the atoms within cutoff + skin (half of them for a half list).
+double neighboursPerAtom(md::Parameters const& p) {
+  double const r = p.cutoff + p.skin;
+  double const all = 4.0 / 3.0 * 3.14159265358979 * r * r * r * p.density;
+  return p.list == neighbor::ListKind::Full || p.reproducible ? all : 0.5 * all;
+}
+
+/// Per lattice cell (4 atoms): the particle arrays, bins and list rows (System.hpp's costs),
+/// the rows padded by a quarter.
+double bytesPerCell(io::Deck const& deck) {
+  md::Parameters const p = parameters(deck, 1);
+  return 4.0 * (84 + 32 + 24 + 1.25 * 4 * neighboursPerAtom(p));
+}
+
+/// Every rank's block must hold the ghost shell (cutoff + skin wide) and index its atoms, ghosts
+/// included, with ints.
+void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp) {
+  md::Parameters const p = parameters(deck, 1);
+  double const a = md::latticeConstant(p.density), w = p.cutoff + p.skin;
+  char const* const axis[3] = {"x", "y", "z"};
+  double rows = 4;  // atoms of the largest block with its ghost shell
+  for (int d = 0; d < 3; ++d) {
+    int const n = decomp.globalCells()[d], ranks = decomp.procGrid()[d];
+    double const narrowest = (n / ranks) * a, widest = (n / ranks + (n % ranks ? 1 : 0)) * a;
+    if (narrowest < w)
+      deck.fail("grid.cells",
+                str("the ranks split ", n, " lattice cells along ", axis[d], " into blocks as "
+                    "narrow as ", narrowest, " (", decomp.describe(), "), less than cutoff + "
+                    "skin = ", w),
+                str("expected at most ", static_cast<int>(n * a / w), " ranks along ", axis[d],
+                    " (run on fewer ranks, or a larger system)"));
+    rows *= (widest + 2 * w) / a;
+  }
+  if (rows >= 2147483647.0)
+    deck.fail("grid.cells",
+              str("the largest rank's block holds about ", rows, " atoms with its ghosts"),
+              str("expected fewer than 2^31 per rank: use at least ",
+                  static_cast<long long>(decomp.nranks() * rows / 2147483647.0) + 1, " ranks"));
 }
 
 /// g(r) and the speed distribution, each appended to its own CSV in long form (one row per bin
@@ -454,7 +497,10 @@ class MdModel final : public Model {
 }  // namespace
 
 ModelSpec mdModel() {
-  return modelSpec<MdModel>("md", section, check, fields, /*sharesGrid=*/false);
+  ModelSpec s = modelSpec<MdModel>("md", section, check, fields, bytesPerCell);
+  s.checkDecomposition = checkDecomposition;
+  s.sharesGrid = false;
+  return s;
 }
 
 }  // namespace eddy::app

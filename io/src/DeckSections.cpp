@@ -31,6 +31,7 @@ Key grid() {
       .add(Key::intList("cells", "Number of cells per direction (x, y[, z]).")
                .lengths({2, 3})
                .atLeast(1)
+               .atMost(1 << 30)
                .required())
       .add(Key::realList("length", "Domain length per direction.")
                .lengths({2, 3})

@@ -97,6 +97,46 @@ double Model::maxRate(ExecSpace const& space) const {
   return rate;
 }
 
+std::string Model::largestVelocity(ExecSpace const& space) const {
+  char const* const name[3] = {"u", "v", "w"};
+  ValueLocation best{-1.0, -1, -1};
+  int component = 0;
+  for (int c = 0; c < m_dims; ++c) {
+    auto u = m_u[c]->access();
+    Box3 const b = m_u[c]->ownedBox();
+    Index3 const ext = globalExtent(c), off = m_decomp.offset();
+    std::int64_t const nx = ext[0], ny = ext[1];
+    int const ox = off[0], oy = off[1], oz = off[2];
+    auto const where = globalMaxLoc(
+        space, m_comm, b.lo, b.hi,
+        KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(u(i, j, k)); },
+        KOKKOS_LAMBDA(int i, int j, int k) {
+          return (ox + i) + nx * ((oy + j) + ny * static_cast<std::int64_t>(oz + k));
+        });
+    if (where.rank >= 0 && where.value > best.value) {
+      best = where;
+      component = c;
+    }
+  }
+  if (best.rank < 0) return "no velocity entry found";
+  Index3 const ext = globalExtent(component);
+  std::int64_t const i = best.index % ext[0], j = best.index / ext[0] % ext[1],
+                     k = best.index / (static_cast<std::int64_t>(ext[0]) * ext[1]);
+  std::string const value = std::isfinite(best.value) ? str("|", name[component], "| = ",
+                                                            best.value)
+                                                      : str(name[component], " not finite");
+  return str(value, " at face (", i, ", ", j, m_dims == 3 ? str(", ", k) : std::string(),
+             ") on rank ", best.rank);
+}
+
+void Model::blewUp(ExecSpace const& space, long long step, std::string const& quantity) const {
+  throw Error(str("fluids: the flow blew up at step ", step, " (t = ", m_time, " s): ", quantity,
+                  "; the largest velocity: ", largestVelocity(space), ". Lower ",
+                  m_params.dt > 0 ? "fluids.dt" : "fluids.cfl",
+                  " (the last checkpoint holds the last good state)"),
+              ExitCode::Failure, true);
+}
+
 void Model::referenceErrors(ExecSpace const& space, Diagnostics& d) const {
   FlowReference ref;
   ref.dims = m_dims;

@@ -270,6 +270,13 @@ class Model {
   /// Collective: maxDivergence() and maxRate() in one pass over the cells.
   std::array<double, 2> maxDivergenceAndRate(ExecSpace const& space) const;
   void referenceErrors(ExecSpace const& space, Diagnostics& d) const;
+  /// Collective: where the velocity is largest in magnitude (not finite counts as largest):
+  /// "u = nan at face (12, 5, 0) on rank 3", for the message of a blow-up.
+  std::string largestVelocity(ExecSpace const& space) const;
+  /// Collective: throws the collective eddy::Error (ExitCode::Failure) of a flow that blew up
+  /// at step `step`: `quantity` (what was found), where the velocity is largest, what to change.
+  [[noreturn]] void blewUp(ExecSpace const& space, long long step,
+                           std::string const& quantity) const;
 
  private:
   /// The time step for a maximum rate sum_a max|u_a| / h_a (fixed dt, or CFL target, capped).

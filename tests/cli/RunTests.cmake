@@ -69,9 +69,46 @@ foreach(n 1 4)
                     ONCE "final fluids"
                     COMMAND run tests/cli/decks/restart_coupled.yaml)
 endforeach()
-eddy_add_cli_test(NAME cli.run.too_many_ranks.np4 RANKS 4 EXPECT_EXIT 1
-                  MATCH "cells" ONCE "eddy: error"
-                  COMMAND run tests/cli/decks/too_many_ranks.yaml)
+# Rules that depend on the rank count are deck errors too, from `validate` as from `run`.
+foreach(command run validate)
+  eddy_add_cli_test(NAME cli.${command}.too_many_ranks.np4 RANKS 4 EXPECT_EXIT 3
+                    MATCH "too_many_ranks.yaml:6:3: grid.cells: no decomposition over 4 rank\\(s\\)"
+                    ONCE "eddy: error"
+                    COMMAND ${command} tests/cli/decks/too_many_ranks.yaml)
+endforeach()
+# Sizes whose products overflow 32-bit counts, or that cannot fit a rank's memory, are refused
+# before anything is allocated, with the ranks the run would need.
+eddy_add_cli_test(NAME cli.validate.cells_beyond_int EXPECT_EXIT 3
+                  MATCH "cells_beyond_int.yaml:[0-9]+:[0-9]+: grid.cells\\[0\\]: 2147483648 is out of range"
+                  COMMAND validate tests/cli/decks/cells_beyond_int.yaml)
+eddy_add_cli_test(NAME cli.run.field_beyond_int EXPECT_EXIT 3
+                  MATCH "field_beyond_int.yaml:[0-9]+:[0-9]+: grid.cells: the largest rank's block .* entries a field with its ghosts; expected at most 2\\^31 - 1 entries a field on a rank: use at least [0-9]+ ranks"
+                  COMMAND run tests/cli/decks/field_beyond_int.yaml)
+eddy_add_cli_test(NAME cli.run.md_atoms_beyond_int EXPECT_EXIT 3
+                  MATCH "md_atoms_beyond_int.yaml:[0-9]+:[0-9]+: grid.cells: the largest rank's block holds about [0-9.e+]+ atoms with its ghosts; expected fewer than 2\\^31 per rank: use at least [0-9]+ ranks"
+                  COMMAND run tests/cli/decks/md_atoms_beyond_int.yaml)
+eddy_add_cli_test(NAME cli.run.beyond_memory EXPECT_EXIT 3
+                  MATCH "beyond_memory.yaml:[0-9]+:[0-9]+: grid.cells: the run needs about [0-9.]+ GiB on each of its 1 rank\\(s\\) .* more than the [0-9.]+ GiB free on .*; expected at least [0-9]+ ranks"
+                  COMMAND run tests/cli/decks/beyond_memory.yaml)
+# A flow that runs away stops at the step it would pass the scheme's limit, with one message;
+# no output of that step is written, the last good checkpoint stays and restarts.
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.run.fluids_runaway.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "fluids: CFL number 1\\.70[0-9]* at step 214 \\(dt 0\\.001 s\\) exceeds 1\\.7"
+                          "checkpoint step 200 written"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/fluids_runaway.yaml)
+  eddy_add_cli_test(NAME cli.run.fluids_runaway_restart.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "restart: continuing from output/cli_fluids_runaway/checkpoints/eddy_000200\\.chk\\.h5"
+                          "fluids: CFL number 1\\.70[0-9]* at step 214"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/fluids_runaway.yaml --restart latest)
+  set_tests_properties(cli.run.fluids_runaway.np${n} PROPERTIES FIXTURES_SETUP runaway${n})
+  set_tests_properties(cli.run.fluids_runaway_restart.np${n} PROPERTIES FIXTURES_REQUIRED runaway${n})
+endforeach()
+eddy_add_cli_test(NAME cli.validate.fluids_ghost EXPECT_EXIT 3
+                  MATCH "fluids_ghost.yaml:[0-9]+:[0-9]+: grid.ghost: is 2; expected 1 for fluids"
+                  COMMAND validate tests/cli/decks/fluids_ghost.yaml)
 eddy_add_cli_test(NAME cli.run.extra_argument EXPECT_EXIT 2 MATCH "unexpected argument 'x'"
                   COMMAND run inputs/lid_driven_cavity.yaml x)
 # The Lennard-Jones model end to end (small deck), and the example liquid (slow on 2 cores).

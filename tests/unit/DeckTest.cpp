@@ -162,7 +162,7 @@ TEST(DeckErrors, WrongTypes) {
               {"t.yaml:3:3: grid.ghost: got a map", "expected an integer in [1, 4]"});
   expectError("grid:\n  cells: [2, 2]\n  ghost: [1]\n", {"t.yaml:3:3: grid.ghost: got a list"});
   expectError("grid:\n  cells: 64\n", {"t.yaml:2:3: grid.cells: got '64'",
-                                       "expected a list of 2 or 3 integers, each >= 1"});
+                                       "expected a list of 2 or 3 integers, each in [1, 1073741824]"});
   expectError("run:\n  debug_log: yes\ngrid:\n  cells: [2, 2]\n",
               {"t.yaml:2:14: run.debug_log: got 'yes'", "expected true or false"});
   expectError("run:\n  steps:\ngrid:\n  cells: [2, 2]\n", {"t.yaml:2:3: run.steps: got no value"});
@@ -191,7 +191,7 @@ TEST(DeckErrors, ListLengths) {
 TEST(DeckErrors, MissingRequired) {
   expectError("run:\n  steps: 1\ngrid:\n  ghost: 2\n",
               {"t.yaml:3:1: grid.cells: missing required key 'cells'",
-               "expected a list of 2 or 3 integers, each >= 1"});
+               "expected a list of 2 or 3 integers, each in [1, 1073741824]"});
   expectError(
       "run:\n  steps: 1\n",
       {"t.yaml:1:1: grid.cells: missing required key 'cells' (section 'grid' is not in the deck)"});
@@ -202,7 +202,7 @@ TEST(DeckErrors, OutOfRangeAndEnum) {
   expectError("grid:\n  cells: [2, 2]\n  ghost: 5\n",
               {"t.yaml:3:10: grid.ghost: 5 is out of range", "expected an integer in [1, 4]"});
   expectError("grid:\n  cells: [2, 0]\n",
-              {"t.yaml:2:14: grid.cells[1]: 0 is out of range", ">= 1"});
+              {"t.yaml:2:14: grid.cells[1]: 0 is out of range", "in [1, 1073741824]"});
   expectError("grid:\n  cells: [2, 2]\n  length: [1, 0]\n",
               {"t.yaml:3:15: grid.length[1]: 0 is out of range", "> 0"});
   expectError("run:\n  steps: -1\ngrid:\n  cells: [2, 2]\n",

@@ -143,6 +143,21 @@ inline std::string deviceUuid(int deviceId) {
 #endif
 }
 
+/// Bytes of memory free on the GPU this process uses (cudaMemGetInfo), or -1 on host-only
+/// builds (ask the host instead).
+inline double freeDeviceBytes() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1.0;
+  }
+  return static_cast<double>(free);
+#else
+  return -1.0;
+#endif
+}
+
 /// The GPU the running Kokkos uses (-1 on host-only builds).
 inline int activeDeviceId() {
 #if defined(KOKKOS_ENABLE_CUDA) && EDDY_KOKKOS_4
