@@ -367,6 +367,7 @@ class MdModel final : public Model {
     std::snprintf(buf, sizeof buf, "T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld",
                   d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
                   d.pressure, m_system.rebuilds());
+    m_system.checkSane(d);
     if (!m_first) m_first = d;
     m_last = d;
     return buf;
@@ -377,6 +378,7 @@ class MdModel final : public Model {
   }
   std::vector<double> values(ExecSpace const& space) override {
     auto const d = m_system.diagnostics(space);
+    m_system.checkSane(d);
     double const atoms = static_cast<double>(m_system.atoms());
     return {time(), d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
             d.pressure, static_cast<double>(m_system.rebuilds())};
@@ -386,8 +388,9 @@ class MdModel final : public Model {
     if (m_analyses) m_analyses->sample(space, m_system);
   }
 
-  void snapshot(ExecSpace const&, std::vector<std::string> const&,
+  void snapshot(ExecSpace const& space, std::vector<std::string> const&,
                 io::SnapshotData& data) override {
+    m_system.checkSane(m_system.diagnostics(space));  // no output of a state that blew up
     data.hasParticles = true;
     md::AtomState const a = m_system.atomState();
     auto& out = data.particles;
@@ -399,7 +402,8 @@ class MdModel final : public Model {
 
   /// The state: every atom's position, velocity, force and position at the last neighbour-list
   /// build (rows in rank order), the step and the builds so far.
-  void save(ExecSpace const&, StateOut& out) override {
+  void save(ExecSpace const& space, StateOut& out) override {
+    m_system.checkSane(m_system.diagnostics(space));  // no checkpoint of a state that blew up
     auto const& p = m_system.parameters();
     auto const& box = m_system.domain().length;
     auto const& grid = m_system.decomposition().procGrid();

@@ -33,6 +33,7 @@
 #include "eddy/core/Log.hpp"
 #include "eddy/core/ParticleGhosts.hpp"
 #include "eddy/core/ParticleMigration.hpp"
+#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "md/Integrate.hpp"
@@ -219,6 +220,25 @@ class System {
                         std::sqrt(1.0 + dt / m_params.berendsenTau * (target / t - 1.0)));
       }
     }
+  }
+
+  /// Throws the collective eddy::Error (ExitCode::Failure) of a blow-up when the diagnostics `d`
+  /// of the current state are not finite, or their temperature is more than 100 times the run's
+  /// scale (the larger of the initial and the thermostat's temperature, at least 1): a state no
+  /// output should hold. Costs nothing beyond the diagnostics the caller has.
+  void checkSane(Diagnostics const& d) const {
+    double const scale =
+        std::fmax(1.0, std::fmax(m_params.temperature, m_params.thermostatTemperature));
+    bool const finite = std::isfinite(d.kinetic) && std::isfinite(d.potential);
+    if (finite && d.temperature <= 100.0 * scale) return;
+    throw Error(str("md: the system blew up at step ", m_steps, " (t = ", m_steps * m_params.dt,
+                    "): ",
+                    finite ? str("the temperature is ", d.temperature, ", more than 100 times ",
+                                 scale, " (md.temperature, md.thermostat_temperature)")
+                           : std::string("the energy is not finite"),
+                    ". Lower md.dt, or start from a state without overlapping atoms (the last "
+                    "checkpoint holds the last good state)"),
+                ExitCode::Failure, true);
   }
 
   /// Adds the closing half kick a step(space, true) left (nothing when none is left): the
@@ -621,12 +641,41 @@ class System {
                        bool refreshGhosts) {
     bool const early = refreshGhosts && m_ghosts->refreshIsLocal();
     if (early) m_ghosts->refreshPositions(space, m_particles.positions());
-    if (m_list.rebuildDue(space, m_comm, watch)) {
+    auto const moved = m_list.checkDisplacement(space, m_comm, watch);
+    if (moved.notFinite || moved.runaway) blewUp(space, moved.notFinite);
+    if (moved.rebuild) {
       rebuild(space);
       return true;
     }
     if (refreshGhosts && !early) m_ghosts->refreshPositions(space, m_particles.positions());
     return false;
+  }
+
+  /// Collective: throws the collective eddy::Error (ExitCode::Failure) of a system that blew up
+  /// in step steps(): the atom that moved farthest since the last list build (a position that
+  /// is not finite counts as farthest), its rank and how far it went.
+  [[noreturn]] void blewUp(Exec const& space, bool notFinite) const {
+    auto const x = m_particles.positions();
+    auto const x0 = m_list.buildPositions();
+    auto const ids = m_particles.ids();
+    auto const far = globalMaxLoc(
+        space, m_comm, static_cast<std::int64_t>(owned()),
+        KOKKOS_LAMBDA(std::int64_t i) {
+          double d2 = 0;
+          for (int d = 0; d < 3; ++d) d2 += (x(i, d) - x0(i, d)) * (x(i, d) - x0(i, d));
+          return d2 - d2 == 0.0 ? d2 : math::infinity();
+        },
+        KOKKOS_LAMBDA(std::int64_t i) { return static_cast<std::int64_t>(ids(i)); });
+    throw Error(str("md: the system blew up at step ", m_steps, " (t = ", m_steps * m_params.dt,
+                    "): ",
+                    notFinite ? str("the position of atom ", far.index, " (rank ", far.rank,
+                                    ") is not finite")
+                              : str("atom ", far.index, " (rank ", far.rank, ") moved ",
+                                    std::sqrt(far.value), " since the last neighbour-list build, "
+                                    "more than cutoff + skin = ", m_list.radius()),
+                    ". Lower md.dt, or start from a state without overlapping atoms (the last "
+                    "checkpoint holds the last good state)"),
+                ExitCode::Failure, true);
   }
 
   void requireFinished(char const* what) const {

@@ -207,22 +207,29 @@ class VerletList {
   /// reduction: only rows past the limit write. H200, 1M atoms: the drift and the test as two
   /// kernels took 31 + 25 µs a step, the drift with the watch (and the previous step's closing
   /// kick) 37 µs.
+  /// A row that moved farther than the list radius since the last build ran away (flag 2): no
+  /// integration step moves an atom that far, and migration could not place it.
   struct DisplacementWatch {
     Positions<memory_space> x0;
-    typename PassFlags<Exec, 2>::Raiser flags;
+    typename PassFlags<Exec, 3>::Raiser flags;
     double limitSq;
+    double runawaySq;
 
     KOKKOS_INLINE_FUNCTION void operator()(const int i, double x, double y, double z) const {
       double const dx = x - x0(i, 0), dy = y - x0(i, 1), dz = z - x0(i, 2);
       double const d2 = dx * dx + dy * dy + dz * dz;
       bool const finite = d2 - d2 == 0.0;  // NaN for NaN and Inf
-      if (!(d2 <= limitSq)) flags.raise(finite ? 0 : 1);
+      if (!(d2 <= limitSq)) flags.raise(!finite ? 1 : d2 > runawaySq ? 2 : 0);
     }
   };
   /// The watch of the next check: give it every owned row's new position, then ask rebuildDue.
   DisplacementWatch displacementWatch() const {
-    return DisplacementWatch{m_x0, m_flags.next(), 0.25 * m_skin * m_skin};
+    return DisplacementWatch{m_x0, m_flags.next(), 0.25 * m_skin * m_skin, radius() * radius()};
   }
+  /// What a check found: a rebuild is due, a position is not finite, a row ran away.
+  struct Displacement {
+    bool rebuild = false, notFinite = false, runaway = false;
+  };
   /// The watch of a new check, given the owned rows of `x` by a pass of its own (on `space`).
   DisplacementWatch watchPositions(Exec const& space, Positions<memory_space> const& x) const {
     auto const watch = displacementWatch();
@@ -235,12 +242,18 @@ class VerletList {
   /// `space`), from its marks: true also before the first build. Throws eddy::Error
   /// (collective, ExitCode::Failure) as needsRebuild.
   bool rebuildDue(Exec const& space, MPI_Comm comm, DisplacementWatch const& watch) const {
+    auto const d = checkDisplacement(space, comm, watch);
+    if (d.notFinite || d.runaway) throwNotFinite();
+    return d.rebuild;
+  }
+  /// Collective: what the marks of `watch` say, for a caller that reports a blow-up itself.
+  Displacement checkDisplacement(Exec const& space, MPI_Comm comm,
+                                 DisplacementWatch const& watch) const {
     ScopedRegion region("eddy::neighbor::checkDisplacement");
-    if (m_builds == 0) return true;
+    if (m_builds == 0) return {true, false, false};
     auto const raised =
         m_flags.anyRank(space, comm, watch.flags, "MPI_Allreduce (eddy::neighbor::rebuildDue)");
-    if (raised[1]) throwNotFinite();
-    return raised[0];
+    return {raised[0] || raised[2], raised[1], raised[2]};
   }
 
   NeighborView<memory_space> view() const {
@@ -545,9 +558,9 @@ class VerletList {
 
  private:
   [[noreturn]] void throwNotFinite() const {
-    throw Error(str("md: a particle position is not finite (NaN or Inf) after ", m_builds,
-                    " neighbour list builds; the system blew up (atoms too close, or md.dt "
-                    "too large)"),
+    throw Error(str("md: a particle position is not finite (NaN or Inf), or moved farther than "
+                    "cutoff + skin, after ", m_builds, " neighbour list builds; the system blew "
+                    "up (atoms too close, or md.dt too large)"),
                 ExitCode::Failure, true);
   }
 
@@ -564,7 +577,7 @@ class VerletList {
   Positions<memory_space> m_x0;
   ChunkedScan<Exec> m_scan;  ///< of the counts into the offsets
   /// The displacement test's flags: 0 moved past skin / 2, 1 not finite (DisplacementWatch).
-  PassFlags<Exec, 2> m_flags{"eddy::neighbor::displacementMarks"};
+  PassFlags<Exec, 3> m_flags{"eddy::neighbor::displacementMarks"};
 };
 
 }  // namespace eddy::neighbor

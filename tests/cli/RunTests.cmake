@@ -106,6 +106,27 @@ foreach(n 1 4)
   set_tests_properties(cli.run.fluids_runaway.np${n} PROPERTIES FIXTURES_SETUP runaway${n})
   set_tests_properties(cli.run.fluids_runaway_restart.np${n} PROPERTIES FIXTURES_REQUIRED runaway${n})
 endforeach()
+# An md system that blows up stops at the step it does, with one message from every rank count
+# (no migration error on some ranks only), before any output of that state; the last good
+# checkpoint restarts.
+foreach(n 1 4)
+  eddy_add_cli_test(NAME cli.run.md_blowup.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "md: the system blew up at step 6 \\(t = 0\\.24\\): atom [0-9]+ \\(rank [0-9]+\\) moved [0-9.]+ since the last neighbour-list build, more than cutoff \\+ skin = 2\\.8"
+                          "checkpoint step 5 written"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/md_blowup.yaml)
+  eddy_add_cli_test(NAME cli.run.md_blowup_restart.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "restart: continuing from output/cli_md_blowup/checkpoints/eddy_000005\\.chk\\.h5"
+                          "md: the system blew up at step 6"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/md_blowup.yaml --restart latest)
+  set_tests_properties(cli.run.md_blowup.np${n} PROPERTIES FIXTURES_SETUP md_blowup${n})
+  set_tests_properties(cli.run.md_blowup_restart.np${n} PROPERTIES FIXTURES_REQUIRED md_blowup${n})
+  eddy_add_cli_test(NAME cli.run.md_dt_01.np${n} RANKS ${n} EXPECT_EXIT 1
+                    MATCH "md: the system blew up at step 1 \\(t = 0\\.1\\): the temperature is 66[0-9.]+, more than 100 times 1\\.44"
+                    ONCE "snapshot step [0-9]+ written"
+                    COMMAND run tests/cli/decks/md_dt_01.yaml)
+endforeach()
 eddy_add_cli_test(NAME cli.validate.fluids_ghost EXPECT_EXIT 3
                   MATCH "fluids_ghost.yaml:[0-9]+:[0-9]+: grid.ghost: is 2; expected 1 for fluids"
                   COMMAND validate tests/cli/decks/fluids_ghost.yaml)
