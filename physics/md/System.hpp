@@ -241,6 +241,34 @@ class System {
                 ExitCode::Failure, true);
   }
 
+  /// Collective: throws the collective eddy::Error (ExitCode::Failure) of a system that blew up
+  /// in step steps(): the atom that moved farthest since the last list build (a position that
+  /// is not finite counts as farthest), its rank and how far it went.
+  /// Public only because CUDA lambdas may not live in private member functions.
+  [[noreturn]] void blewUp(Exec const& space, bool notFinite) const {
+    auto const x = m_particles.positions();
+    auto const x0 = m_list.buildPositions();
+    auto const ids = m_particles.ids();
+    auto const far = globalMaxLoc(
+        space, m_comm, static_cast<std::int64_t>(owned()),
+        KOKKOS_LAMBDA(std::int64_t i) {
+          double d2 = 0;
+          for (int d = 0; d < 3; ++d) d2 += (x(i, d) - x0(i, d)) * (x(i, d) - x0(i, d));
+          return d2 - d2 == 0.0 ? d2 : math::infinity();
+        },
+        KOKKOS_LAMBDA(std::int64_t i) { return static_cast<std::int64_t>(ids(i)); });
+    throw Error(str("md: the system blew up at step ", m_steps, " (t = ", m_steps * m_params.dt,
+                    "): ",
+                    notFinite ? str("the position of atom ", far.index, " (rank ", far.rank,
+                                    ") is not finite")
+                              : str("atom ", far.index, " (rank ", far.rank, ") moved ",
+                                    std::sqrt(far.value), " since the last neighbour-list build, "
+                                    "more than cutoff + skin = ", m_list.radius()),
+                    ". Lower md.dt, or start from a state without overlapping atoms (the last "
+                    "checkpoint holds the last good state)"),
+                ExitCode::Failure, true);
+  }
+
   /// Adds the closing half kick a step(space, true) left (nothing when none is left): the
   /// velocities are then those of the step taken.
   void finishStep(Exec const& space) {
@@ -649,33 +677,6 @@ class System {
     }
     if (refreshGhosts && !early) m_ghosts->refreshPositions(space, m_particles.positions());
     return false;
-  }
-
-  /// Collective: throws the collective eddy::Error (ExitCode::Failure) of a system that blew up
-  /// in step steps(): the atom that moved farthest since the last list build (a position that
-  /// is not finite counts as farthest), its rank and how far it went.
-  [[noreturn]] void blewUp(Exec const& space, bool notFinite) const {
-    auto const x = m_particles.positions();
-    auto const x0 = m_list.buildPositions();
-    auto const ids = m_particles.ids();
-    auto const far = globalMaxLoc(
-        space, m_comm, static_cast<std::int64_t>(owned()),
-        KOKKOS_LAMBDA(std::int64_t i) {
-          double d2 = 0;
-          for (int d = 0; d < 3; ++d) d2 += (x(i, d) - x0(i, d)) * (x(i, d) - x0(i, d));
-          return d2 - d2 == 0.0 ? d2 : math::infinity();
-        },
-        KOKKOS_LAMBDA(std::int64_t i) { return static_cast<std::int64_t>(ids(i)); });
-    throw Error(str("md: the system blew up at step ", m_steps, " (t = ", m_steps * m_params.dt,
-                    "): ",
-                    notFinite ? str("the position of atom ", far.index, " (rank ", far.rank,
-                                    ") is not finite")
-                              : str("atom ", far.index, " (rank ", far.rank, ") moved ",
-                                    std::sqrt(far.value), " since the last neighbour-list build, "
-                                    "more than cutoff + skin = ", m_list.radius()),
-                    ". Lower md.dt, or start from a state without overlapping atoms (the last "
-                    "checkpoint holds the last good state)"),
-                ExitCode::Failure, true);
   }
 
   void requireFinished(char const* what) const {
