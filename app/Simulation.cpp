@@ -97,10 +97,14 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
       std::vector<std::string> wanted;
       for (auto const& f : e.spec->fields(deck))
         if (output.wants(prefix + f.name)) wanted.push_back(f.name);
-      std::size_t const before = d.fields.size();
+      std::size_t const before = d.fields.size(), vectorsBefore = d.vectors.size();
       e.model->snapshot(space, wanted, d);
       for (std::size_t i = before; i < d.fields.size(); ++i)
         d.fields[i].name = prefix + d.fields[i].name;
+      for (std::size_t i = vectorsBefore; i < d.vectors.size(); ++i) {
+        d.vectors[i].name = prefix + d.vectors[i].name;
+        for (auto& c : d.vectors[i].components) c = prefix + c;
+      }
     }
     output.write(d);
   };

@@ -318,6 +318,11 @@ class FluidsModel final : public Model {
         data.fields.push_back({kVelocityName[c], "m/s", m_model.cellValues(space, c)});
     if (wants("divergence"))
       data.fields.push_back({"divergence", "1/s", m_model.cellValues(space, -1)});
+    io::GridVector velocity{"velocity", {}};
+    for (int c = 0; c < m_decomp.dims(); ++c)
+      if (wants(kVelocityName[c])) velocity.components.push_back(kVelocityName[c]);
+    if (static_cast<int>(velocity.components.size()) == m_decomp.dims())
+      data.vectors.push_back(velocity);
   }
 
   /// The state: face velocities, pressure and the Poisson guess with the increments it

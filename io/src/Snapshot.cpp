@@ -48,6 +48,16 @@ void checkInput(SnapshotData const& d, Failure& f) {
                   product(d.grid.localCells), " (", toString(d.grid.localCells), " owned cells)"));
     }
   }
+  for (auto const& v : d.vectors) {
+    bool ok = d.hasGrid && (v.components.size() == 2 || v.components.size() == 3) &&
+              !v.name.empty();
+    for (auto const& c : v.components)
+      ok = ok && std::any_of(d.fields.begin(), d.fields.end(),
+                             [&c](GridArray const& a) { return a.name == c; });
+    if (!ok)
+      f.set(str("snapshot vector '", v.name, "': expected 2 or 3 components among the grid "
+                "arrays of the snapshot"));
+  }
   if (d.hasParticles) {
     auto const& p = d.particles;
     if (p.position.size() != 3 * p.count() || p.velocity.size() != 3 * p.count() ||
@@ -191,6 +201,7 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
   e.origin = d.grid.origin;
   e.spacing = d.grid.spacing;
   for (auto const& a : d.fields) e.fields.push_back(a.name);
+  e.vectors = d.vectors;
   e.hasParticles = d.hasParticles;
   e.particles = total;
   std::vector<Entry> entries = m_entries;

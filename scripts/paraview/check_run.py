@@ -2,12 +2,14 @@
 
     pvbatch check_run.py RUN.xmf --arrays pressure,u,v --steps 4 --png out.png
         [--particles N] [--range NAME:LO:HI ...] [--bounds XLO:XHI:YLO:YHI:ZLO:ZHI]
+        [--vectors velocity,...]
 
 Checks: the file opens with ParaView's XDMF 3 reader; it has --steps time steps; every array in
 --arrays exists as cell data (grids) or point data (particles) at every time step, with finite
 values; --range NAME:LO:HI bounds an array's values at every step; --particles N is the number
 of points of a particle run; --bounds checks where the data sits (a 2D run must lie in the x-y
-plane, one cell thick). Renders the last step (colored by the first array) to --png.
+plane); --vectors names arrays that must be 3-component vectors. Renders the last step (colored
+by the first array) to --png.
 Exits non-zero with a message on the first failed check.
 """
 import argparse
@@ -30,6 +32,7 @@ def main():
     ap.add_argument("--png", required=True)
     ap.add_argument("--particles", type=int, default=-1)
     ap.add_argument("--range", action="append", default=[])
+    ap.add_argument("--vectors", default="", help="arrays that must have 3 components")
     ap.add_argument("--bounds", default="",
                     help="XLO:XHI:YLO:YHI:ZLO:ZHI expected data bounds (within 1e-9)")
     args = ap.parse_args()
@@ -63,6 +66,10 @@ def main():
                     if lo < blo or hi > bhi:
                         fail("array '%s' range [%g, %g] at t=%g is outside [%g, %g]"
                              % (name, lo, hi, t, blo, bhi))
+        for name in [v for v in args.vectors.split(",") if v]:
+            if name not in cells.keys() or cells[name].GetNumberOfComponents() != 3:
+                fail("'%s' is not a 3-component vector at t=%g; have %s" % (
+                    name, t, [(k, cells[k].GetNumberOfComponents()) for k in cells.keys()]))
         if args.bounds:
             want = [float(x) for x in args.bounds.split(":")]
             got = info.GetBounds()

@@ -272,6 +272,7 @@ TEST(Checkpoint, SnapshotIndexTextRoundTrip) {
   entries[0].origin = {0.0, -1.0 / 3.0, 0.0};
   entries[0].spacing = {1.0 / 32, 1.0 / 16, 1e-300};
   entries[0].fields = {"pressure", "u", "v"};
+  entries[0].vectors = {{"velocity", {"u", "v"}}};
   entries[1].file = "run_000010.h5";
   entries[1].step = 10;
   entries[1].time = 1.0 / 7.0;
@@ -289,12 +290,27 @@ TEST(Checkpoint, SnapshotIndexTextRoundTrip) {
     EXPECT_EQ(back[e].origin, entries[e].origin);
     EXPECT_EQ(back[e].spacing, entries[e].spacing);
     EXPECT_EQ(back[e].fields, entries[e].fields);
+    ASSERT_EQ(back[e].vectors.size(), entries[e].vectors.size());
+    for (std::size_t v = 0; v < back[e].vectors.size(); ++v) {
+      EXPECT_EQ(back[e].vectors[v].name, entries[e].vectors[v].name);
+      EXPECT_EQ(back[e].vectors[v].components, entries[e].vectors[v].components);
+    }
     EXPECT_EQ(back[e].hasParticles, entries[e].hasParticles);
     EXPECT_EQ(back[e].particles, entries[e].particles);
   }
   // The text of the index is the same from the entries read back.
   EXPECT_EQ(io::xdmfText("run", back), io::xdmfText("run", entries));
   EXPECT_THROW(io::snapshotIndexFromText("run_000000.h5\t0\t0.5\n"), eddy::Error);
+  // An index written before vectors were stored (11 columns) still reads, without vectors.
+  std::string older = io::snapshotIndexText({entries[0]});
+  older.erase(older.rfind('\t'));
+  auto const old = io::snapshotIndexFromText(older + "\n");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].fields, entries[0].fields);
+  EXPECT_TRUE(old[0].vectors.empty());
+  // The XDMF joins a 2D vector's components with z = 0.
+  EXPECT_NE(io::xdmfText("run", entries).find("Function=\"JOIN($0, $1, 0 * $0)\""),
+            std::string::npos);
 }
 
 // Every failure is the same collective IoError on every rank, naming the file and the reason.

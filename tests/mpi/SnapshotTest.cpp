@@ -264,11 +264,17 @@ void roundTrip(int dims, Index3 cells, bool particles) {
       EXPECT_NE(xmf.find("CollectionType=\"Temporal\""), std::string::npos);
       EXPECT_EQ(occurrences(xmf, "<Time Value="), 3);
       EXPECT_NE(xmf.find("<Time Value=\"2.5\"/>"), std::string::npos);
-      EXPECT_EQ(occurrences(xmf, "TopologyType=\"3DCoRectMesh\""), 3);
+      // 3D: a co-rectangular mesh; 2D: a 2D rectilinear mesh in the x-y plane whose node
+      // coordinates are written once and referenced by every step.
+      EXPECT_EQ(occurrences(xmf, dims == 3 ? "TopologyType=\"3DCoRectMesh\""
+                                           : "TopologyType=\"2DRectMesh\""),
+                3);
+      EXPECT_EQ(occurrences(xmf, "/Xdmf/Domain/DataItem[@Name=\"x0\"]"), dims == 3 ? 0 : 3);
+      EXPECT_EQ(occurrences(xmf, "<DataItem Name=\"x0\""), dims == 3 ? 0 : 1);
       std::string const nodes = dims == 3 ? str(cells[2] + 1, " ", cells[1] + 1, " ", cells[0] + 1)
-                                          : str(2, " ", cells[1] + 1, " ", cells[0] + 1);
+                                          : str(cells[1] + 1, " ", cells[0] + 1);
       std::string const cellDims = dims == 3 ? str(cells[2], " ", cells[1], " ", cells[0])
-                                             : str(1, " ", cells[1], " ", cells[0]);
+                                             : str(cells[1], " ", cells[0]);
       EXPECT_EQ(occurrences(xmf, "Dimensions=\"" + nodes + "\""), 3) << xmf;
       EXPECT_EQ(occurrences(xmf, "Dimensions=\"" + cellDims + "\""), 6) << xmf;
       EXPECT_EQ(occurrences(xmf, "Center=\"Cell\""), 6);

@@ -39,6 +39,14 @@ struct GridArray {
   std::vector<double> values;
 };
 
+/// A vector of grid arrays: its name and the arrays of its 2 or 3 components, in x, y(, z)
+/// order. The file stores the components only; the XDMF index joins them into one vector
+/// attribute (a 2D vector gets z = 0), so ParaView has glyphs and streamlines at no extra storage.
+struct GridVector {
+  std::string name;
+  std::vector<std::string> components;
+};
+
 /// This rank's particles, one row each. 64 bytes per particle (+ 4 for the type).
 struct ParticleArrays {
   std::vector<double> position;     ///< 3 per particle (x, y, z)
@@ -60,6 +68,7 @@ struct SnapshotData {
   bool hasGrid = false;
   GridGeometry grid;
   std::vector<GridArray> fields;
+  std::vector<GridVector> vectors;  ///< of arrays in `fields`
   bool hasParticles = false;
   ParticleArrays particles;
 };
@@ -115,6 +124,7 @@ class SnapshotWriter {
     Index3 globalCells{1, 1, 1};
     std::array<double, 3> origin{0, 0, 0}, spacing{1, 1, 1};
     std::vector<std::string> fields;
+    std::vector<GridVector> vectors;
     bool hasParticles = false;
     long long particles = 0;
   };
