@@ -4,28 +4,14 @@
 # --- Kokkos -----------------------------------------------------------------------------------
 # Two kinds are supported: Debian's libtrilinos-kokkos-dev (Kokkos 3.4, Serial) and an upstream
 # Kokkos 4.x install given by Kokkos_ROOT (CUDA + OpenMP/Serial). Debian's Kokkos::kokkos target
-# names a non-existent include directory (/usr/lib/include); it is replaced by the directories the
-# package config reports, keeping only those that exist.
+# names a non-existent include directory; EddyDependencyTargets.cmake repairs it (here and,
+# installed, for the codes that find_package(Eddy)).
 find_package(Kokkos REQUIRED)
 if(NOT TARGET Kokkos::kokkos)
   message(FATAL_ERROR "Kokkos was found (${Kokkos_DIR}) but defines no Kokkos::kokkos target")
 endif()
-get_target_property(_eddy_kokkos_inc Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
-set(_eddy_kokkos_inc_fixed)
-foreach(_dir IN LISTS _eddy_kokkos_inc Kokkos_INCLUDE_DIRS)
-  if(_dir AND NOT _dir MATCHES "^\\$<" AND EXISTS "${_dir}")
-    get_filename_component(_dir "${_dir}" REALPATH)
-    list(APPEND _eddy_kokkos_inc_fixed "${_dir}")
-  elseif(_dir MATCHES "^\\$<")
-    list(APPEND _eddy_kokkos_inc_fixed "${_dir}")
-  endif()
-endforeach()
-list(REMOVE_DUPLICATES _eddy_kokkos_inc_fixed)
-if(NOT "${_eddy_kokkos_inc}" STREQUAL "${_eddy_kokkos_inc_fixed}")
-  message(STATUS "Eddy: repaired Kokkos::kokkos include directories: ${_eddy_kokkos_inc_fixed}")
-  set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
-                                                  "${_eddy_kokkos_inc_fixed}")
-endif()
+include(EddyDependencyTargets)
+eddy_repair_kokkos_includes()
 message(STATUS "Eddy: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}, devices: ${Kokkos_DEVICES}")
 
 # A Kokkos built with Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE wants its users' sources compiled
@@ -64,13 +50,7 @@ else()
   set(EDDY_HDF5_PARALLEL OFF)
 endif()
 message(STATUS "Eddy: HDF5 ${HDF5_VERSION} (parallel: ${EDDY_HDF5_PARALLEL})")
-if(NOT TARGET hdf5::hdf5)
-  add_library(eddy_hdf5 INTERFACE)
-  target_include_directories(eddy_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
-  target_link_libraries(eddy_hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIES})
-  target_compile_definitions(eddy_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
-  add_library(hdf5::hdf5 ALIAS eddy_hdf5)
-endif()
+eddy_hdf5_target()
 
 # --- yaml-cpp (0.7 on Debian: target yaml-cpp; 0.8: yaml-cpp::yaml-cpp) -------------------
 find_package(yaml-cpp REQUIRED)

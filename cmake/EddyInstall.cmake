@@ -9,11 +9,24 @@ install(TARGETS eddy RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY core/include/ io/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${CMAKE_BINARY_DIR}/core/include/eddy/core/Version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/eddy/core)
-install(EXPORT EddyTargets NAMESPACE eddy:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
+
+set(_eddy_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
+install(EXPORT EddyTargets NAMESPACE eddy:: DESTINATION ${_eddy_cmake_dir})
+
+# What EddyConfig.cmake needs to know of this build: the Kokkos it was built with (a hint for
+# find_package(Kokkos)), the HDF5 flavour, and whether eddy::core links CUDA::cudart (NCCL).
+set(EDDY_CONFIG_KOKKOS_DIR "${Kokkos_DIR}")
+get_target_property(_eddy_core_links eddy_core LINK_LIBRARIES)
+if("CUDA::cudart" IN_LIST _eddy_core_links)
+  set(EDDY_CONFIG_NEEDS_CUDATOOLKIT ON)
+else()
+  set(EDDY_CONFIG_NEEDS_CUDATOOLKIT OFF)
+endif()
 configure_package_config_file(cmake/EddyConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/EddyConfig.cmake
-                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
+                              INSTALL_DESTINATION ${_eddy_cmake_dir})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/EddyConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/EddyConfig.cmake ${CMAKE_BINARY_DIR}/EddyConfigVersion.cmake
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
+              cmake/EddyDependencyTargets.cmake
+        DESTINATION ${_eddy_cmake_dir})
