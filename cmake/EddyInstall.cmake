@@ -9,6 +9,9 @@ install(TARGETS eddy RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY core/include/ io/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${CMAKE_BINARY_DIR}/core/include/eddy/core/Version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/eddy/core)
+# The model folders under include/eddy/physics, which eddy::physics puts on the include path:
+# "fluids/NavierStokes.hpp" works as in the tree, without model folders loose in include/.
+install(DIRECTORY physics/ DESTINATION include/eddy/physics FILES_MATCHING PATTERN "*.hpp")
 
 set(_eddy_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
 install(EXPORT EddyTargets NAMESPACE eddy:: DESTINATION ${_eddy_cmake_dir})
