@@ -1,17 +1,32 @@
-# Install the libraries, headers and the `eddy` executable, and export eddy::core/eddy::io so
-# other codes can find_package(Eddy).
+# Installs the libraries, every public header, the `eddy` executable and a package config, so
+# that other codes can find_package(Eddy) and link eddy::core, eddy::io, eddy::physics and
+# eddy::app (tests/install builds and runs such a code against an install).
+#
+# Layout under the prefix:
+#   include/eddy/core, include/eddy/io   the modules' headers (with the generated Version.hpp)
+#   include/eddy/physics/<model>/        the model headers; eddy::physics puts include/eddy/physics
+#                                        on the include path, so "fluids/NavierStokes.hpp" works
+#                                        as in the tree
+#   include/eddy/app/                    the app's headers; eddy::app puts that folder on the
+#                                        include path, so "ModelRegistry.hpp" works as in the tree
+#   lib/libeddy_*.a, bin/eddy, lib/cmake/Eddy/
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-install(TARGETS eddy_core eddy_io eddy_physics eddy_warnings eddy_host_warnings EXPORT EddyTargets
+
+# eddy_warnings and eddy_host_warnings are in the export set only because the libraries link them
+# privately: a static library's private links are part of its link interface.
+install(TARGETS eddy_core eddy_io eddy_physics eddy_app eddy_warnings eddy_host_warnings
+        EXPORT EddyTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS eddy RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY core/include/ io/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS eddy EXPORT EddyTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(DIRECTORY core/include/ io/include/ DESTINATION include)
 install(FILES ${CMAKE_BINARY_DIR}/core/include/eddy/core/Version.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/eddy/core)
-# The model folders under include/eddy/physics, which eddy::physics puts on the include path:
-# "fluids/NavierStokes.hpp" works as in the tree, without model folders loose in include/.
+        DESTINATION include/eddy/core)
 install(DIRECTORY physics/ DESTINATION include/eddy/physics FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY app/ DESTINATION include/eddy/app FILES_MATCHING PATTERN "*.hpp"
+        PATTERN "models" EXCLUDE)
 
 set(_eddy_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
 install(EXPORT EddyTargets NAMESPACE eddy:: DESTINATION ${_eddy_cmake_dir})
