@@ -40,16 +40,24 @@ struct Deck::Impl {
                     "; expected a key path of the schema such as \"grid.cells\" (an "
                     "optional key without default is absent unless given: check has())"));
   }
+
+  /// The key where the deck gives it, else the nearest enclosing section the deck gives, else
+  /// nullptr.
+  Item const* nearestGiven(std::string const& keyPath) const {
+    for (std::string p = keyPath;;) {
+      for (auto const& i : items)
+        if (i.path == p && i.line > 0) return &i;
+      auto const dot = p.rfind('.');
+      if (dot == std::string::npos) return nullptr;
+      p.resize(dot);
+    }
+  }
 };
 
 namespace {
 
 std::string join(std::string const& path, std::string const& key) {
   return path.empty() ? key : path + "." + key;
-}
-
-std::string shown(std::string const& path) {
-  return path.empty() ? "(top level)" : path;
 }
 
 /// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`.
@@ -82,26 +90,28 @@ void findByName(Key const& section, std::string const& path, std::string const& 
   }
 }
 
-/// Checks a YAML tree against the schema and fills the resolved items.
+/// Checks a YAML tree against the schema and fills the resolved items. Every error is added to
+/// `errors` and the check goes on with the deck's other keys; a key whose value is wrong is left
+/// out of the items (nothing that follows from it is checked, so one mistake is one error).
 class Validator {
  public:
-  Validator(std::string const& file, Schema const& schema, std::vector<Deck::Impl::Item>& out)
-      : m_file(file), m_schema(schema), m_out(out) {}
+  Validator(Schema const& schema, std::vector<Deck::Impl::Item>& out, DeckErrors& errors)
+      : m_schema(schema), m_out(out), m_errors(errors) {}
 
   void run(YamlNode const& root) {
     if (root.kind == YamlNode::Kind::Null)
-      fail(1, 1, "", "the deck is empty", str("expected a map of sections: ", sectionList()));
+      return error(1, 1, "", "the deck is empty",
+                   str("expected a map of sections: ", sectionList()));
     if (root.kind != YamlNode::Kind::Map)
-      fail(root.line, root.column, "", str("the deck is ", describe(root)),
-           str("expected a map of sections: ", sectionList()));
+      return error(root.line, root.column, "", str("the deck is ", describe(root)),
+                   str("expected a map of sections: ", sectionList()));
     section(m_schema.root(), &root, root.line, root.column, "");
   }
 
  private:
-  [[noreturn]] void fail(int line, int column, std::string const& path, std::string const& what,
-                         std::string const& allowed) const {
-    throw DeckError(
-        str(detail::location(m_file, line, column), ": ", shown(path), ": ", what, "; ", allowed));
+  void error(int line, int column, std::string const& path, std::string const& what,
+             std::string const& allowed) {
+    m_errors.add(line, column, path, what, allowed);
   }
 
   std::string sectionList() const {
@@ -110,11 +120,14 @@ class Validator {
     return s;
   }
 
-  [[noreturn]] void unknownKey(Key const& spec, YamlEntry const& e, std::string const& path) {
+  void unknownKey(Key const& spec, YamlEntry const& e, std::string const& path) {
     std::string allowed, best;
     std::size_t bestDistance = std::string::npos;
     for (auto const& k : spec.children()) {
       allowed += (allowed.empty() ? "" : ", ") + k.name();
+      // A key far longer than every name is no typo (and its edit distance would cost its
+      // length times the name's in time and memory).
+      if (e.key.size() > 2 * k.name().size() + 4) continue;
       std::size_t const d = editDistance(e.key, k.name());
       // Close enough to be a typo (one edit, two for names of 4+ letters, or a third of the
       // name) or an abbreviation (the first 4 letters agree, or all of a shorter key).
@@ -126,7 +139,7 @@ class Validator {
         bestDistance = d;
       }
     }
-    std::string what = str("unknown ", path.empty() ? "section" : "key", " '", e.key, "'");
+    std::string what = str("unknown ", path.empty() ? "section" : "key", " '", elided(e.key), "'");
     if (!best.empty()) {
       what += str(" (did you mean '", best, "'?)");
     } else {
@@ -134,8 +147,8 @@ class Validator {
       findByName(m_schema.root(), "", e.key, elsewhere);
       if (!elsewhere.empty()) what += str(" (did you mean ", elsewhere.front(), "?)");
     }
-    fail(e.line, e.column, join(path, e.key), what,
-         str(path.empty() ? "allowed sections: " : str("allowed keys in ", path, ": "), allowed));
+    error(e.line, e.column, join(path, elided(e.key)), what,
+          str(path.empty() ? "allowed sections: " : str("allowed keys in ", path, ": "), allowed));
   }
 
   /// Validates a section given as `node` (nullptr when the deck does not give it) at line:col.
@@ -145,8 +158,8 @@ class Validator {
     std::string keys;
     for (auto const& k : spec.children()) keys += (keys.empty() ? "" : ", ") + k.name();
     if (node && node->kind != YamlNode::Kind::Map)
-      fail(line, column, path, str("got ", describe(*node)),
-           str("expected a section (a map) with keys: ", keys));
+      return error(line, column, path, str("got ", describe(*node)),
+                   str("expected a section (a map) with keys: ", keys));
     if (node)
       for (auto const& e : node->entries)
         if (!spec.child(e.key)) unknownKey(spec, e, path);
@@ -167,13 +180,14 @@ class Validator {
         else if (!k.isOptional())
           section(k, nullptr, line, column, kp);
       } else if (e) {
-        m_out.push_back({kp, false, convert(k, e->value, kp, e->line, e->column), e->line, e->column});
+        Value v = convert(k, e->value, kp, e->line, e->column);
+        if (v.index() != 0) m_out.push_back({kp, false, std::move(v), e->line, e->column});
       } else if (k.isRequired()) {
-        fail(line, column, kp,
-             node ? str("missing required key '", k.name(), "'")
-                  : str("missing required key '", k.name(), "' (section '", path,
-                        "' is not in the deck)"),
-             str("expected ", k.expectation(), ": ", k.doc()));
+        error(line, column, kp,
+              node ? str("missing required key '", k.name(), "'")
+                   : str("missing required key '", k.name(), "' (section '", path,
+                         "' is not in the deck)"),
+              str("expected ", k.expectation(), ": ", k.doc()));
       } else if (k.defaultVal().index() != 0 || k.defaultElement().index() != 0) {
         m_out.push_back({kp, false, k.defaultVal()});  // a defaultEach list is filled below
       }
@@ -189,7 +203,8 @@ class Validator {
       Value const* peer = find(peerPath);
       EDDY_REQUIRE(m_schema.find(peerPath) != nullptr, "schema key ", kp, ": sameLengthAs(\"",
                    k.lengthPeer(), "\") names no key; expected a sibling name or a full key path");
-      if (mine && !peer && mine->index() == 0) {  // the peer is an optional key the deck omits
+      // The peer is an optional key the deck omits, or a key whose value was wrong (reported).
+      if (mine && !peer && mine->index() == 0) {
         m_out.erase(std::find_if(m_out.begin(), m_out.end(),
                                  [&kp](auto const& i) { return i.path == kp; }));
         continue;
@@ -198,9 +213,9 @@ class Validator {
       std::size_t const n = listSize(*peer);
       if (YamlEntry const* e = entry(k.name())) {
         if (listSize(*mine) != n)
-          fail(e->line, e->column, kp,
-               str("has ", listSize(*mine), " elements but ", peerPath, " has ", n),
-               str("expected one per element of ", peerPath, " (", n, ")"));
+          error(e->line, e->column, kp,
+                str("has ", listSize(*mine), " elements but ", peerPath, " has ", n),
+                str("expected one per element of ", peerPath, " (", n, ")"));
       } else if (k.defaultElement().index() != 0) {
         *mine = repeat(k.defaultElement(), n);
       }
@@ -227,25 +242,26 @@ class Validator {
     return std::vector<bool>(n, std::get<bool>(element));
   }
 
-  /// The value of a non-section key, or a located error.
+  /// The value of a non-section key, or none (monostate) after adding its error.
   Value convert(Key const& k, YamlNode const& n, std::string const& path, int line, int column) {
     // Non-scalar values carry their own (start) location; scalars and nulls are at line:column.
     auto wrongType = [&](std::string const& expected) {
-      fail(line, column, path, str("got ", describe(n)), str("expected ", expected));
+      error(line, column, path, str("got ", describe(n)), str("expected ", expected));
+      return Value{};
     };
     switch (k.type()) {
       case KeyType::Int:
       case KeyType::Double:
       case KeyType::Bool:
-        if (n.kind != YamlNode::Kind::Scalar) wrongType(k.expectation());
+        if (n.kind != YamlNode::Kind::Scalar) return wrongType(k.expectation());
         return element(k, k.type(), n, path, k.expectation());
       case KeyType::String:
-        if (n.kind != YamlNode::Kind::Scalar) wrongType(k.expectation());
+        if (n.kind != YamlNode::Kind::Scalar) return wrongType(k.expectation());
         return n.text;
       case KeyType::Enum:
         if (n.kind != YamlNode::Kind::Scalar ||
             std::find(k.choices().begin(), k.choices().end(), n.text) == k.choices().end())
-          wrongType(k.expectation());
+          return wrongType(k.expectation());
         return n.text;
       case KeyType::IntList:
       case KeyType::DoubleList:
@@ -257,14 +273,20 @@ class Validator {
     return {};
   }
 
+  /// A list, or none after adding its errors: a wrong length, and each wrong element.
   Value list(Key const& k, YamlNode const& n, std::string const& path, int line, int column) {
-    if (n.kind != YamlNode::Kind::Sequence)
-      fail(line, column, path, str("got ", describe(n)), str("expected ", k.expectation()));
+    if (n.kind != YamlNode::Kind::Sequence) {
+      error(line, column, path, str("got ", describe(n)), str("expected ", k.expectation()));
+      return {};
+    }
+    bool good = true;
     auto const& ok = k.allowedLengths();
     if (!ok.empty() &&
-        std::find(ok.begin(), ok.end(), static_cast<int>(n.items.size())) == ok.end())
-      fail(line, column, path, str("got a list of ", n.items.size(), " elements"),
-           str("expected ", k.expectation()));
+        std::find(ok.begin(), ok.end(), static_cast<int>(n.items.size())) == ok.end()) {
+      error(line, column, path, str("got a list of ", n.items.size(), " elements"),
+            str("expected ", k.expectation()));
+      good = false;
+    }
     KeyType const et = k.type() == KeyType::IntList      ? KeyType::Int
                        : k.type() == KeyType::DoubleList ? KeyType::Double
                                                          : KeyType::Bool;
@@ -279,27 +301,32 @@ class Validator {
     std::vector<bool> bools;
     for (std::size_t i = 0; i < n.items.size(); ++i) {
       Value const v = element(k, et, n.items[i], str(path, '[', i, ']'), each);
+      good = good && v.index() != 0;
+      if (!good) continue;  // the elements are still checked, each error reported
       if (et == KeyType::Int) ints.push_back(std::get<std::int64_t>(v));
       if (et == KeyType::Double) reals.push_back(std::get<double>(v));
       if (et == KeyType::Bool) bools.push_back(std::get<bool>(v));
     }
+    if (!good) return {};
     if (et == KeyType::Int) return ints;
     if (et == KeyType::Double) return reals;
     return bools;
   }
 
-  /// One integer, number or bool (a scalar key or a list element), range-checked.
+  /// One integer, number or bool (a scalar key or a list element), range-checked; or none after
+  /// adding its error.
   Value element(Key const& k, KeyType t, YamlNode const& n, std::string const& path,
                 std::string const& expected) {
     auto bad = [&](std::string const& what) {
-      fail(n.line, n.column, path, what, "expected " + expected);
+      error(n.line, n.column, path, what, "expected " + expected);
+      return Value{};
     };
-    if (n.kind != YamlNode::Kind::Scalar || !n.plain) bad(str("got ", describe(n)));
+    if (n.kind != YamlNode::Kind::Scalar || !n.plain) return bad(str("got ", describe(n)));
     std::string const& s = n.text;
     if (t == KeyType::Bool) {
       if (s == "true" || s == "True" || s == "TRUE") return true;
       if (s == "false" || s == "False" || s == "FALSE") return false;
-      bad(str("got ", describe(n)));
+      return bad(str("got ", describe(n)));
     }
     double value = 0;
     Value result;
@@ -308,10 +335,10 @@ class Validator {
       for (std::size_t i = 0; i < s.size(); ++i)
         digits = digits && (std::isdigit(static_cast<unsigned char>(s[i])) ||
                             (i == 0 && s.size() > 1 && (s[0] == '-' || s[0] == '+')));
-      if (!digits) bad(str("got ", describe(n), ", which is not an integer"));
+      if (!digits) return bad(str("got ", describe(n), ", which is not an integer"));
       errno = 0;
       long long const v = std::strtoll(s.c_str(), nullptr, 10);
-      if (errno == ERANGE) bad(str(s, " does not fit in a 64-bit integer"));
+      if (errno == ERANGE) return bad(str(elided(s), " does not fit in a 64-bit integer"));
       value = static_cast<double>(v);
       result = static_cast<std::int64_t>(v);
     } else {
@@ -319,8 +346,8 @@ class Validator {
       char* end = nullptr;
       double const v = chars ? std::strtod(s.c_str(), &end) : 0.0;
       if (!chars || end != s.c_str() + s.size())
-        bad(str("got ", describe(n), ", which is not a number"));
-      if (!std::isfinite(v)) bad(str(s, " is not a finite number"));
+        return bad(str("got ", describe(n), ", which is not a number"));
+      if (!std::isfinite(v)) return bad(str(elided(s), " is not a finite number"));
       value = v;
       result = v;
     }
@@ -328,13 +355,13 @@ class Validator {
     auto const& hi = k.max();
     if ((lo && (value < lo->value || (!lo->inclusive && value == lo->value))) ||
         (hi && (value > hi->value || (!hi->inclusive && value == hi->value))))
-      bad(str(s, " is out of range"));
+      return bad(str(elided(s), " is out of range"));
     return result;
   }
 
-  std::string const& m_file;
   Schema const& m_schema;
   std::vector<Deck::Impl::Item>& m_out;
+  DeckErrors& m_errors;
 };
 
 /// A YAML double-quoted string (escapes quotes, backslashes and control characters).
@@ -439,19 +466,15 @@ bool Deck::given(std::string const& keyPath) const {
 }
 
 std::string Deck::location(std::string const& keyPath) const {
-  // The key where the deck gives it, else the nearest enclosing section the deck gives.
-  for (std::string p = keyPath;;) {
-    for (auto const& i : m_impl->items)
-      if (i.path == p && i.line > 0) return detail::location(m_impl->path, i.line, i.column);
-    auto const dot = p.rfind('.');
-    if (dot == std::string::npos) return m_impl->path;
-    p.resize(dot);
-  }
+  auto const* i = m_impl->nearestGiven(keyPath);
+  return i ? detail::location(m_impl->path, i->line, i->column) : m_impl->path;
 }
 
 void Deck::fail(std::string const& keyPath, std::string const& what,
                 std::string const& expected) const {
-  throw DeckError(str(location(keyPath), ": ", shown(keyPath), ": ", what, "; ", expected));
+  DeckErrors errors(m_impl->path);
+  errors.add(*this, keyPath, what, expected);
+  throw DeckError(errors.message());
 }
 
 bool Deck::has(std::string const& keyPath) const {
@@ -482,11 +505,19 @@ std::vector<bool> Deck::getBoolList(std::string const& keyPath) const {
   return typed<std::vector<bool>>(*m_impl, keyPath, "getBoolList", "a list of true/false");
 }
 
+void DeckErrors::add(Deck const& deck, std::string const& keyPath, std::string const& what,
+                     std::string const& expected) {
+  auto const* i = deck.m_impl->nearestGiven(keyPath);
+  add(i ? i->line : 0, i ? i->column : 0, keyPath, what, expected);
+}
+
 Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema) {
-  YamlNode const root = detail::parseYaml(text, path);
+  DeckErrors errors(path);
+  YamlNode const root = detail::parseYaml(text, errors);
   Deck::Impl impl;
   impl.path = path;
-  Validator(path, schema, impl.items).run(root);
+  Validator(schema, impl.items, errors).run(root);
+  errors.throwIfAny();
   return Deck(std::move(impl));
 }
 

@@ -1,6 +1,7 @@
 #include "YamlTree.hpp"
 
 #include "eddy/core/Error.hpp"
+#include "eddy/io/DeckErrors.hpp"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
@@ -26,7 +27,8 @@ std::string describe(YamlNode const& node) {
     case YamlNode::Kind::Sequence:
       return "a list";
     case YamlNode::Kind::Scalar:
-      return node.plain ? str('\'', node.text, '\'') : str("the string \"", node.text, '"');
+      return node.plain ? str('\'', elided(node.text), '\'')
+                        : str("the string \"", elided(node.text), '"');
   }
   return "?";
 }
@@ -37,7 +39,7 @@ namespace {
 /// keys without a word; here the second one is an error.
 class TreeBuilder : public YAML::EventHandler {
  public:
-  explicit TreeBuilder(std::string const& file) : m_file(file) {}
+  explicit TreeBuilder(DeckErrors& errors) : m_errors(errors) {}
 
   std::vector<YamlNode> documents;
   std::vector<YAML::Mark> documentMarks;
@@ -52,8 +54,9 @@ class TreeBuilder : public YAML::EventHandler {
   void OnAlias(YAML::Mark const& mark, YAML::anchor_t anchor) override {
     auto const it = m_anchors.find(anchor);
     if (it == m_anchors.end())
-      fail(mark, currentPath(), "alias to an anchor that is not defined yet",
-           "define the anchor (&name) before using it (*name)");
+      fatal(mark.line + 1, mark.column + 1, currentPath(),
+            "alias to an anchor that is not defined yet",
+            "define the anchor (&name) before using it (*name)");
     YamlNode n = it->second;
     n.line = mark.line + 1;
     n.column = mark.column + 1;
@@ -86,8 +89,10 @@ class TreeBuilder : public YAML::EventHandler {
     YamlNode node;
     YAML::anchor_t anchor = 0;
     std::string path;
-    bool haveKey = false;  // maps: the key of the next entry has been read
+    bool haveKey = false;    // maps: the key of the next entry has been read
+    bool dropValue = false;  // maps: that key was wrong (reported); its value is dropped
     YamlEntry pending;
+    std::map<std::string, int> keyLines;  // maps: the line of each key given so far
   };
 
   static YamlNode leaf(YamlNode::Kind kind, YAML::Mark const& mark) {
@@ -99,7 +104,7 @@ class TreeBuilder : public YAML::EventHandler {
   }
 
   static std::string join(std::string const& path, std::string const& key) {
-    return path.empty() ? key : path + "." + key;
+    return path.empty() ? elided(key) : path + "." + elided(key);
   }
 
   /// The key path of the node that is about to complete.
@@ -112,14 +117,11 @@ class TreeBuilder : public YAML::EventHandler {
     return p.path.empty() ? "(top level)" : p.path;
   }
 
-  [[noreturn]] void fail(YAML::Mark const& mark, std::string const& path, std::string const& what,
-                         std::string const& allowed) const {
-    throw DeckError(str(location(m_file, mark.line + 1, mark.column + 1), ": ", path, ": ", what,
-                        "; ", allowed));
-  }
-  [[noreturn]] void fail(int line, int column, std::string const& path, std::string const& what,
-                         std::string const& allowed) const {
-    throw DeckError(str(location(m_file, line, column), ": ", path, ": ", what, "; ", allowed));
+  /// An error after which the tree cannot be built: reported with those found so far.
+  [[noreturn]] void fatal(int line, int column, std::string const& path, std::string const& what,
+                          std::string const& allowed) const {
+    m_errors.add(line, column, path, what, allowed);
+    throw DeckError(m_errors.message());
   }
 
   void open(YamlNode::Kind kind, YAML::Mark const& mark, YAML::anchor_t anchor) {
@@ -147,56 +149,69 @@ class TreeBuilder : public YAML::EventHandler {
     if (p.node.kind == YamlNode::Kind::Sequence) {
       p.node.items.push_back(std::move(n));
     } else if (!p.haveKey) {
-      if (n.kind != YamlNode::Kind::Scalar)
-        fail(n.line, n.column, p.path.empty() ? "(top level)" : p.path,
-             str("a key is ", describe(n)), "keys are plain names such as 'steps'");
-      p.pending.key = n.text;
+      p.haveKey = true;
       p.pending.line = n.line;
       p.pending.column = n.column;
-      p.haveKey = true;
-    } else {
-      for (auto const& e : p.node.entries)
-        if (e.key == p.pending.key)
-          fail(p.pending.line, p.pending.column, join(p.path, p.pending.key),
-               str("duplicate key (first given at line ", e.line, ")"),
-               "each key may appear only once; remove one of them");
-      if (n.kind == YamlNode::Kind::Null) {  // yaml-cpp places an empty value after its key
-        n.line = p.pending.line;
-        n.column = p.pending.column;
+      if (n.kind != YamlNode::Kind::Scalar) {
+        m_errors.add(n.line, n.column, p.path.empty() ? "(top level)" : p.path,
+                     str("a key is ", describe(n)), "keys are plain names such as 'steps'");
+        p.dropValue = true;
+        return;
       }
-      p.pending.value = std::move(n);
-      p.node.entries.push_back(std::move(p.pending));
+      p.pending.key = std::move(n.text);
+      auto const first = p.keyLines.find(p.pending.key);
+      if (first != p.keyLines.end()) {
+        m_errors.add(p.pending.line, p.pending.column, join(p.path, p.pending.key),
+                     str("duplicate key (first given at line ", first->second, ")"),
+                     "each key may appear only once; remove one of them");
+        p.dropValue = true;
+        return;
+      }
+      p.keyLines.emplace(p.pending.key, p.pending.line);
+    } else {
+      if (!p.dropValue) {
+        if (n.kind == YamlNode::Kind::Null) {  // yaml-cpp places an empty value after its key
+          n.line = p.pending.line;
+          n.column = p.pending.column;
+        }
+        p.pending.value = std::move(n);
+        p.node.entries.push_back(std::move(p.pending));
+      }
       p.pending = YamlEntry{};
       p.haveKey = false;
+      p.dropValue = false;
     }
   }
 
-  std::string const& m_file;
+  DeckErrors& m_errors;
   std::vector<Open> m_stack;
   std::map<YAML::anchor_t, YamlNode> m_anchors;
 };
 
 }  // namespace
 
-YamlNode parseYaml(std::string const& text, std::string const& file) {
+YamlNode parseYaml(std::string const& text, DeckErrors& errors) {
   std::istringstream in(text);
-  TreeBuilder builder(file);
+  TreeBuilder builder(errors);
   try {
     YAML::Parser parser(in);
     while (parser.HandleNextDocument(builder)) {
       if (builder.documents.size() > 1) {
         YAML::Mark const m = builder.documentMarks.at(1);
-        throw DeckError(str(location(file, m.line + 1, m.column + 1),
-                            ": (top level): a second YAML document; a deck is one document "
-                            "(remove the '---' separator)"));
+        errors.addText(m.line + 1, m.column + 1,
+                       "(top level): a second YAML document; a deck is one document "
+                       "(remove the '---' separator)");
+        errors.throwIfAny();
       }
     }
   } catch (YAML::Exception const& e) {
     int const line = e.mark.is_null() ? 1 : e.mark.line + 1;
     int const col = e.mark.is_null() ? 1 : e.mark.column + 1;
-    throw DeckError(str(location(file, line, col), ": YAML syntax error: ", e.msg,
-                        "; the deck must be valid YAML (check indentation, ':' after keys, "
-                        "brackets and quotes)"));
+    errors.addText(line, col,
+                   str("YAML syntax error: ", elided(e.msg, 200),
+                       "; the deck must be valid YAML (check indentation, ':' after keys, "
+                       "brackets and quotes)"));
+    errors.throwIfAny();
   }
   if (builder.documents.empty()) return YamlNode{};
   return std::move(builder.documents.front());

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace eddy::io {
+class DeckErrors;
+}
+
 namespace eddy::io::detail {
 
 struct YamlEntry;
@@ -32,12 +36,15 @@ struct YamlEntry {
 /// `file:line:col`
 std::string location(std::string const& file, int line, int column);
 
-/// Parses one YAML document. Returns a Null node for empty text. Throws eddy::DeckError
-/// (`file:line:col: key.path: ...`) for a syntax error, a duplicate key, a key that is not a
-/// scalar, an unknown alias, or a second document.
-YamlNode parseYaml(std::string const& text, std::string const& file);
+/// Parses one YAML document (located in messages as the file of `errors`). Returns a Null node
+/// for empty text. Adds to `errors` and goes on for a duplicate key (the first value is kept) or
+/// a key that is not a scalar (the entry is dropped). Adds the error and throws `errors` as an
+/// eddy::DeckError (`file:line:col: key.path: ...`) for a syntax error, an unknown alias, or a
+/// second document.
+YamlNode parseYaml(std::string const& text, DeckErrors& errors);
 
-/// "a map", "a list", "no value", `1.5`, `the string "100"`: how a node is named in messages.
+/// "a map", "a list", "no value", `1.5`, `the string "100"`: how a node is named in messages
+/// (long values elided).
 std::string describe(YamlNode const& node);
 
 }  // namespace eddy::io::detail

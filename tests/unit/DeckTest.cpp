@@ -144,9 +144,14 @@ TEST(DeckErrors, DuplicateKeysTopLevelAndNested) {
               {"t.yaml:4:3: run.steps: duplicate key (first given at line 2)"});
   expectError("grid: {cells: [2, 2], ghost: 1, ghost: 2}\n",
               {"t.yaml:1:33: grid.ghost: duplicate key (first given at line 1)"});
-  // Duplicates are found before schema checks, even in sections Eddy does not know.
+  // Duplicates are found even in sections Eddy does not know, and reported with the schema's
+  // errors, in file order.
   expectError("grid:\n  cells: [2, 2]\nfoo:\n  a: 1\n  a: 2\n",
-              {"t.yaml:5:3: foo.a: duplicate key"});
+              {"t.yaml:3:1: foo: unknown section 'foo'", "\nt.yaml:5:3: foo.a: duplicate key"});
+  // The first value is kept and checked.
+  expectError("run:\n  steps: -1\n  steps: 2\ngrid:\n  cells: [2, 2]\n",
+              {"t.yaml:2:10: run.steps: -1 is out of range",
+               "\nt.yaml:3:3: run.steps: duplicate key (first given at line 2)"});
 }
 
 TEST(DeckErrors, WrongTypes) {

@@ -2,6 +2,8 @@
 /// @brief A validated input deck: every key checked against the schema, defaults filled in.
 #pragma once
 
+#include "eddy/io/DeckErrors.hpp"
+
 #include <mpi.h>
 
 #include <cstdint>
@@ -54,10 +56,12 @@ class Deck {
   explicit Deck(Impl impl);
   Impl* m_impl;
   friend Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema);
+  friend class DeckErrors;
 };
 
-/// Parses and validates deck text. `path` is used in messages (`path:line:col`). Throws
-/// eddy::DeckError with the key path, the location and what was expected.
+/// Parses and validates deck text. `path` is used in messages (`path:line:col`). Throws one
+/// eddy::DeckError that lists every error of the deck (DeckErrors), each with the location, the
+/// key path and what was expected.
 Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema);
 
 /// Collective: rank 0 reads `path`, broadcasts the text, and every rank parses and validates it,

@@ -1,0 +1,60 @@
+/// @file DeckErrors.hpp
+/// @brief Every error of one deck, each located, reported together as one eddy::DeckError.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace eddy::io {
+
+class Deck;
+
+/// `text` as a message shows a value: control characters escaped (`\n`, `\t`, `\x01`) so that
+/// an error stays one line, and past `keep` characters cut, with the length said:
+/// `xxxx... (1048576 characters)`. A 1 MB value is not repeated whole.
+std::string elided(std::string const& text, std::size_t keep = 60);
+
+/// The errors found in one deck: schema checks and the models' rules add to it and go on, and
+/// it is thrown once as an eddy::DeckError whose message holds them all, one line each,
+/// `file:line:col: key.path: what; expected` (`file: ...` for a rule of the whole file), in file
+/// order (errors at one place in the order they were found). At most kShown are listed; a last
+/// line counts the others.
+class DeckErrors {
+ public:
+  static constexpr std::size_t kShown = 20;
+
+  explicit DeckErrors(std::string file);
+
+  /// An error at `line:column` (1-based; line 0: the file as a whole) of `path` (a key path,
+  /// "" = the top level): `what` is wrong and `expected` what is allowed.
+  void add(int line, int column, std::string const& path, std::string const& what,
+           std::string const& expected);
+  /// An error of key `keyPath` of a resolved deck (a model's rule across keys), located where
+  /// the deck gives the key, else at its nearest given section (Deck::location).
+  void add(Deck const& deck, std::string const& keyPath, std::string const& what,
+           std::string const& expected);
+  /// An error whose text after the location is given whole ("YAML syntax error: ...").
+  void addText(int line, int column, std::string const& text);
+
+  bool empty() const { return m_count == 0; }
+  /// The number of errors added (also those past kShown).
+  std::size_t size() const { return m_count; }
+  /// The message: one located line per error, as described above.
+  std::string message() const;
+  /// Throws eddy::DeckError(message()) when an error was added.
+  void throwIfAny() const;
+
+ private:
+  struct Entry {
+    int line;
+    int column;
+    std::size_t order;
+    std::string text;
+  };
+  std::string m_file;
+  std::vector<Entry> m_first;  ///< the kShown first in file order, sorted
+  std::size_t m_count = 0;
+};
+
+}  // namespace eddy::io
