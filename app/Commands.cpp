@@ -28,7 +28,8 @@ Commands:
       --restart FILE          continue from checkpoint FILE (bitwise as if never stopped;
                               `latest`: the newest checkpoint of the run, if any)
   validate DECK               check DECK against the schema and print it resolved (defaults
-                              filled in); exit code 3 and one located message if it is wrong
+                              filled in); exit code 3 and every error, one located line each,
+                              if it is wrong
   info                        versions (Eddy, Kokkos, MPI, HDF5, yaml-cpp), backends, devices,
                               ranks and whether MPI is GPU-aware
   --help, -h                  this text

@@ -190,10 +190,11 @@ struct ModelSpec {
   std::string name;
   /// The section's schema (keys, types, defaults, ranges, units, docs).
   io::Key (*section)();
-  /// Rules across keys that the schema cannot state, on a deck that has this section: calls
-  /// deck.fail() at the first rule broken (the model's own check of its parameters). Run by
-  /// `eddy validate` and by `eddy run` before anything is built.
-  void (*check)(io::Deck const& deck);
+  /// Rules across keys that the schema cannot state, on a deck that has this section: adds
+  /// every rule broken to `errors` (`errors.add(deck, key, what, expected)`, located at the key;
+  /// the model's own check of its parameters). Run by `eddy validate` and by `eddy run` before
+  /// anything is built; they report every error of the deck at once.
+  void (*check)(io::Deck const& deck, io::DeckErrors& errors);
   /// The grid fields a run of this deck can write to snapshots.
   std::vector<FieldInfo> (*fields)(io::Deck const& deck);
   /// Builds the model (collective).
@@ -212,7 +213,8 @@ struct ModelSpec {
 
 /// The spec of the adapter class `M`, built from a ModelContext.
 template <class M>
-ModelSpec modelSpec(std::string name, io::Key (*section)(), void (*check)(io::Deck const&),
+ModelSpec modelSpec(std::string name, io::Key (*section)(),
+                    void (*check)(io::Deck const&, io::DeckErrors&),
                     std::vector<FieldInfo> (*fields)(io::Deck const&),
                     double (*bytesPerCell)(io::Deck const&)) {
   ModelSpec s;

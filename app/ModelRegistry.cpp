@@ -63,35 +63,42 @@ std::vector<FieldInfo> snapshotFields(io::Deck const& deck) {
 }
 
 void checkDeck(io::Deck const& deck) {
+  io::DeckErrors errors(deck.path());
   auto const models = modelsOf(deck);
   std::string names;
   for (auto const& m : modelRegistry()) names += (names.empty() ? "" : ", ") + m.name;
   if (models.empty())
-    deck.fail("", "the deck names no model", str("expected a model section: one of ", names));
+    errors.add(deck, "", "the deck names no model",
+               str("expected a model section: one of ", names));
   for (ModelSpec const* m : models)
     if (!m->sharesGrid && models.size() > 1)
-      deck.fail(m->name,
-                str("the ", m->name, " model reads grid.cells its own way and runs alone, but "
-                    "the deck also has ", models[0] == m ? models[1]->name : models[0]->name),
-                str("expected one of ", m->name, " and the other model sections"));
-  for (ModelSpec const* m : models) m->check(deck);
+      errors.add(deck, m->name,
+                 str("the ", m->name,
+                     " model reads grid.cells its own way and runs alone, but "
+                     "the deck also has ",
+                     models[0] == m ? models[1]->name : models[0]->name),
+                 str("expected one of ", m->name, " and the other model sections"));
+  for (ModelSpec const* m : models) m->check(deck, errors);
 
-  if (!deck.has("output")) return;
-  auto const fields = snapshotFields(deck);
-  std::string list = deck.getString("output.fields");
-  std::replace(list.begin(), list.end(), ',', ' ');
-  std::istringstream words(list);
-  for (std::string w; words >> w;) {
-    if (w == "all") continue;
-    bool const known = std::any_of(fields.begin(), fields.end(),
-                                   [&w](FieldInfo const& f) { return f.name == w; });
-    if (known) continue;
-    std::string allowed = "all";
-    for (auto const& f : fields) allowed += ", " + f.name;
-    deck.fail("output.fields", str("names '", w, "', which this run does not write"),
-              fields.empty() ? std::string("expected all (this model writes particles only)")
-                             : str("expected names from: ", allowed));
+  if (deck.has("output") && !models.empty()) {
+    auto const fields = snapshotFields(deck);
+    std::string list = deck.getString("output.fields");
+    std::replace(list.begin(), list.end(), ',', ' ');
+    std::istringstream words(list);
+    for (std::string w; words >> w;) {
+      if (w == "all") continue;
+      bool const known = std::any_of(fields.begin(), fields.end(),
+                                     [&w](FieldInfo const& f) { return f.name == w; });
+      if (known) continue;
+      std::string allowed = "all";
+      for (auto const& f : fields) allowed += ", " + f.name;
+      errors.add(deck, "output.fields",
+                 str("names '", io::elided(w), "', which this run does not write"),
+                 fields.empty() ? std::string("expected all (this model writes particles only)")
+                                : str("expected names from: ", allowed));
+    }
   }
+  errors.throwIfAny();
 }
 
 RankMemory rankMemory(MPI_Comm comm) {

@@ -30,8 +30,8 @@ std::vector<ModelSpec const*> modelsOf(io::Deck const& deck);
 std::vector<FieldInfo> snapshotFields(io::Deck const& deck);
 
 /// The rules of a deck beyond its schema: it names at least one model, its models can share a
-/// run, each model's own check, and output.fields names fields the run writes. Throws
-/// eddy::DeckError at the first rule broken, located at its key.
+/// run, each model's own check, and output.fields names fields the run writes. Throws one
+/// eddy::DeckError that lists every rule broken, each located at its key (io::DeckErrors).
 void checkDeck(io::Deck const& deck);
 
 /// The memory a rank can give its part of a run: the least over the ranks of what is free on
@@ -52,7 +52,8 @@ void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory);
 
 /// Collective: reads `path` on rank 0, validates it against deckSchema(), checkDeck() and
 /// checkRanks() on every rank of `comm` (so a bad deck raises the same eddy::DeckError
-/// everywhere and is reported once): what `eddy validate` and `eddy run` both do.
+/// everywhere and is reported once): what `eddy validate` and `eddy run` both do. The schema's
+/// errors are reported all together; when there are none, the rules' errors are.
 io::Deck loadDeck(std::string const& path, MPI_Comm comm);
 
 }  // namespace eddy::app

@@ -56,14 +56,14 @@ diffusion::Parameters parameters(io::Deck const& deck) {
   return p;
 }
 
-void check(io::Deck const& deck) {
+void check(io::Deck const& deck, io::DeckErrors& errors) {
   auto const cells = deck.getIntList("grid.cells");
   auto const length = deck.getDoubleList("grid.length");
   std::array<double, 3> spacing{1.0, 1.0, 1.0};
   for (std::size_t a = 0; a < cells.size(); ++a) spacing[a] = length[a] / cells[a];
   for (auto const& v :
        diffusion::violations(parameters(deck), static_cast<int>(cells.size()), spacing))
-    deck.fail(v.key, v.what, v.expected);
+    errors.add(deck, v.key, v.what, v.expected);
 }
 
 std::vector<FieldInfo> fields(io::Deck const&) {

@@ -197,12 +197,13 @@ fluids::Parameters parameters(io::Deck const& deck) {
   return p;
 }
 
-void check(io::Deck const& deck) {
+void check(io::Deck const& deck, io::DeckErrors& errors) {
   if (deck.getInt("grid.ghost") != 1)
-    deck.fail("grid.ghost", str("is ", deck.getInt("grid.ghost")),
-              "expected 1 for fluids (its stencils read one ghost layer; wider halos are not used)");
+    errors.add(deck, "grid.ghost", str("is ", deck.getInt("grid.ghost")),
+               "expected 1 for fluids (its stencils read one ghost layer; wider halos are not "
+               "used)");
   for (auto const& v : fluids::violations(parameters(deck), flowGrid(deck)))
-    deck.fail(v.key, v.what, v.expected);
+    errors.add(deck, v.key, v.what, v.expected);
 }
 
 std::vector<FieldInfo> fields(io::Deck const& deck) {

@@ -10,6 +10,7 @@
 #include "md/Analysis.hpp"
 #include "md/System.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -145,24 +146,26 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   return p;
 }
 
-void check(io::Deck const& deck) {
+void check(io::Deck const& deck, io::DeckErrors& errors) {
   if (deck.getInt("grid.ghost") != 1)
-    deck.fail("grid.ghost", str("is ", deck.getInt("grid.ghost")),
-              "expected 1 for md (its ghost atoms lie within cutoff + skin, whatever grid.ghost says)");
+    errors.add(deck, "grid.ghost", str("is ", deck.getInt("grid.ghost")),
+               "expected 1 for md (its ghost atoms lie within cutoff + skin, whatever "
+               "grid.ghost says)");
   auto const cells = deck.getIntList("grid.cells");
   if (cells.size() != 3)
-    deck.fail("grid.cells", str("has ", cells.size(), " entries"),
-              "expected 3 for md (lattice cells per axis of the 3D box)");
-  for (auto const periodic : deck.getBoolList("grid.periodic"))
-    if (!periodic)
-      deck.fail("grid.periodic", "has a false entry", "expected [true, true, true] for md (the "
-                "md box is periodic)");
+    errors.add(deck, "grid.cells", str("has ", cells.size(), " entries"),
+               "expected 3 for md (lattice cells per axis of the 3D box)");
+  auto const periodic = deck.getBoolList("grid.periodic");
+  if (std::find(periodic.begin(), periodic.end(), false) != periodic.end())
+    errors.add(deck, "grid.periodic", "has a false entry",
+               "expected [true, true, true] for md (the md box is periodic)");
+  if (cells.size() != 3) return;  // the parameters below are those of a 3D lattice
   md::Parameters const p = parameters(deck, 1);
-  for (auto const& v : md::violations(p)) deck.fail(v.key, v.what, v.expected);
+  for (auto const& v : md::violations(p)) errors.add(deck, v.key, v.what, v.expected);
   if (deck.getInt("md.rdf.every") > 0 && deck.getDouble("md.rdf.r_max") > p.cutoff)
-    deck.fail("md.rdf.r_max", str("is ", deck.getDouble("md.rdf.r_max")),
-              str("expected at most md.cutoff = ", p.cutoff,
-                  " (the neighbour list holds every pair within the cutoff)"));
+    errors.add(deck, "md.rdf.r_max", str("is ", deck.getDouble("md.rdf.r_max")),
+               str("expected at most md.cutoff = ", p.cutoff,
+                   " (the neighbour list holds every pair within the cutoff)"));
 }
 
 std::vector<FieldInfo> fields(io::Deck const&) {

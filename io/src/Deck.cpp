@@ -470,13 +470,6 @@ std::string Deck::location(std::string const& keyPath) const {
   return i ? detail::location(m_impl->path, i->line, i->column) : m_impl->path;
 }
 
-void Deck::fail(std::string const& keyPath, std::string const& what,
-                std::string const& expected) const {
-  DeckErrors errors(m_impl->path);
-  errors.add(*this, keyPath, what, expected);
-  throw DeckError(errors.message());
-}
-
 bool Deck::has(std::string const& keyPath) const {
   for (auto const& i : m_impl->items)
     if (i.path == keyPath) return true;

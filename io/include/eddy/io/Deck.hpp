@@ -36,12 +36,9 @@ class Deck {
   /// True when the deck file gives the section or key (not a default).
   bool given(std::string const& keyPath) const;
   /// `file:line:col` of the key where the deck gives it, else of the nearest enclosing section
-  /// the deck gives, else the file's path.
+  /// the deck gives, else the file's path. (A rule across keys that the schema cannot state, a
+  /// model's check, reports an error there with DeckErrors::add(deck, keyPath, ...).)
   std::string location(std::string const& keyPath) const;
-  /// Throws eddy::DeckError "file:line:col: key.path: what; expected": a rule across keys that
-  /// the schema cannot state (a model's check), located like the schema's own errors.
-  [[noreturn]] void fail(std::string const& keyPath, std::string const& what,
-                         std::string const& expected) const;
   std::int64_t getInt(std::string const& keyPath) const;
   double getDouble(std::string const& keyPath) const;
   bool getBool(std::string const& keyPath) const;
