@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -523,16 +522,18 @@ Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm) {
   if (rank == 0) {
     errno = 0;
     if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+      // One byte past the limit is enough for parseDeck to reject the deck, located; a larger
+      // file (or /dev/zero) is not read on.
       char buf[65536];
       std::size_t got = 0;
-      while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+      while (text.size() <= DeckLimits::kBytes && (got = std::fread(buf, 1, sizeof buf, f)) > 0)
+        text.append(buf, std::min(got, DeckLimits::kBytes + 1 - text.size()));
       if (std::ferror(f)) status[0] = errno ? errno : EIO;
       std::fclose(f);
     } else {
       status[0] = errno ? errno : ENOENT;
     }
     status[1] = static_cast<long long>(text.size());
-    if (status[1] > INT_MAX) status[0] = EFBIG;
   }
   checkMpi(MPI_Bcast(status, 2, MPI_LONG_LONG, 0, comm), "MPI_Bcast");
   if (status[0] != 0)

@@ -8,6 +8,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -35,8 +36,17 @@ std::string describe(YamlNode const& node) {
 
 namespace {
 
+/// What a subtree costs: its nodes, the bytes of its keys and values, and its depth (0 for a
+/// scalar, 1 for a list of scalars, ...).
+struct Cost {
+  std::size_t nodes = 0;
+  std::size_t bytes = 0;
+  int depth = 0;
+};
+
 /// Builds the tree from parser events. yaml-cpp's own node builder keeps the last of two equal
-/// keys without a word; here the second one is an error.
+/// keys without a word; here the second one is an error. Every node is counted as it is built
+/// or copied from an anchor, against io::DeckLimits.
 class TreeBuilder : public YAML::EventHandler {
  public:
   explicit TreeBuilder(DeckErrors& errors) : m_errors(errors) {}
@@ -48,7 +58,7 @@ class TreeBuilder : public YAML::EventHandler {
   void OnDocumentEnd() override {}
 
   void OnNull(YAML::Mark const& mark, YAML::anchor_t anchor) override {
-    finish(leaf(YamlNode::Kind::Null, mark), anchor);
+    finish(leaf(YamlNode::Kind::Null, mark), anchor, spend(mark, {1, 0, 0}));
   }
 
   void OnAlias(YAML::Mark const& mark, YAML::anchor_t anchor) override {
@@ -57,20 +67,23 @@ class TreeBuilder : public YAML::EventHandler {
       fatal(mark.line + 1, mark.column + 1, currentPath(),
             "alias to an anchor that is not defined yet",
             "define the anchor (&name) before using it (*name)");
-    YamlNode n = it->second;
+    // Measured before it is copied: a nest of aliases never expands past the limits.
+    Cost const cost = spend(mark, it->second.cost, /*alias=*/true);
+    YamlNode n = it->second.node;
     n.line = mark.line + 1;
     n.column = mark.column + 1;
-    finish(std::move(n), 0);
+    finish(std::move(n), 0, cost);
   }
 
   void OnScalar(YAML::Mark const& mark, std::string const& tag, YAML::anchor_t anchor,
                 std::string const& value) override {
+    Cost const cost = spend(mark, {1, value.size(), 0});
     YamlNode n = leaf(YamlNode::Kind::Scalar, mark);
     n.text = value;
     // "?" = plain; "!" = quoted or block scalar; core tags other than !!str keep it plain.
     static std::string const core = "tag:yaml.org,2002:";
     n.plain = tag == "?" || (tag.compare(0, core.size(), core) == 0 && tag != core + "str");
-    finish(std::move(n), anchor);
+    finish(std::move(n), anchor, cost);
   }
 
   void OnSequenceStart(YAML::Mark const& mark, std::string const&, YAML::anchor_t anchor,
@@ -89,10 +102,15 @@ class TreeBuilder : public YAML::EventHandler {
     YamlNode node;
     YAML::anchor_t anchor = 0;
     std::string path;
+    Cost cost;
     bool haveKey = false;    // maps: the key of the next entry has been read
     bool dropValue = false;  // maps: that key was wrong (reported); its value is dropped
     YamlEntry pending;
     std::map<std::string, int> keyLines;  // maps: the line of each key given so far
+  };
+  struct Anchored {
+    YamlNode node;
+    Cost cost;
   };
 
   static YamlNode leaf(YamlNode::Kind kind, YAML::Mark const& mark) {
@@ -124,10 +142,41 @@ class TreeBuilder : public YAML::EventHandler {
     throw DeckError(m_errors.message());
   }
 
+  /// Counts `cost` (a node about to be built at `mark`, or the subtree of the alias there)
+  /// against the limits; returns it.
+  Cost spend(YAML::Mark const& mark, Cost const& cost, bool alias = false) {
+    int const line = mark.line + 1, column = mark.column + 1;
+    char const* const what = alias ? "this alias makes " : "";
+    int const depth = static_cast<int>(m_stack.size()) + cost.depth;
+    if (depth > DeckLimits::kDepth)
+      fatal(line, column, currentPath(),
+            str(alias ? "this alias nests maps and lists " : "maps and lists nested ", depth,
+                " deep"),
+            str("expected at most ", DeckLimits::kDepth,
+                " (the sections of a deck nest at most 4 deep)"));
+    m_nodes += cost.nodes;
+    m_bytes += cost.bytes;
+    if (m_nodes > DeckLimits::kNodes)
+      fatal(line, column, currentPath(),
+            str(alias ? "this alias makes the deck hold" : "the deck holds", " more than ",
+                DeckLimits::kNodes, " YAML nodes (keys, values, lists and maps)"),
+            str("expected at most ", DeckLimits::kNodes,
+                " (a deck holds parameters: about a hundred values)"));
+    if (m_bytes > DeckLimits::kTextBytes)
+      fatal(
+          line, column, currentPath(),
+          str(what, "the deck's keys and values come to more than ", DeckLimits::kTextBytes,
+              " bytes"),
+          str("expected at most ", DeckLimits::kTextBytes, " (a deck holds parameters, not data)"));
+    return cost;
+  }
+
   void open(YamlNode::Kind kind, YAML::Mark const& mark, YAML::anchor_t anchor) {
+    Cost const cost = spend(mark, {1, 0, 1});
     Open o;
     o.node = leaf(kind, mark);
     o.anchor = anchor;
+    o.cost = cost;
     std::string const p = currentPath();
     o.path = p == "(top level)" ? "" : p;
     m_stack.push_back(std::move(o));
@@ -136,16 +185,19 @@ class TreeBuilder : public YAML::EventHandler {
   void close() {
     Open o = std::move(m_stack.back());
     m_stack.pop_back();
-    finish(std::move(o.node), o.anchor);
+    finish(std::move(o.node), o.anchor, o.cost);
   }
 
-  void finish(YamlNode n, YAML::anchor_t anchor) {
-    if (anchor != 0) m_anchors[anchor] = n;
+  void finish(YamlNode n, YAML::anchor_t anchor, Cost const& cost) {
+    if (anchor != 0) m_anchors[anchor] = Anchored{n, cost};
     if (m_stack.empty()) {
       documents.push_back(std::move(n));
       return;
     }
     Open& p = m_stack.back();
+    p.cost.nodes += cost.nodes;
+    p.cost.bytes += cost.bytes;
+    p.cost.depth = std::max(p.cost.depth, cost.depth + 1);
     if (p.node.kind == YamlNode::Kind::Sequence) {
       p.node.items.push_back(std::move(n));
     } else if (!p.haveKey) {
@@ -185,12 +237,36 @@ class TreeBuilder : public YAML::EventHandler {
 
   DeckErrors& m_errors;
   std::vector<Open> m_stack;
-  std::map<YAML::anchor_t, YamlNode> m_anchors;
+  std::map<YAML::anchor_t, Anchored> m_anchors;
+  std::size_t m_nodes = 0;
+  std::size_t m_bytes = 0;
 };
+
+/// `line:column` (1-based) of byte `offset` of `text`.
+std::pair<int, int> placeOf(std::string const& text, std::size_t offset) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
 
 }  // namespace
 
 YamlNode parseYaml(std::string const& text, DeckErrors& errors) {
+  if (text.size() > DeckLimits::kBytes) {
+    auto const [line, column] = placeOf(text, DeckLimits::kBytes);
+    errors.add(line, column, "",
+               str("the deck is longer than 1 MiB (", DeckLimits::kBytes, " bytes); byte ",
+                   DeckLimits::kBytes + 1, " is here"),
+               "expected a deck of at most 1 MiB (a deck holds parameters, not data)");
+    errors.throwIfAny();
+  }
   std::istringstream in(text);
   TreeBuilder builder(errors);
   try {

@@ -1,6 +1,7 @@
 /// @file YamlTree.hpp
 /// @brief YAML text to a plain tree with 1-based locations, rejecting duplicate keys (which
-/// yaml-cpp's YAML::Load silently accepts) and telling quoted from plain scalars.
+/// yaml-cpp's YAML::Load silently accepts) and telling quoted from plain scalars, at a bounded
+/// cost (io::DeckLimits).
 #pragma once
 
 #include <string>
@@ -15,7 +16,7 @@ namespace eddy::io::detail {
 struct YamlEntry;
 
 /// A YAML node. Scalars keep their text and whether it was plain (unquoted, untagged), so a
-/// quoted "100" is a string, not an integer. Aliases are expanded.
+/// quoted "100" is a string, not an integer. Aliases are expanded (within io::DeckLimits).
 struct YamlNode {
   enum class Kind { Null, Scalar, Sequence, Map };
   Kind kind = Kind::Null;
@@ -39,8 +40,10 @@ std::string location(std::string const& file, int line, int column);
 /// Parses one YAML document (located in messages as the file of `errors`). Returns a Null node
 /// for empty text. Adds to `errors` and goes on for a duplicate key (the first value is kept) or
 /// a key that is not a scalar (the entry is dropped). Adds the error and throws `errors` as an
-/// eddy::DeckError (`file:line:col: key.path: ...`) for a syntax error, an unknown alias, or a
-/// second document.
+/// eddy::DeckError (`file:line:col: key.path: ...`) for a syntax error, an unknown alias, a
+/// second document, or a deck past io::DeckLimits: more text than DeckLimits::kBytes, deeper
+/// nesting, more nodes or text once aliases are counted at their full size. An alias is measured
+/// before it is copied, so a nest of aliases costs no more than the limits.
 YamlNode parseYaml(std::string const& text, DeckErrors& errors);
 
 /// "a map", "a list", "no value", `1.5`, `the string "100"`: how a node is named in messages

@@ -58,12 +58,13 @@ class Deck {
 
 /// Parses and validates deck text. `path` is used in messages (`path:line:col`). Throws one
 /// eddy::DeckError that lists every error of the deck (DeckErrors), each with the location, the
-/// key path and what was expected.
+/// key path and what was expected. Text past DeckLimits is rejected at the place it passes them.
 Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema);
 
-/// Collective: rank 0 reads `path`, broadcasts the text, and every rank parses and validates it,
-/// so a bad deck raises the same eddy::DeckError on every rank and is reported once. An
-/// unreadable file raises a collective eddy::IoError naming the path and errno text.
+/// Collective: rank 0 reads `path` (at most DeckLimits::kBytes and one byte of it), broadcasts
+/// the text, and every rank parses and validates it, so a bad deck raises the same
+/// eddy::DeckError on every rank and is reported once. An unreadable file raises a collective
+/// eddy::IoError naming the path and errno text.
 Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm);
 
 }  // namespace eddy::io

@@ -1,5 +1,6 @@
 /// @file DeckErrors.hpp
-/// @brief Every error of one deck, each located, reported together as one eddy::DeckError.
+/// @brief Every error of one deck, each located, reported together as one eddy::DeckError; and
+/// what reading a deck may cost before it is rejected.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,20 @@
 namespace eddy::io {
 
 class Deck;
+
+/// Bounds on what reading one deck may cost, so that hostile input (a nest of YAML aliases, a
+/// huge file, deep nesting) is a located deck error (exit 3), not an exhausted machine. A deck
+/// of this code's schema is a few hundred bytes, about a hundred values and 4 levels deep.
+struct DeckLimits {
+  /// Bytes of deck text; `eddy` reads no more than this (and one byte) of the file.
+  static constexpr std::size_t kBytes = std::size_t(1) << 20;
+  /// YAML nodes (maps, lists, keys, values), every alias counted at its full size.
+  static constexpr std::size_t kNodes = 10000;
+  /// Bytes of keys and values, every alias counted at its full size.
+  static constexpr std::size_t kTextBytes = std::size_t(2) << 20;
+  /// Nested maps and lists, the top-level map being 1.
+  static constexpr int kDepth = 16;
+};
 
 /// `text` as a message shows a value: control characters escaped (`\n`, `\t`, `\x01`) so that
 /// an error stays one line, and past `keep` characters cut, with the length said:
