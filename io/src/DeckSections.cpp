@@ -28,7 +28,9 @@ Key run() {
 
 Key grid() {
   return Key::section("grid", "The Cartesian grid; the length of `cells` makes the run 2D or 3D.")
-      .add(Key::intList("cells", "Number of cells per direction (x, y[, z]).")
+      .add(Key::intList("cells",
+                        "Number of cells per direction (x, y[, z]); at most 2^30, so that cell "
+                        "indices, ghosts included, fit a 32-bit integer.")
                .lengths({2, 3})
                .atLeast(1)
                .atMost(1 << 30)
@@ -56,6 +58,7 @@ Key parallel() {
                         "automatic).")
                .lengths({2, 3})
                .atLeast(0)
+               .atMost(1 << 30)
                .defaultValue(std::vector<std::int64_t>{0, 0, 0}))
       .add(Key::choice("gpu_aware_mpi", {"auto", "on", "off"},
                        "Pass device buffers to MPI directly: auto probes the MPI library "

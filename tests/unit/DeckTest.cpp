@@ -166,8 +166,9 @@ TEST(DeckErrors, WrongTypes) {
   expectError("grid:\n  cells: [2, 2]\n  ghost: {layers: 2}\n",
               {"t.yaml:3:3: grid.ghost: got a map", "expected an integer in [1, 4]"});
   expectError("grid:\n  cells: [2, 2]\n  ghost: [1]\n", {"t.yaml:3:3: grid.ghost: got a list"});
-  expectError("grid:\n  cells: 64\n", {"t.yaml:2:3: grid.cells: got '64'",
-                                       "expected a list of 2 or 3 integers, each in [1, 1073741824]"});
+  expectError("grid:\n  cells: 64\n",
+              {"t.yaml:2:3: grid.cells: got '64'",
+               "expected a list of 2 or 3 integers, each in [1, 1073741824]"});
   expectError("run:\n  debug_log: yes\ngrid:\n  cells: [2, 2]\n",
               {"t.yaml:2:14: run.debug_log: got 'yes'", "expected true or false"});
   expectError("run:\n  steps:\ngrid:\n  cells: [2, 2]\n", {"t.yaml:2:3: run.steps: got no value"});
@@ -219,6 +220,13 @@ TEST(DeckErrors, OutOfRangeAndEnum) {
       {"t.yaml:4:3: parallel.gpu_aware_mpi: got 'maybe'", "expected one of: auto, on, off"});
   expectError("grid:\n  cells: [2, 2]\nparallel:\n  decomposition: [2, -1]\n",
               {"t.yaml:4:22: parallel.decomposition[1]: -1 is out of range"});
+  // Cells and ranks are read as 32-bit integers by the run: 2^31 would wrap to a negative box.
+  expectError("grid:\n  cells: [2147483648, 2]\n",
+              {"t.yaml:2:11: grid.cells[0]: 2147483648 is out of range",
+               "expected an integer in [1, 1073741824]"});
+  expectError("grid:\n  cells: [2, 2]\nparallel:\n  decomposition: [4294967297, 1]\n",
+              {"t.yaml:4:19: parallel.decomposition[0]: 4294967297 is out of range"});
+  EXPECT_EQ(deckError("grid:\n  cells: [1073741824, 1]\n"), "");
 }
 
 TEST(DeckErrors, SyntaxAndTopLevel) {
@@ -346,9 +354,10 @@ std::string checkError(std::string const& text) {
 }
 
 TEST(Deck, ModelRulesAreLocatedDeckErrors) {
-  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\n").rfind("t.yaml: (top level): the deck names no "
-                                                         "model; expected a model section",
-                                                         0),
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\n")
+                .rfind("t.yaml: (top level): the deck names no "
+                       "model; expected a model section",
+                       0),
             0u);
   EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nfluids:\n  poisson: {pre_sweeps: 0, "
                        "post_sweeps: 0}\n")
