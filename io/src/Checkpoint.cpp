@@ -3,6 +3,7 @@
 // CheckpointReader.cpp.
 #include "eddy/io/Checkpoint.hpp"
 
+#include "CheckpointChecksum.hpp"
 #include "CheckpointFormat.hpp"
 #include "CollectiveIo.hpp"
 #include "eddy/core/Error.hpp"
@@ -206,6 +207,7 @@ CheckpointWriter::Written CheckpointWriter::write(CheckpointData const& d) {
       out->attribute("/", "eddy_version", std::string(kVersion));
       out->attribute("/", "run_name", m_options.runName);
       out->attribute("/", "deck", m_options.deckYaml);
+      out->attribute("/", "checksum_algorithm", std::string(detail::kChecksumAlgorithm));
       for (auto const& a : d.attributes.reals)
         if (a.second.size() == 1)
           out->attribute("/", a.first, a.second[0]);
@@ -220,27 +222,43 @@ CheckpointWriter::Written CheckpointWriter::write(CheckpointData const& d) {
       if (!d.grids.empty()) out->createGroup("/fields");
       if (d.hasParticles) out->createGroup("/particles");
     }
+    // Every dataset's checksum: this rank's terms now, all ranks' sum below.
+    std::vector<std::string> paths;
+    std::vector<std::uint64_t> sums;
     for (auto const& g : d.grids) {
       detail::GridBox const box{g.global, g.offset, g.count};
-      detail::writeGrid(out.get(), m_comm, collective, "/fields/" + g.name, g.units, box,
+      paths.push_back("/fields/" + g.name);
+      detail::writeGrid(out.get(), m_comm, collective, paths.back(), g.units, box,
                         g.values.data(), m_options.maxMessageBytes);
+      sums.push_back(detail::checksumBlock(box, g.values.data()));
     }
     if (d.hasParticles) {
       auto const& p = d.particles;
       std::size_t const maxBytes = m_options.maxMessageBytes;
-      detail::writeRows(out.get(), m_comm, collective, "/particles/id", idColumn(), p.id.data(),
-                        first, myCount, total, maxBytes);
-      detail::writeRows(out.get(), m_comm, collective, "/particles/type", typeColumn(),
-                        p.type.data(), first, myCount, total, maxBytes);
+      auto rows = [&](std::string const& name, detail::RowColumn const& column, void const* data,
+                      long long at, long long count, long long all) {
+        paths.push_back("/particles/" + name);
+        detail::writeRows(out.get(), m_comm, collective, paths.back(), column, data, at, count,
+                          all, maxBytes);
+        auto const w = static_cast<std::uint64_t>(column.width);
+        sums.push_back(detail::checksumRange(data, column.elemBytes, at * w,
+                                             static_cast<std::size_t>(count * column.width)));
+      };
+      rows("id", idColumn(), p.id.data(), first, myCount, total);
+      rows("type", typeColumn(), p.type.data(), first, myCount, total);
       for (auto const& c : p.columns)
-        detail::writeRows(out.get(), m_comm, collective, "/particles/" + c.name,
-                          realColumn(c.name, c.width, c.units), c.values.data(), first, myCount,
-                          total, maxBytes);
+        rows(c.name, realColumn(c.name, c.width, c.units), c.values.data(), first, myCount, total);
       // Row r of rank_rows: the rows rank r wrote (a restart on the same ranks takes them back).
-      std::int64_t const rows = myCount;
-      detail::writeRows(out.get(), m_comm, collective, "/particles/rank_rows", idColumn(), &rows,
-                        m_rank, 1, m_size, maxBytes);
+      std::int64_t const rankRows = myCount;
+      rows("rank_rows", idColumn(), &rankRows, m_rank, 1, m_size);
     }
+    if (!sums.empty())
+      checkMpi(MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()),
+                             MPI_UINT64_T, MPI_SUM, m_comm),
+               "MPI_Allreduce(checkpoint checksums)");
+    if (out)
+      for (std::size_t i = 0; i < paths.size(); ++i)
+        out->attribute(paths[i], "checksum", detail::checksumText(sums[i]));
     if (out) out->close();
     agree(m_comm, failure, context, removeTmp);
   }

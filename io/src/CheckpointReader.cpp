@@ -2,6 +2,7 @@
 // then the ranks read their blocks and rows collectively or through rank 0.
 #include "eddy/io/Checkpoint.hpp"
 
+#include "CheckpointChecksum.hpp"
 #include "CheckpointFormat.hpp"
 #include "CollectiveIo.hpp"
 #include "eddy/core/Error.hpp"
@@ -35,7 +36,8 @@ using detail::typeColumn;
 namespace {
 
 /// What rank 0 learns from the file, as text every rank parses the same way: one record per
-/// attribute or dataset, `R|I|S|D name count` then the values (strings: their bytes).
+/// attribute, dataset shape or dataset checksum, `R|I|S|D|C name count` then the values
+/// (strings: their bytes).
 struct Header {
   std::string text;
   void add(char kind, std::string const& name, std::vector<std::string> const& values) {
@@ -92,6 +94,24 @@ herr_t readAttribute(hid_t obj, char const* name, H5A_info_t const*, void* clien
   return good ? 0 : -1;
 }
 
+/// The fixed-length string attribute `name` of `obj` into `text`; false when there is none or
+/// it is no such string.
+bool readTextAttribute(hid_t obj, char const* name, std::string& text) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  hid_t const a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return false;
+  hid_t const type = H5Aget_type(a);
+  bool good = type >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0;
+  if (good) {
+    std::string s(H5Tget_size(type), '\0');
+    good = H5Aread(a, type, &s[0]) >= 0;
+    text = s.substr(0, s.find('\0'));
+  }
+  if (type >= 0) H5Tclose(type);
+  H5Aclose(a);
+  return good;
+}
+
 struct DatasetWalk {
   Header* header;
   Failure* failure;
@@ -108,9 +128,12 @@ herr_t readDatasetShape(hid_t group, char const* name, H5L_info_t const*, void* 
   bool good = rank >= 0 && H5Sget_simple_extent_dims(space, dims.data(), nullptr) >= 0;
   std::vector<std::string> values;
   for (auto const x : dims) values.push_back(str(x));
-  if (good)
+  std::string checksum;
+  if (good) {
     walk->header->add('D', walk->group + "/" + name, values);
-  else
+    if (readTextAttribute(d, "checksum", checksum))
+      walk->header->add('C', walk->group + "/" + name, {checksum});
+  } else
     walk->failure->set(
         str("reading the shape of '", walk->group, "/", name, "' failed: ", detail::hdf5Reason()));
   if (space >= 0) H5Sclose(space);
@@ -206,6 +229,8 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path, SnapshotMode
     } else if (kind == 'D') {
       auto& s = m_shapes[name];
       for (auto const& v : values) s.push_back(std::strtoll(v.c_str(), nullptr, 10));
+    } else if (kind == 'C' && !values.empty()) {
+      m_checksums[name] = values[0];
     }
   }
   auto const format = m_attributes.texts.find("checkpoint_format");
@@ -232,6 +257,8 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path, SnapshotMode
   m_step = m_attributes.integers["step"][0];
   m_time = m_attributes.reals["time"][0];
   m_ranks = static_cast<int>(m_attributes.integers["ranks"][0]);
+  // Before anything reads data (rank_rows below), so that damage is reported as such.
+  verify(context);
 
   auto const id = m_shapes.find("/particles/id");
   m_hasParticles = id != m_shapes.end();
@@ -279,6 +306,36 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path, SnapshotMode
           str(context, ": rank_rows adds up to ", sum, " rows; the file holds ", m_particles),
           true);
   }
+}
+
+void CheckpointReader::verify(std::string const& context) {
+  // Written before checkpoints had checksums: read as before, unchecked (the caller may say so).
+  auto const algorithm = m_attributes.texts.find("checksum_algorithm");
+  if (algorithm == m_attributes.texts.end()) return;
+  if (algorithm->second != detail::kChecksumAlgorithm)
+    throw IoError(str(context, ": its checksums are of kind '", algorithm->second,
+                      "'; this Eddy checks '", detail::kChecksumAlgorithm, "'"),
+                  true);
+  for (auto const& s : m_shapes)
+    if (!m_checksums.count(s.first))
+      throw IoError(str(context, ": dataset ", s.first,
+                        " has no checksum attribute (every dataset of a checkpoint with "
+                        "checksum_algorithm has one)"),
+                    true);
+  ScopedRegion region("eddy::io::restartVerify");
+  auto const damaged =
+      detail::verifyChecksums(m_comm, m_path, m_mode == SnapshotMode::Collective, m_shapes,
+                              m_checksums, m_maxMessageBytes, context);
+  if (!damaged.empty()) {
+    std::string list;
+    for (auto const& d : damaged) list += str(list.empty() ? "" : "; ", d);
+    throw IoError(str(context, ": the data of ", damaged.size() == 1 ? "dataset " : "datasets ",
+                      list, " do not match the ", damaged.size() == 1 ? "checksum" : "checksums",
+                      " written with them: the file was damaged "
+                      "after it was written (restart from an earlier checkpoint)"),
+                  true);
+  }
+  m_checked = true;
 }
 
 double CheckpointReader::real(std::string const& name) const {

@@ -99,6 +99,8 @@ class Hdf5Input {
 
   bool ok() const { return !m_failure.failed(); }
   hid_t file() const { return m_file; }
+  /// The current dataset (-1 when none is open).
+  hid_t dataset() const { return m_dataset; }
   /// Opens dataset `path` as the current dataset of readBlock(); returns its shape.
   std::vector<hsize_t> openDataset(std::string const& path);
   /// Reads the box [offset, offset + count) of the current dataset into the contiguous buffer

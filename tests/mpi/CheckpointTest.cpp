@@ -5,7 +5,8 @@
 // message limits that split blocks every way. Also: a file written by one rank read by all and
 // the reverse (another rank count), the rotation that keeps the newest files, the snapshot
 // index text, and the collective errors of a missing file, a snapshot, a missing directory and
-// bad input on one rank.
+// bad input on one rank. Checksums: the same on any rank count and mode; a byte flipped in any
+// dataset is refused naming it, in every mode; a file without them reads unchecked.
 #include "EddyTest.hpp"
 
 #include "eddy/core/Decomposition.hpp"
@@ -15,9 +16,13 @@
 #include "eddy/io/Info.hpp"
 #include "eddy/io/Snapshot.hpp"
 
+#include <hdf5.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -130,6 +135,7 @@ io::CheckpointWriter::Options options(std::string const& dir, Case const& c) {
 /// `d` gives this rank, and the rows [first, first + count).
 void checkRead(io::CheckpointReader const& file, CartDecomposition const& d, long long step,
                int ranks, long long first, long long count) {
+  EXPECT_TRUE(file.checked());
   EXPECT_EQ(file.model(), "test");
   EXPECT_EQ(file.step(), step);
   EXPECT_EQ(file.time(), 0.1 * step);
@@ -359,3 +365,123 @@ TEST(Checkpoint, ErrorsAreCollectiveAndNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+/// Rank 0: flips every bit of the middle byte of dataset `name`'s raw data in file `path`.
+void flipByte(std::string const& path, std::string const& name) {
+  hid_t const file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0) << path;
+  hid_t const d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  ASSERT_GE(d, 0) << name;
+  haddr_t const offset = H5Dget_offset(d);
+  hsize_t const bytes = H5Dget_storage_size(d);
+  H5Dclose(d);
+  H5Fclose(file);
+  ASSERT_NE(offset, HADDR_UNDEF) << name;
+  ASSERT_GT(bytes, 0u) << name;
+  std::FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  long const at = static_cast<long>(offset + bytes / 2);
+  ASSERT_EQ(std::fseek(f, at, SEEK_SET), 0);
+  int const c = std::fgetc(f);
+  ASSERT_EQ(std::fseek(f, at, SEEK_SET), 0);
+  ASSERT_NE(std::fputc(c ^ 0xff, f), EOF);
+  ASSERT_EQ(std::fclose(f), 0);
+}
+
+/// Rank 0: deletes every checksum attribute of file `path` (a checkpoint as written before).
+void stripChecksums(std::string const& path, std::vector<std::string> const& datasets) {
+  hid_t const file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0) << path;
+  EXPECT_GE(H5Adelete(file, "checksum_algorithm"), 0);
+  for (auto const& name : datasets) {
+    hid_t const d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+    EXPECT_GE(H5Adelete(d, "checksum"), 0) << name;
+    H5Dclose(d);
+  }
+  EXPECT_GE(H5Fclose(file), 0);
+}
+
+std::vector<std::string> const kDatasets = {
+    "/fields/cells",      "/fields/faces",       "/particles/charge",   "/particles/id",
+    "/particles/position", "/particles/rank_rows", "/particles/type"};
+
+}  // namespace
+
+// The checksums do not depend on how the file was written: the grid arrays of a file written
+// by one rank and by all ranks, collectively or gathered in pieces of any size, carry the same.
+TEST(Checkpoint, ChecksumsAreTheSameOnAnyRankCountAndMode) {
+  auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, kCells, 3, {false, false, false});
+  std::map<std::string, std::string> first;  // of the first case on all ranks
+  for (auto const& c : cases()) {
+    SCOPED_TRACE(c.name);
+    std::string const dir = freshDirectory(str("checkpoint_sums_", c.name));
+    io::CheckpointWriter w(MPI_COMM_WORLD, options(dir, c));
+    io::CheckpointReader const all(MPI_COMM_WORLD, w.write(makeData(d, worldRank(), 5)).path,
+                                   c.mode, c.maxMessageBytes);
+    ASSERT_EQ(all.checksums().size(), kDatasets.size());
+    if (first.empty()) first = all.checksums();
+    EXPECT_EQ(all.checksums(), first);  // every dataset: same ranks, same data
+    if (worldRank() == 0) {
+      auto const one = CartDecomposition::fromComm(MPI_COMM_SELF, kCells, 3, {false, false, false});
+      io::CheckpointWriter w1(MPI_COMM_SELF, options(dir, c));
+      io::CheckpointReader const single(MPI_COMM_SELF, w1.write(makeData(one, 0, 6)).path, c.mode,
+                                        c.maxMessageBytes);
+      for (char const* grid : {"/fields/cells", "/fields/faces"})
+        EXPECT_EQ(single.checksums().at(grid), all.checksums().at(grid)) << grid;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+// One byte flipped in the raw data of any dataset: a collective IoError naming the file and the
+// dataset, read collectively or through rank 0 in pieces of any size.
+TEST(Checkpoint, DamagedDataIsRefused) {
+  auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, kCells, 3, {false, false, false});
+  for (auto const& c : cases()) {
+    SCOPED_TRACE(c.name);
+    std::string const dir = freshDirectory(str("checkpoint_damaged_", c.name));
+    io::CheckpointWriter w(MPI_COMM_WORLD, options(dir, c));
+    std::string const good = w.write(makeData(d, worldRank(), 8)).path;
+    for (auto const& name : kDatasets) {
+      SCOPED_TRACE(name);
+      std::string const bad = dir + "/damaged.chk.h5";
+      if (worldRank() == 0) {
+        std::filesystem::copy_file(good, bad, std::filesystem::copy_options::overwrite_existing);
+        flipByte(bad, name);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      try {
+        io::CheckpointReader const r(MPI_COMM_WORLD, bad, c.mode, c.maxMessageBytes);
+        ADD_FAILURE() << "no exception";
+      } catch (eddy::IoError const& e) {
+        std::string const what = e.what();
+        EXPECT_TRUE(e.collective());
+        EXPECT_NE(what.find("cannot read checkpoint '" + bad + "'"), std::string::npos) << what;
+        EXPECT_NE(what.find("the data of dataset " + name + " (computed"), std::string::npos)
+            << what;
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+  }
+}
+
+// A checkpoint without checksums (written before they were added) reads as before, unchecked.
+TEST(Checkpoint, WithoutChecksumsReadsUnchecked) {
+  auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, kCells, 3, {false, false, false});
+  Case const c{io::SnapshotMode::Auto, std::size_t(64) << 20, "auto"};
+  std::string const dir = freshDirectory("checkpoint_unchecked");
+  io::CheckpointWriter w(MPI_COMM_WORLD, options(dir, c));
+  std::string const path = w.write(makeData(d, worldRank(), 2)).path;
+  if (worldRank() == 0) stripChecksums(path, kDatasets);
+  MPI_Barrier(MPI_COMM_WORLD);
+  io::CheckpointReader const file(MPI_COMM_WORLD, path);
+  EXPECT_FALSE(file.checked());
+  EXPECT_TRUE(file.checksums().empty());
+  EXPECT_EQ(file.step(), 2);
+  for (int a = 0; a < 2; ++a) {
+    io::CheckpointGrid const expect = block(d, a);
+    EXPECT_EQ(file.readGrid(expect.name, expect.offset, expect.count), expect.values);
+  }
+}

@@ -9,8 +9,9 @@
 /// block, so any decomposition can read its own block back); particle arrays are rows in rank
 /// order with the row count of every writing rank (`/particles/rank_rows`), so a run on the same
 /// ranks takes back exactly its rows and any other rank count can select atoms by position or
-/// id. The models know nothing of files: they hand over and take back host copies. Layout:
-/// docs/output.md.
+/// id. Every dataset carries a checksum of its data (attribute `checksum`, the same on any rank
+/// count and mode), which a restart checks before it uses anything. The models know nothing of
+/// files: they hand over and take back host copies. Layout: docs/output.md.
 #pragma once
 
 #include "eddy/core/Decomposition.hpp"
@@ -133,7 +134,9 @@ std::vector<std::pair<long long, std::string>> listCheckpoints(MPI_Comm comm,
 class CheckpointReader {
  public:
   /// Collective. Throws a collective eddy::IoError naming `path` and the reason when the file
-  /// cannot be read (errno), is not an HDF5 file, or is not an Eddy checkpoint.
+  /// cannot be read (errno), is not an HDF5 file, is not an Eddy checkpoint, or when the data of
+  /// a dataset do not match the checksum stored with it (naming the dataset): every dataset is
+  /// read once, split over the ranks as the arrays are, to check it.
   CheckpointReader(MPI_Comm comm, std::string path, SnapshotMode mode = SnapshotMode::Auto,
                    std::size_t maxMessageBytes = std::size_t(64) << 20);
 
@@ -148,6 +151,11 @@ class CheckpointReader {
   /// The resolved deck of the run that wrote the file.
   std::string const& deck() const { return m_deck; }
   CheckpointAttributes const& attributes() const { return m_attributes; }
+  /// True when every dataset's checksum was checked; false for a checkpoint written before
+  /// checkpoints had checksums (root attribute `checksum_algorithm` absent), read unchecked.
+  bool checked() const { return m_checked; }
+  /// Dataset path ("/fields/u") -> its checksum as stored (16 hex digits).
+  std::map<std::string, std::string> const& checksums() const { return m_checksums; }
 
   /// A root attribute; throws eddy::Error naming the file when it is missing or, for the
   /// scalars, not a single value.
@@ -189,11 +197,16 @@ class CheckpointReader {
   int m_ranks = 0;
   CheckpointAttributes m_attributes;
   std::map<std::string, std::vector<long long>> m_shapes;  ///< dataset path -> HDF5 shape
+  std::map<std::string, std::string> m_checksums;         ///< dataset path -> checksum
+  bool m_checked = false;
   bool m_hasParticles = false;
   long long m_particles = 0;
   std::vector<std::int64_t> m_rankRows;
   std::vector<std::string> m_columnNames;
   std::vector<int> m_columnWidths;
+
+  /// Collective: checks every dataset against its checksum (see CheckpointChecksum.hpp).
+  void verify(std::string const& context);
 };
 
 }  // namespace eddy::io
