@@ -110,9 +110,13 @@ std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck co
     throw ConfigError(str("restart file '", path, "' is at step ", file->step(),
                           ", beyond run.steps = ", steps,
                           " (run.steps counts from step 0; raise it to continue)"));
+  std::string const checked =
+      file->checked()
+          ? str("checksums of ", file->checksums().size(), " datasets checked")
+          : std::string("no checksums: written before checkpoints had them, data unchecked");
   log::info(str("restart: continuing from ", path, " (", file->model(), ", step ", file->step(),
                 ", t ", file->time(), ", written by ", file->ranks(), " rank(s) with eddy ",
-                file->version(), ")"));
+                file->version(), "; ", checked, ")"));
   return file;
 }
 

@@ -44,7 +44,8 @@ class CheckpointOutput {
 /// Collective: the checkpoint the run continues from, or nullptr for a fresh start. `restart`
 /// is the `--restart` option (empty: the deck's run.restart); `latest` takes the newest
 /// checkpoint of this run in `directory` (a fresh start when there is none). Throws a
-/// collective eddy::IoError when the file cannot be read or is no Eddy checkpoint, and a
+/// collective eddy::IoError when the file cannot be read, is no Eddy checkpoint or is damaged
+/// (a dataset that does not match its checksum), and a
 /// collective eddy::ConfigError naming the file when it holds another model than `model` or a
 /// step beyond run.steps.
 std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck const& deck,
