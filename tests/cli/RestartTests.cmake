@@ -1,9 +1,11 @@
 # Checkpoint / restart (docs/output.md): a restart continues bitwise, on the same and on other
 # rank counts; checkpoint failures stop the run with one message and leave earlier files intact;
-# a restart from a wrong file is refused with a clear message.
+# a restart from a wrong or damaged file is refused with a clear message.
 
 add_executable(eddy_compare_checkpoints CompareCheckpoints.cpp)
 target_link_libraries(eddy_compare_checkpoints PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::host_warnings)
+add_executable(eddy_damage_checkpoint DamageCheckpoint.cpp)
+target_link_libraries(eddy_damage_checkpoint PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::host_warnings)
 
 # eddy_restart_test(<name> <deck> <run.name> <N> <crash> <total> <np straight> <np first>
 #                   <np restart> <csv files> [RESTART latest] [KEYS <checkpoint keys>...]): see
@@ -161,3 +163,43 @@ eddy_add_cli_test(NAME cli.restart.no_file_argument EXPECT_EXIT 2
                   MATCH "--restart needs a checkpoint file"
                   COMMAND run tests/cli/decks/restart_md.yaml --restart)
 set_tests_properties(cli.restart.snapshot PROPERTIES FIXTURES_REQUIRED restart_source)
+
+# A damaged checkpoint (one byte flipped in the raw data of any one dataset) is refused with
+# exit 4 naming the file and the dataset, for the fluids and the md checkpoint of the fixtures
+# above (fields; particle ids, int32 types, float columns and rank_rows), on 1 and 4 ranks, read
+# collectively, and on 4 ranks through rank 0; the untouched file restarts, and so does one
+# without checksums (as written before checkpoints had them), unchecked.
+foreach(n 1 4)
+  set(_modes auto)
+  if(n GREATER 1)
+    list(APPEND _modes gather)
+  endif()
+  foreach(mode ${_modes})
+    foreach(model fluids md)
+      if(model STREQUAL "fluids")
+        set(_source ${_src}/checkpoints/cavity_000002.chk.h5)
+        set(_deck restart_source)
+        set(_min 4)
+        set(_fixture restart_source)
+      else()
+        set(_source output/cli_restart_md_source/checkpoints/lj_000002.chk.h5)
+        set(_deck restart_md_source)
+        set(_min 7)
+        set(_fixture restart_md_source)
+      endif()
+      set(_name cli.restart.damaged.${model}.${mode}.np${n})
+      add_test(NAME ${_name}
+               COMMAND ${CMAKE_COMMAND} "-DEDDY=$<TARGET_FILE:eddy>"
+                       "-DMPIEXEC=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG}" -DNP=${n}
+                       "-DPREFLAGS=${EDDY_MPIEXEC_PREFLAGS}"
+                       "-DTOOL=$<TARGET_FILE:eddy_damage_checkpoint>" -DSOURCE=${_source}
+                       "-DDECK=${PROJECT_SOURCE_DIR}/tests/cli/decks/${_deck}.yaml"
+                       "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/damaged_${model}_${mode}_np${n}"
+                       -DMIN_DATASETS=${_min} -DMODE=${mode}
+                       -P ${CMAKE_CURRENT_SOURCE_DIR}/DamagedCheckpoint.cmake
+               WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+      set_tests_properties(${_name} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 180
+                                               FIXTURES_REQUIRED ${_fixture})
+    endforeach()
+  endforeach()
+endforeach()
