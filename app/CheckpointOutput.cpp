@@ -101,15 +101,17 @@ std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck co
                                     ? io::snapshotModeFromString(deck.getString("checkpoint.mode"))
                                     : io::SnapshotMode::Auto;
   auto file = std::make_unique<io::CheckpointReader>(rt.comm(), path, mode);
+  // A checkpoint the deck does not fit is the deck's problem (or the wrong file for this deck):
+  // exit code 3, as for an invalid deck, so that a job script tells it from an I/O failure.
   if (file->model() != model)
-    throw ConfigError(str("restart file '", path, "' is a checkpoint of the ", file->model(),
-                          " model; this deck runs ", model, " (expected a checkpoint of the ",
-                          model, " model)"));
+    throw DeckError(str("restart file '", path, "' is a checkpoint of the ", file->model(),
+                        " model; this deck runs ", model, " (expected a checkpoint of the ",
+                        model, " model)"));
   long long const steps = deck.getInt("run.steps");
   if (file->step() > steps)
-    throw ConfigError(str("restart file '", path, "' is at step ", file->step(),
-                          ", beyond run.steps = ", steps,
-                          " (run.steps counts from step 0; raise it to continue)"));
+    throw DeckError(str("restart file '", path, "' is at step ", file->step(),
+                        ", beyond run.steps = ", steps,
+                        " (run.steps counts from step 0; raise it to continue)"));
   std::string const checked =
       file->checked()
           ? str("checksums of ", file->checksums().size(), " datasets checked")

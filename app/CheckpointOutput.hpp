@@ -45,9 +45,8 @@ class CheckpointOutput {
 /// is the `--restart` option (empty: the deck's run.restart); `latest` takes the newest
 /// checkpoint of this run in `directory` (a fresh start when there is none). Throws a
 /// collective eddy::IoError when the file cannot be read, is no Eddy checkpoint or is damaged
-/// (a dataset that does not match its checksum), and a
-/// collective eddy::ConfigError naming the file when it holds another model than `model` or a
-/// step beyond run.steps.
+/// (a dataset that does not match its checksum), and a collective eddy::DeckError (exit code 3)
+/// naming the file when it holds another model than `model` or a step beyond run.steps.
 std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck const& deck,
                                                   std::string const& restart,
                                                   std::string const& directory,

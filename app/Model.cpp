@@ -55,8 +55,8 @@ std::vector<double> StateIn::readOwned(Field<MemSpace> const& f, CartDecompositi
 void StateIn::requireSame(std::string const& what, std::string const& deckValue,
                           std::string const& fileValue) const {
   if (deckValue != fileValue)
-    throw ConfigError(str("restart file '", m_file.path(), "' has ", what, " ", fileValue,
-                          "; this deck has ", deckValue, " (expected the same ", what, ")"));
+    throw DeckError(str("restart file '", m_file.path(), "' has ", what, " ", fileValue,
+                        "; this deck has ", deckValue, " (expected the same ", what, ")"));
 }
 
 io::CheckpointGrid ownedGrid(Field<MemSpace> const& f, CartDecomposition const& decomp) {

@@ -79,11 +79,13 @@ class StateIn {
   std::vector<std::int64_t> const& integers(std::string const& name) const;
   bool hasInteger(std::string const& name) const;
   /// The entries of array `name` that `f`'s owned box covers on this rank, after checking that
-  /// the array has the global shape of `f`'s entries (a collective eddy::ConfigError otherwise).
+  /// the array has the global shape of `f`'s entries (requireSame's error otherwise).
   std::vector<double> readOwned(Field<MemSpace> const& f, CartDecomposition const& decomp,
                                 std::string const& name) const;
-  /// Throws a collective eddy::ConfigError naming the file when the deck's `what` (a noun such
-  /// as "grid.cells" or "particle count"), `deckValue`, differs from the checkpoint's.
+  /// Throws a collective eddy::DeckError (exit code 3: the deck does not fit its restart file)
+  /// naming the file when the deck's `what` (a noun such as "grid.cells" or "particle count"),
+  /// `deckValue`, differs from the checkpoint's. Every mismatch of deck and checkpoint goes
+  /// through here (or openRestart), so that all have the one exit code.
   void requireSame(std::string const& what, std::string const& deckValue,
                    std::string const& fileValue) const;
 
@@ -106,8 +108,7 @@ double globalCellCount(CartDecomposition const& decomp);
 /// Stores the grid's size (`cells`, `length`) with a grid model's state ...
 void saveGridSize(StateOut& out, CartDecomposition const& decomp,
                   std::array<double, 3> const& length);
-/// ... and checks at a restart that the checkpoint's is this run's (a collective
-/// eddy::ConfigError naming the file otherwise).
+/// ... and checks at a restart that the checkpoint's is this run's (StateIn::requireSame).
 void requireGridSize(StateIn const& in, CartDecomposition const& decomp,
                      std::array<double, 3> const& length);
 

@@ -114,8 +114,10 @@ endforeach()
 set_tests_properties(cli.run.checkpoint_disk_full.setup.np4 PROPERTIES
                      DEPENDS cli.run.checkpoint_disk_full.check.np1)
 
-# Restarts from the wrong file: a missing file, a text file, a snapshot, a checkpoint of another
-# model, of another grid or of another md box. The fixture writes a fluids checkpoint and snapshot of step 2.
+# Restarts from the wrong file: a missing file, a text file, a snapshot (exit 4: the file cannot
+# be used), a checkpoint of another model, of another grid, of another md box or of a step
+# beyond run.steps (exit 3: the deck does not fit the file). The fixture writes a fluids
+# checkpoint and snapshot of step 2.
 eddy_add_cli_test(NAME cli.restart.source EXPECT_EXIT 0 MATCH "checkpoint step 2 written"
                   COMMAND run tests/cli/decks/restart_source.yaml)
 set_tests_properties(cli.restart.source PROPERTIES FIXTURES_SETUP restart_source)
@@ -125,25 +127,30 @@ foreach(n 1 4)
                     MATCH "cannot read checkpoint '${_src}/no_such\\.chk\\.h5': errno 2: No such file or directory"
                     ONCE "eddy: error"
                     COMMAND run tests/cli/decks/restart_md.yaml --restart ${_src}/no_such.chk.h5)
-  eddy_add_cli_test(NAME cli.restart.wrong_model.np${n} RANKS ${n} EXPECT_EXIT 1
+  eddy_add_cli_test(NAME cli.restart.wrong_model.np${n} RANKS ${n} EXPECT_EXIT 3
                     MATCH "restart file '${_src}/checkpoints/cavity_000002\\.chk\\.h5' is a checkpoint of the fluids model; this deck runs md"
                     ONCE "eddy: error"
                     COMMAND run tests/cli/decks/restart_md.yaml
                             --restart ${_src}/checkpoints/cavity_000002.chk.h5)
-  eddy_add_cli_test(NAME cli.restart.wrong_grid.np${n} RANKS ${n} EXPECT_EXIT 1
+  eddy_add_cli_test(NAME cli.restart.wrong_grid.np${n} RANKS ${n} EXPECT_EXIT 3
                     MATCH "restart file '${_src}/checkpoints/cavity_000002\\.chk\\.h5' has grid\\.cells \\[16, 16\\]; this deck has \\[24, 24\\]"
                     ONCE "eddy: error"
                     COMMAND run tests/cli/decks/restart_grid_mismatch.yaml
                             --restart ${_src}/checkpoints/cavity_000002.chk.h5)
-  set_tests_properties(cli.restart.wrong_model.np${n} cli.restart.wrong_grid.np${n} PROPERTIES
-                       FIXTURES_REQUIRED restart_source)
+  eddy_add_cli_test(NAME cli.restart.beyond_steps.np${n} RANKS ${n} EXPECT_EXIT 3
+                    MATCH "restart file '${_src}/checkpoints/cavity_000002\\.chk\\.h5' is at step 2, beyond run\\.steps = 1"
+                    ONCE "eddy: error"
+                    COMMAND run tests/cli/decks/restart_short.yaml
+                            --restart ${_src}/checkpoints/cavity_000002.chk.h5)
+  set_tests_properties(cli.restart.wrong_model.np${n} cli.restart.wrong_grid.np${n}
+                       cli.restart.beyond_steps.np${n} PROPERTIES FIXTURES_REQUIRED restart_source)
 endforeach()
 # An md checkpoint and a deck of the same atoms in another box.
 eddy_add_cli_test(NAME cli.restart.md_source EXPECT_EXIT 0 MATCH "checkpoint step 2 written"
                   COMMAND run tests/cli/decks/restart_md_source.yaml)
 set_tests_properties(cli.restart.md_source PROPERTIES FIXTURES_SETUP restart_md_source)
 foreach(n 1 4)
-  eddy_add_cli_test(NAME cli.restart.wrong_box.np${n} RANKS ${n} EXPECT_EXIT 1
+  eddy_add_cli_test(NAME cli.restart.wrong_box.np${n} RANKS ${n} EXPECT_EXIT 3
                     MATCH "restart file 'output/cli_restart_md_source/checkpoints/lj_000002\\.chk\\.h5' has box \\[8\\.39[0-9]*, 8\\.39[0-9]*, 8\\.39[0-9]*\\]"
                           "this deck has \\[8\\.22[0-9]*, 8\\.22[0-9]*, 8\\.22[0-9]*\\] \\(expected the same box\\)"
                     ONCE "eddy: error"

@@ -17,7 +17,7 @@ enum class ExitCode : int {
   Success = 0,
   Failure = 1,    ///< a run-time error (solver failure, bad state, ...)
   Usage = 2,      ///< bad command line
-  Deck = 3,       ///< the deck failed validation
+  Deck = 3,       ///< the deck failed validation or does not fit its restart file
   Io = 4,         ///< a file or directory could not be read or written
   Internal = 70,  ///< an error raised on some ranks only; the job was aborted
 };
@@ -51,7 +51,9 @@ class UsageError : public Error {
   explicit UsageError(std::string const& what) : Error(what, ExitCode::Usage, true) {}
 };
 
-/// The deck failed validation (raised on every rank: all parse the same text).
+/// The deck failed validation, or does not fit the checkpoint it restarts from (another model,
+/// grid, box, particle count, or a step beyond run.steps); raised on every rank: all parse the
+/// same text and read the same checkpoint header.
 class DeckError : public Error {
  public:
   explicit DeckError(std::string const& what) : Error(what, ExitCode::Deck, true) {}
