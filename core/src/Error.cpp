@@ -1,8 +1,9 @@
 #include "eddy/core/Error.hpp"
 
+#include "eddy/core/Environment.hpp"
+
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <thread>
 
 namespace eddy {
@@ -27,10 +28,19 @@ int worldRank() {
   return r;
 }
 
-/// Seconds the ranks wait for each other after a collective error before aborting.
+/// Seconds the ranks wait for each other after a collective error before aborting
+/// (EDDY_ERROR_TIMEOUT). Read while an error is reported: a malformed value is reported too and
+/// the default taken, since throwing here would lose the error being reported.
 double agreementTimeout() {
-  if (char const* s = std::getenv("EDDY_ERROR_TIMEOUT")) return std::atof(s);
-  return 30.0;
+  double const fallback = 30.0;
+  try {
+    return numberFromEnvironment("EDDY_ERROR_TIMEOUT", fallback, 0.0, 1e6,
+                                 "seconds from 0 to 1e6 (how long ranks wait for each other "
+                                 "after an error)");
+  } catch (ConfigError const& e) {
+    std::fprintf(stderr, "eddy: warning: %s; waiting %g s\n", e.what(), fallback);
+    return fallback;
+  }
 }
 
 }  // namespace

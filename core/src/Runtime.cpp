@@ -2,6 +2,7 @@
 #include "eddy/core/Transport.hpp"
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 
@@ -110,10 +111,11 @@ bool gpuAware(std::string* how) {
     if (how) *how = str("set by ", c.why);
     return c.on;
   }
-  if (char const* env = std::getenv("EDDY_GPU_AWARE_MPI")) {
-    bool const on =
-        std::strcmp(env, "1") == 0 || std::strcmp(env, "on") == 0 || std::strcmp(env, "true") == 0;
-    if (how) *how = str("set by EDDY_GPU_AWARE_MPI=", env);
+  if (auto const env = textFromEnvironment("EDDY_GPU_AWARE_MPI")) {
+    bool const on = switchFromEnvironment(
+        "EDDY_GPU_AWARE_MPI", false,
+        "1, on or true (MPI accepts device pointers) or 0, off or false (it does not)");
+    if (how) *how = str("set by EDDY_GPU_AWARE_MPI=", *env);
     return on;
   }
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

@@ -1,11 +1,11 @@
 #include "eddy/core/Timer.hpp"
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -28,10 +28,9 @@ std::mutex& registryMutex() {
 }
 /// EDDY_TIMER_FENCE=1: every region fences the device when it starts and ends.
 bool fencedTimers() {
-  static bool const fenced = [] {
-    char const* env = std::getenv("EDDY_TIMER_FENCE");
-    return env != nullptr && std::string(env) == "1";
-  }();
+  static bool const fenced = switchFromEnvironment(
+      "EDDY_TIMER_FENCE", false,
+      "1 (every timing region fences the device at its start and end) or 0");
   return fenced;
 }
 void fenceForTimer() {

@@ -4,7 +4,6 @@
 #include "eddy/core/Runtime.hpp"
 
 #include <climits>
-#include <cstdlib>
 #include <optional>
 
 namespace eddy {
@@ -83,8 +82,11 @@ std::vector<TransportKind> available() {
 
 void select(std::string const& choice) {
   if (choice == "auto") {
-    if (char const* env = std::getenv("EDDY_TRANSPORT");
-        env && *env && std::string(env) != "auto") {
+    std::string const env =
+        choiceFromEnvironment("EDDY_TRANSPORT", "auto", {"auto", "cuda-ipc", "nccl", "mpi", "mpi-staged"},
+                              "one of auto, cuda-ipc, nccl, mpi, mpi-staged (the transport "
+                              "of rank-to-rank buffers where the deck says auto)");
+    if (env != "auto") {
       select(env);
       chosenWhy() = str("EDDY_TRANSPORT=", env);
       return;

@@ -4,6 +4,7 @@
 #include "EddyTest.hpp"
 
 #include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
 #include "eddy/core/HaloExchange.hpp"
@@ -413,8 +414,8 @@ TEST(Transport, ChoicesAreValidatedAndNamed) {
     }
   }
   eddy::transport::select("auto");
-  char const* env = std::getenv("EDDY_TRANSPORT");
-  if (!env || !*env || std::string(env) == "auto")
+  std::string const env = eddy::textFromEnvironment("EDDY_TRANSPORT").value_or("auto");
+  if (env == "auto")
     EXPECT_EQ(eddy::transport::current(), available.front());
   else
     EXPECT_EQ(eddy::transport::current(), eddy::transport::parse(env));

@@ -172,6 +172,53 @@ TEST(Environment, TuningVariablesTakeTheirRangeOrFail) {
   }
 }
 
+TEST(Environment, SwitchesChoicesAndListsTakeTheirValuesOrFail) {
+  char const* const name = "EDDY_TEST_TUNING";
+  unsetenv(name);
+  EXPECT_TRUE(eddy::switchFromEnvironment(name, true, "a switch")) << "unset: the fallback";
+  EXPECT_EQ(eddy::choiceFromEnvironment(name, "b", {"a", "b"}, "a or b"), "b");
+  EXPECT_EQ(eddy::integersFromEnvironment(name, {1, 2, 3}, 0, 9, "three digits"),
+            (std::vector<long long>{1, 2, 3}));
+  EXPECT_FALSE(eddy::textFromEnvironment(name).has_value());
+  for (char const* on : {"1", "on", "true"}) {
+    eddy::test::ScopedEnv env(name, on);
+    EXPECT_TRUE(eddy::switchFromEnvironment(name, false, "a switch")) << on;
+  }
+  for (char const* off : {"0", "off", "false"}) {
+    eddy::test::ScopedEnv env(name, off);
+    EXPECT_FALSE(eddy::switchFromEnvironment(name, true, "a switch")) << off;
+  }
+  {
+    eddy::test::ScopedEnv env(name, "a");
+    EXPECT_EQ(eddy::choiceFromEnvironment(name, "b", {"a", "b"}, "a or b"), "a");
+    EXPECT_EQ(eddy::textFromEnvironment(name).value_or(""), "a");
+  }
+  {
+    eddy::test::ScopedEnv env(name, "32,4,0");
+    EXPECT_EQ(eddy::integersFromEnvironment(name, {1, 2, 3}, 0, 64, "three extents"),
+              (std::vector<long long>{32, 4, 0}));
+  }
+  auto const refused = [&](char const* bad, auto const& read) {
+    eddy::test::ScopedEnv env(name, bad);
+    try {
+      read();
+      ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
+    } catch (eddy::ConfigError const& e) {
+      std::string const what = e.what();
+      EXPECT_NE(what.find(name), std::string::npos) << what;
+      EXPECT_NE(what.find(bad), std::string::npos) << what;
+    }
+  };
+  for (char const* bad : {"2", "yes", "On", "1x"})
+    refused(bad, [&] { (void)eddy::switchFromEnvironment(name, false, "a switch"); });
+  for (char const* bad : {"c", "A", "a "})
+    refused(bad, [&] { (void)eddy::choiceFromEnvironment(name, "b", {"a", "b"}, "a or b"); });
+  for (char const* bad : {"32,4", "32,4,2,1", "32,,2", "32,4,x", "32,4,65", "-1,4,2", "32;4;2"})
+    refused(bad, [&] {
+      (void)eddy::integersFromEnvironment(name, {1, 2, 3}, 0, 64, "three extents");
+    });
+}
+
 namespace {
 /// Side bits of row i for selectSides: runs of each kind and isolated rows, from a hash.
 struct HashedSide {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Environment.hpp"
 
 #include <array>
 #include <cstdint>
@@ -39,13 +40,14 @@ using BoxPolicy =
                           Kokkos::IndexType<int>>;
 
 namespace detail {
-/// EDDY_BOX_TILE parsed once; all zero when unset or malformed.
+/// EDDY_BOX_TILE read once; all zero when unset.
 inline std::array<int, 3> boxTileOverride() {
   static std::array<int, 3> const tile = [] {
-    std::array<int, 3> t{0, 0, 0};
-    if (char const* env = std::getenv("EDDY_BOX_TILE"))
-      if (std::sscanf(env, "%d,%d,%d", &t[0], &t[1], &t[2]) != 3) t = {0, 0, 0};
-    return t;
+    auto const t = integersFromEnvironment(
+        "EDDY_BOX_TILE", {0, 0, 0}, 0, 1024,
+        "three tile extents tx,ty,tz from 0 to 1024 (the tile of the grid kernels' 3D ranges)");
+    return std::array<int, 3>{static_cast<int>(t[0]), static_cast<int>(t[1]),
+                              static_cast<int>(t[2])};
   }();
   return tile;
 }
