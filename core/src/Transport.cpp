@@ -3,7 +3,7 @@
 #include "eddy/core/Environment.hpp"
 #include "eddy/core/Runtime.hpp"
 
-#include <climits>
+#include <algorithm>
 #include <optional>
 
 namespace eddy {
@@ -44,18 +44,14 @@ char const* name(TransportKind kind) {
       return "mpi-staged";
     case TransportKind::Nccl:
       return "nccl";
-    case TransportKind::CudaIpc:
-      return "cuda-ipc";
   }
   return "unknown";
 }
 
 TransportKind parse(std::string const& text) {
-  for (auto k :
-       {TransportKind::CudaIpc, TransportKind::Nccl, TransportKind::Mpi, TransportKind::MpiStaged})
+  for (auto k : {TransportKind::Nccl, TransportKind::Mpi, TransportKind::MpiStaged})
     if (text == name(k)) return k;
-  throw ConfigError(
-      str("transport '", text, "' is not one of auto, cuda-ipc, nccl, mpi, mpi-staged"));
+  throw ConfigError(str("transport '", text, "' is not one of auto, nccl, mpi, mpi-staged"));
 }
 
 bool ncclBuilt(std::string* version) {
@@ -69,12 +65,7 @@ std::vector<TransportKind> available() {
     a = {TransportKind::Mpi, TransportKind::MpiStaged};
     return a;
   }
-  if (ncclBuilt() && !gpuShared()) {
-    // nccl first: cuda-ipc moves a 512^3 block's halo faster (bench_halo) but made the
-    // Navier-Stokes step no faster on two H200s (docs/PERFORMANCE.md, ninth batch).
-    a.push_back(TransportKind::Nccl);
-    a.push_back(TransportKind::CudaIpc);
-  }
+  if (ncclBuilt() && !gpuShared()) a.push_back(TransportKind::Nccl);
   if (mpi::gpuAware()) a.push_back(TransportKind::Mpi);
   a.push_back(TransportKind::MpiStaged);
   return a;
@@ -83,9 +74,9 @@ std::vector<TransportKind> available() {
 void select(std::string const& choice) {
   if (choice == "auto") {
     std::string const env =
-        choiceFromEnvironment("EDDY_TRANSPORT", "auto", {"auto", "cuda-ipc", "nccl", "mpi", "mpi-staged"},
-                              "one of auto, cuda-ipc, nccl, mpi, mpi-staged (the transport "
-                              "of rank-to-rank buffers where the deck says auto)");
+        choiceFromEnvironment("EDDY_TRANSPORT", "auto", {"auto", "nccl", "mpi", "mpi-staged"},
+                              "one of auto, nccl, mpi, mpi-staged (the transport of rank-to-rank "
+                              "buffers where the deck says auto)");
     if (env != "auto") {
       select(env);
       chosenWhy() = str("EDDY_TRANSPORT=", env);
@@ -128,24 +119,15 @@ std::string describe() {
     std::string v;
     ncclBuilt(&v);
     s += ", NCCL " + v;
-    if (k == TransportKind::CudaIpc) s += " for the other messages";
   }
   s += str("; available: ", list(available()));
-  if (gpuShared() && ncclBuilt()) s += "; cuda-ipc and nccl not offered: ranks share a GPU";
+  if (gpuShared() && ncclBuilt()) s += "; nccl not offered: ranks share a GPU";
   s += ")";
   return s;
 }
 
 void finalize() {
   detail::nccl::finalize();
-}
-
-std::size_t ipcMinBytes() {
-  static std::size_t const bytes = static_cast<std::size_t>(integerFromEnvironment(
-      "EDDY_CUDA_IPC_MIN_BYTES", 0, 0, LLONG_MAX,
-      "a byte count >= 0 (cuda-ipc copies the messages of a halo exchange to and from a peer "
-      "when the larger holds at least this many bytes)"));
-  return bytes;
 }
 
 void setGpuShared(bool shared) {

@@ -112,12 +112,12 @@ std::vector<Case> cases() {
   };
 }
 
-/// Value k of round r that rank `from` sends (ABoundMessageSet...): exact in a double.
+/// Value k of round r that rank `from` sends (AMessageSet...): exact in a double.
 KOKKOS_INLINE_FUNCTION double roundValue(int from, int r, int k) {
   return 1.0 + k + 4096.0 * (r + 64.0 * from);
 }
 
-/// `rounds` rounds of a bound message set (ABoundMessageSet...): rank r sends roundValue(r,
+/// `rounds` rounds of a message set (AMessageSet...): rank r sends roundValue(r,
 /// round, k) as value k, received values are checked on the device and counted in `wrong`.
 /// Values below `split` come from the left neighbour, the others from the right.
 template <class Exec, class Buffer, class Count>
@@ -130,7 +130,6 @@ void runRounds(Exec const& space, eddy::PeerExchange<Exec>& peers, Buffer const&
   int const n = static_cast<int>(send.extent(0));
   Buffer busy("eddy::test::busy", 1 << 22);
   for (int r = 0; r < rounds; ++r) {
-    peers.prepareSend(space);
     Kokkos::parallel_for(
         "eddy::test::fillRound", Kokkos::RangePolicy<Exec>(space, 0, n),
         KOKKOS_LAMBDA(int const k) { send(k) = roundValue(rank, r, k); });
@@ -323,11 +322,10 @@ TYPED_TEST(HaloExchangeTest, PeerMessagesLeaveTheGapsOfTheReceiveBuffer) {
   std::vector<eddy::PeerMessage> const sends{{right, 1, 0, 3}, {left, 2, 3, 2}};
   std::vector<eddy::PeerMessage> const recvs{{left, 1, 0, 3}, {right, 2, 8, 2}};
   for (eddy::TransportKind kind : {eddy::TransportKind::Mpi, eddy::TransportKind::MpiStaged,
-                                   eddy::TransportKind::Nccl, eddy::TransportKind::CudaIpc}) {
+                                   eddy::TransportKind::Nccl}) {
     auto const available = eddy::transport::available();
     if (std::find(available.begin(), available.end(), kind) == available.end()) continue;
-    // NCCL carries messages between ranks only (callers copy what a rank sends itself); so
-    // does cuda-ipc for a message set that is not bound.
+    // NCCL carries messages between ranks only (callers copy what a rank sends itself).
     if (eddy::transport::usesNccl(kind) && size == 1) continue;
     SCOPED_TRACE(eddy::transport::name(kind));
     Kokkos::deep_copy(recv, hr);
@@ -344,12 +342,12 @@ TYPED_TEST(HaloExchangeTest, PeerMessagesLeaveTheGapsOfTheReceiveBuffer) {
   }
 }
 
-// A message set bound to its buffers (PeerExchange::bind), run for many rounds without a
-// fence: each round's values must arrive, none from an earlier round and none overwritten by
-// the next before it was received. Odd ranks delay their side of each round with extra work, so
-// that with cuda-ipc a fast sender would overwrite its buffer while the slow one still copies
-// out of it, were the rounds not ordered.
-TYPED_TEST(HaloExchangeTest, ABoundMessageSetCarriesEveryRoundInOrder) {
+// A message set posted from the same buffers for many rounds without a fence (as a halo
+// exchange is): each round's values must arrive, none from an earlier round and none
+// overwritten by the next before it was received. Odd ranks delay their side of each round with
+// extra work, so that a fast sender would overwrite its buffer while the slow one still reads
+// it, were the rounds not ordered.
+TYPED_TEST(HaloExchangeTest, AMessageSetCarriesEveryRoundInOrder) {
   using Exec = TypeParam;
   using Buffer = Kokkos::View<double*, typename Exec::memory_space>;
   Exec const space;
@@ -362,21 +360,13 @@ TYPED_TEST(HaloExchangeTest, ABoundMessageSetCarriesEveryRoundInOrder) {
   std::vector<eddy::PeerMessage> const recvs{{left, 1, 0, nr}, {right, 2, nr, nl}};
   Kokkos::View<long long, typename Exec::memory_space> wrong("eddy::test::wrong");
   for (eddy::TransportKind kind : eddy::transport::available()) {
-    // NCCL and CUDA IPC carry messages between ranks only.
+    // NCCL carries messages between ranks only.
     if (eddy::transport::usesNccl(kind) && size == 1) continue;
     SCOPED_TRACE(eddy::transport::name(kind));
     Kokkos::deep_copy(wrong, 0);
     {
       eddy::PeerExchange<Exec> peers(MPI_COMM_WORLD, kind, /*coalesce=*/true);
-      auto const buffers = peers.bind(space, sends, recvs, nr + nl, nr + nl, "eddy::test");
-      Buffer const send = buffers.first, recv = buffers.second;
-      // Its largest message (3000 values) is at least EDDY_CUDA_IPC_MIN_BYTES unless set higher.
-      // The kind that serves Exec's memory: host memory (the host space of a GPU build) takes
-      // MPI whatever was asked (transport::forSpace), and only device memory is mapped by IPC.
-      bool const large = nr * sizeof(double) >= eddy::transport::ipcMinBytes();
-      if (peers.kind() == eddy::TransportKind::CudaIpc && size > 1 && large) {
-        EXPECT_FALSE(peers.ipcPeers().empty()) << "the ranks of one node are not reached by IPC";
-      }
+      Buffer const send("eddy::test::sendBuffer", nr + nl), recv("eddy::test::recvBuffer", nr + nl);
       runRounds(space, peers, send, sends, recv, recvs, nr, rounds, wrong);
       space.fence();
     }
@@ -397,7 +387,7 @@ TEST(Transport, ChoicesAreValidatedAndNamed) {
   for (auto k : available) EXPECT_EQ(eddy::transport::parse(eddy::transport::name(k)), k);
   EXPECT_THROW(eddy::transport::parse("infiniband"), eddy::ConfigError);
   EXPECT_THROW(eddy::transport::select("carrier-pigeon"), eddy::ConfigError);
-  for (auto k : {eddy::TransportKind::CudaIpc, eddy::TransportKind::Nccl, eddy::TransportKind::Mpi,
+  for (auto k : {eddy::TransportKind::Nccl, eddy::TransportKind::Mpi,
                  eddy::TransportKind::MpiStaged}) {
     bool const offered = std::find(available.begin(), available.end(), k) != available.end();
     if (offered) {

@@ -181,7 +181,6 @@ class HaloExchange {
     if (m_inFlight)
       throw Error(str("HaloExchange::start on field '", field.label(),
                       "': the previous exchange was not finished"));
-    m_peers.prepareSend(space);
     if (m_sendTotal > 0)
       copy<true>(space, m_sendRegions, int(m_peerSends.size()), m_sendBuf, field, {0, m_sendTotal},
                  {0, m_sendRows}, "eddy::halo::pack");
@@ -423,11 +422,10 @@ class HaloExchange {
     };
     m_sendRegions = table(true, "eddy::halo::sendRegions");
     m_recvRegions = table(false, "eddy::halo::recvRegions");
-    // The messages are the same in every exchange: bound to the transport (cuda-ipc lets the
-    // ranks of this node copy them out of the send buffer).
-    std::tie(m_sendBuf, m_recvBuf) =
-        m_peers.bind(space, m_peerSends, m_peerRecvs, m_sendLength / kPerDouble,
-                     m_recvLength / kPerDouble, "eddy::halo");
+    m_sendBuf = Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::sendBuffer")),
+                       m_sendLength / kPerDouble);
+    m_recvBuf = Buffer(Kokkos::view_alloc(space, std::string("eddy::halo::recvBuffer")),
+                       m_recvLength / kPerDouble);
     // The host tables above die here; their copies must be complete.
     space.fence();
   }

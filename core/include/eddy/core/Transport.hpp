@@ -11,14 +11,9 @@
 ///   mpi         MPI on the buffers themselves: host builds, or GPU-aware MPI (probed).
 ///   mpi-staged  Copies to page-locked host memory, MPI between the host copies, copies back.
 ///               Works everywhere; on a GPU it is limited by host memory bandwidth.
-///   cuda-ipc    The message sets that repeat (halo exchanges, PeerExchange::bind) travel
-///               between the GPUs of one node as copy-engine copies out of the sender's buffer,
-///               mapped by CUDA IPC (NVLink or PCIe), ordered by events on the streams and small
-///               MPI tokens; every other message takes nccl. GPU builds with NCCL only.
 ///
 /// `auto` picks nccl, else mpi when the MPI library accepts device pointers, else mpi-staged;
-/// host builds pick mpi. The deck (`parallel.transport`) or `EDDY_TRANSPORT` chooses otherwise
-/// (cuda-ipc only when asked for: it was not faster for the Navier-Stokes step on two H200s).
+/// host builds pick mpi. The deck (`parallel.transport`) or `EDDY_TRANSPORT` chooses otherwise.
 ///
 /// NCCL has no tags: messages between two ranks match in the order they are posted. PeerExchange
 /// posts every message set ordered by (peer, tag) on both sides, so sends and receives pair up
@@ -43,7 +38,7 @@
 
 namespace eddy {
 
-enum class TransportKind { Mpi, MpiStaged, Nccl, CudaIpc };
+enum class TransportKind { Mpi, MpiStaged, Nccl };
 
 /// One message of doubles: peer rank, tag, offset and length within a buffer.
 struct PeerMessage {
@@ -55,7 +50,7 @@ struct PeerMessage {
 
 namespace transport {
 
-/// "mpi", "mpi-staged", "nccl" or "cuda-ipc".
+/// "mpi", "mpi-staged" or "nccl".
 char const* name(TransportKind kind);
 /// Parses a name of `name()`; throws ConfigError naming the accepted ones.
 TransportKind parse(std::string const& text);
@@ -71,20 +66,16 @@ TransportKind current();
 std::string describe();
 /// True when Eddy was built with NCCL; `version` then says which.
 bool ncclBuilt(std::string* version = nullptr);
-/// Whether `kind` sends through NCCL (cuda-ipc does, for the messages it does not copy itself).
+/// Whether `kind` sends through NCCL.
 inline bool usesNccl(TransportKind kind) {
-  return kind == TransportKind::Nccl || kind == TransportKind::CudaIpc;
+  return kind == TransportKind::Nccl;
 }
-/// The transport that serves memory space `Mem`: host-accessible memory never uses NCCL or
-/// CUDA IPC.
+/// The transport that serves memory space `Mem`: host-accessible memory never uses NCCL.
 template <class Mem>
 TransportKind forSpace(TransportKind kind) {
   bool const hostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
   return hostAccessible && usesNccl(kind) ? TransportKind::Mpi : kind;
 }
-/// cuda-ipc copies a bound message set's messages to and from a peer only when the larger of
-/// the two holds at least this many bytes (EDDY_CUDA_IPC_MIN_BYTES); smaller ones take nccl.
-std::size_t ipcMinBytes();
 /// Releases the NCCL communicators. Runtime calls it before Kokkos and MPI shut down.
 void finalize();
 /// Whether two ranks of one node drive the same GPU (NCCL then refuses to work). Runtime
@@ -107,32 +98,6 @@ void exchange(void* comm, void* stream, double const* send, std::vector<PeerMess
               double* recv, std::vector<PeerMessage> const& recvs);
 }  // namespace detail::nccl
 
-namespace detail::ipc {
-/// `bytes` of device memory that the processes of other ranks can map (its own allocation),
-/// reported to Kokkos Tools as an allocation labelled `label`; release frees it.
-void* allocate(std::size_t bytes, std::string const& label);
-void release(void* p, std::size_t bytes, std::string const& label) noexcept;
-/// The pairing of a bound message set with the ranks on this node (opaque).
-struct Pairing;
-/// Pairs `sends` (from `sendBase`, an allocation of `allocate`) and `recvs`, at most one message
-/// per peer and direction, with the peers: collective over the peers of both. A pair whose
-/// larger message is under `minBytes` (on either side's count) is left out. Returns nullptr
-/// when no peer is reached by CUDA IPC; `viaIpc` lists those that are (both sides of a pair
-/// agree). Throws eddy::Error when a peer sends another length than this rank expects.
-Pairing* pair(MPI_Comm comm, double const* sendBase, std::vector<PeerMessage> const& sends,
-              std::vector<PeerMessage> const& recvs, std::size_t minBytes,
-              std::vector<int>& viaIpc);
-/// Before the send buffer is written: `stream` waits until the peers pulled the last round.
-void prepareSend(Pairing* p, void* stream);
-/// After the send buffer was written on `stream`: the round's messages may be pulled.
-void posted(Pairing* p, void* stream);
-/// Pulls the round's messages into `recvBase` on `stream`.
-void complete(Pairing* p, void* stream, double* recvBase);
-/// Frees the pairing, collective over its peers; abandon frees it alone (unwinding).
-void destroy(Pairing* p) noexcept;
-void abandon(Pairing* p) noexcept;
-}  // namespace detail::ipc
-
 /// A set of point-to-point messages between ranks, posted together and completed together, on
 /// execution space `Exec`. Owns its staging buffers and MPI requests; one set in flight at a time.
 ///
@@ -141,8 +106,7 @@ void abandon(Pairing* p) noexcept;
 ///   wait(space)       Afterwards the received data is visible to work enqueued on `space`.
 ///                     MPI kinds block until the messages are complete; nccl returns at once.
 ///
-/// Construction is collective over `comm` for nccl and cuda-ipc (it may create the NCCL
-/// communicator).
+/// Construction is collective over `comm` for nccl (it may create the NCCL communicator).
 template <class Exec>
 class PeerExchange {
  public:
@@ -177,18 +141,8 @@ class PeerExchange {
       m_recvHost = o.m_recvHost;
       m_recvRanges = std::move(o.m_recvRanges);
       m_inFlight = o.m_inFlight;
-      m_ipc = o.m_ipc;
-      m_ipcSend = o.m_ipcSend;
-      m_ipcSendBytes = o.m_ipcSendBytes;
-      m_ipcSendLabel = std::move(o.m_ipcSendLabel);
-      m_viaIpc = std::move(o.m_viaIpc);
-      m_boundSends = std::move(o.m_boundSends);
-      m_boundRecvs = std::move(o.m_boundRecvs);
-      m_ipcRound = o.m_ipcRound;
       o.m_inFlight = false;
       o.m_requests.clear();
-      o.m_ipc = nullptr;
-      o.m_ipcSend = nullptr;
     }
     return *this;
   }
@@ -199,40 +153,6 @@ class PeerExchange {
   bool staged() const { return m_kind == TransportKind::MpiStaged; }
   /// Bytes of host staging held.
   std::size_t stagingBytes() const { return 8 * (m_sendHost.span() + m_recvHost.span()); }
-  /// The peers whose bound messages travel as CUDA IPC copies (cuda-ipc, after bind).
-  std::vector<int> const& ipcPeers() const { return m_viaIpc; }
-
-  /// Buffers for a message set that every post repeats (a halo exchange): `sendCount` values to
-  /// send `sends` from, `recvCount` to receive `recvs` into (labelled `label`::sendBuffer and
-  /// ::recvBuffer). With cuda-ipc the messages to the ranks of this node are then copied by
-  /// them out of the send buffer, memory they map, and every round must call prepareSend before
-  /// writing that buffer; other transports ignore the binding. Collective over the peers with
-  /// cuda-ipc.
-  std::pair<Buffer, Buffer> bind(Exec const& space, std::vector<PeerMessage> const& sends,
-                                 std::vector<PeerMessage> const& recvs, std::size_t sendCount,
-                                 std::size_t recvCount, std::string const& label) {
-    if (m_ipc) throw Error("PeerExchange::bind: this exchange is bound already");
-    Buffer recv(Kokkos::view_alloc(space, label + "::recvBuffer"), recvCount);
-    if (m_kind == TransportKind::CudaIpc && m_nccl) {
-      prepare(sends, "send", m_boundSends);
-      prepare(recvs, "receive", m_boundRecvs);
-      m_ipcSendLabel = label + "::sendBuffer";
-      m_ipcSendBytes = sendCount * sizeof(double);
-      m_ipcSend = detail::ipc::allocate(m_ipcSendBytes, m_ipcSendLabel);
-      m_ipc = detail::ipc::pair(m_comm, static_cast<double*>(m_ipcSend), m_boundSends, m_boundRecvs,
-                                transport::ipcMinBytes(), m_viaIpc);
-      if (m_ipc) return {Buffer(static_cast<double*>(m_ipcSend), sendCount), recv};
-      detail::ipc::release(m_ipcSend, m_ipcSendBytes, m_ipcSendLabel);  // nccl carries all
-      m_ipcSend = nullptr;
-    }
-    return {Buffer(Kokkos::view_alloc(space, label + "::sendBuffer"), sendCount), recv};
-  }
-  /// Before writing the bound send buffer, every round: with cuda-ipc, `space` waits until the
-  /// peers have copied the last round's messages out of it. Nothing for other transports.
-  void prepareSend(Exec const& space) {
-    if (m_ipc) detail::ipc::prepareSend(m_ipc, compat::nativeStream(space));
-  }
-
   /// Posts the receives `recvs` into `recv` and the sends `sends` from `send`. Messages to
   /// MPI_PROC_NULL are skipped; zero-length ones are posted (MPI) or skipped on both sides (nccl).
   void post(Exec const& space, Buffer const& send, std::vector<PeerMessage> const& sends,
@@ -243,21 +163,10 @@ class PeerExchange {
     std::vector<PeerMessage> const& out = m_sends;
     m_recv = recv;
     if (transport::usesNccl(m_kind)) {
-      m_ipcRound = m_ipc != nullptr;
-      if (m_ipcRound) checkBound(send);
       m_inFlight = true;
-      void* const stream = compat::nativeStream(space);
-      if (m_nccl && m_ipcRound) {
-        // The peers of this node copy their messages themselves; NCCL carries the rest.
-        auto const other = [this](PeerMessage const& m) {
-          return std::find(m_viaIpc.begin(), m_viaIpc.end(), m.peer) != m_viaIpc.end();
-        };
-        m_sends.erase(std::remove_if(m_sends.begin(), m_sends.end(), other), m_sends.end());
-        m_recvs.erase(std::remove_if(m_recvs.begin(), m_recvs.end(), other), m_recvs.end());
-      }
       if (m_nccl && (!m_sends.empty() || !m_recvs.empty()))
-        detail::nccl::exchange(m_nccl, stream, send.data(), m_sends, recv.data(), m_recvs);
-      if (m_ipcRound) detail::ipc::posted(m_ipc, stream);
+        detail::nccl::exchange(m_nccl, compat::nativeStream(space), send.data(), m_sends,
+                               recv.data(), m_recvs);
       return;
     }
     m_inFlight = true;
@@ -296,10 +205,7 @@ class PeerExchange {
   void wait(Exec const& space) {
     if (!m_inFlight) throw Error("PeerExchange::wait: nothing was posted");
     m_inFlight = false;
-    if (transport::usesNccl(m_kind)) {
-      if (m_ipcRound) detail::ipc::complete(m_ipc, compat::nativeStream(space), m_recv.data());
-      return;
-    }
+    if (transport::usesNccl(m_kind)) return;
     std::vector<MPI_Status>& status = m_status;
     status.resize(m_requests.size());
     checkMpi(MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), status.data()),
@@ -348,30 +254,10 @@ class PeerExchange {
     m.resize(last + 1);
   }
 
-  /// Cancels what is in flight and releases the cuda-ipc pairing: with its peers, or alone
-  /// when destroyed in flight (an exception unwinding; the peers may never get here).
+  /// Cancels what is in flight.
   void reset() noexcept {
-    bool const unwinding = m_inFlight;
     cancel();
     m_inFlight = false;
-    if (m_ipc) unwinding ? detail::ipc::abandon(m_ipc) : detail::ipc::destroy(m_ipc);
-    // Unwinding, a peer may still map the buffer: it is left to exit.
-    if (m_ipcSend && !unwinding) detail::ipc::release(m_ipcSend, m_ipcSendBytes, m_ipcSendLabel);
-    m_ipc = nullptr;
-    m_ipcSend = nullptr;
-  }
-  /// A round of a bound exchange posts the bound send buffer and the bound messages.
-  void checkBound(Buffer const& send) const {
-    auto const same = [](std::vector<PeerMessage> const& a, std::vector<PeerMessage> const& b) {
-      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                        [](PeerMessage const& x, PeerMessage const& y) {
-                          return x.peer == y.peer && x.offset == y.offset && x.count == y.count;
-                        });
-    };
-    if (send.data() != static_cast<double*>(m_ipcSend))
-      throw Error("PeerExchange::post: an exchange bound to its buffers sends from them only");
-    if (!same(m_sends, m_boundSends) || !same(m_recvs, m_boundRecvs))
-      throw Error("PeerExchange::post: the messages differ from those the exchange was bound to");
   }
 
   static int countOf(PeerMessage const& m) {
@@ -436,13 +322,6 @@ class PeerExchange {
   HostBuffer m_sendHost, m_recvHost;
   std::vector<std::pair<std::size_t, std::size_t>> m_recvRanges;  ///< staged: copied back
   bool m_inFlight = false;
-  detail::ipc::Pairing* m_ipc = nullptr;  ///< cuda-ipc: the bound messages' pairing
-  void* m_ipcSend = nullptr;              ///< cuda-ipc: the bound send buffer (owned)
-  std::size_t m_ipcSendBytes = 0;         ///< its size and label (Kokkos Tools)
-  std::string m_ipcSendLabel;
-  std::vector<int> m_viaIpc;                            ///< peers reached by CUDA IPC
-  std::vector<PeerMessage> m_boundSends, m_boundRecvs;  ///< coalesced, as bound
-  bool m_ipcRound = false;  ///< the round in flight pulls the bound messages
 };
 
 /// Checks, once, that every message's length agrees with what its peer expects: each rank sends
