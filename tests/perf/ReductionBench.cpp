@@ -153,20 +153,9 @@ int main(int argc, char** argv) {
         space, 3, 20, [&] { sink += eddy::globalSum(space, MPI_COMM_WORLD, v); });
     double const tr = eddy::perf::medianSeconds(
         space, 3, 20, [&] { sink += eddy::reproducibleSum(space, MPI_COMM_WORLD, v); });
-    // The other way of adding a term's pieces than this backend's (the same bits).
-    constexpr bool kBranching = eddy::compat::branchingBinnedDeposit<eddy::ExecSpace>();
-    auto const other = [&] {
-      return eddy::detail::reproducibleSumWith<!kBranching>(space, MPI_COMM_WORLD,
-                                                            static_cast<std::int64_t>(v.extent(0)),
-                                                            eddy::detail::ViewTerm<decltype(v)>{v});
-    };
-    double const tb = eddy::perf::medianSeconds(space, 3, 20, [&] { sink += other(); });
-    bool sameBits = eddy::reproducibleSum(space, MPI_COMM_WORLD, v) == other();
     fill(space, v, 600);  // 1e-300 .. 1e300: most terms fall below the window
     double const trWide = eddy::perf::medianSeconds(
         space, 3, 20, [&] { sink += eddy::reproducibleSum(space, MPI_COMM_WORLD, v); });
-    double const tbWide = eddy::perf::medianSeconds(space, 3, 20, [&] { sink += other(); });
-    sameBits = sameBits && eddy::reproducibleSum(space, MPI_COMM_WORLD, v) == other();
     if (rt.rank() == 0) {
       std::printf(
           "# sum of 2^%d doubles on %s, %d rank(s); copy bandwidth %.1f GB/s (read+write)\n", logn,
@@ -181,14 +170,6 @@ int main(int argc, char** argv) {
       eddy::perf::row("reproducibleSum time / globalSum time", tr / tg, "x", "1.5 goal", tr / tg);
       eddy::perf::row("same, values over 1e-300 .. 1e300", trWide / tg, "x", "1.5 goal",
                       trWide / tg);
-      eddy::perf::row(kBranching
-                          ? "reproducibleSum with masks instead of slot branches / globalSum"
-                          : "reproducibleSum with slot branches instead of masks / globalSum",
-                      tb / tg, "x", "1.5 goal", tb / tg);
-      eddy::perf::row("same, values over 1e-300 .. 1e300", tbWide / tg, "x", "1.5 goal",
-                      tbWide / tg);
-      std::printf("# this backend adds the pieces with %s; the other way gives the same sums: %s\n",
-                  kBranching ? "slot branches" : "masks", sameBits ? "yes" : "NO");
       std::printf("# (checksum of results, keeps the work alive: %g)\n", sink);
     }
     int const boxN = argc > 2 ? std::atoi(argv[2]) : (eddy::kDeviceBackend ? 512 : 128);

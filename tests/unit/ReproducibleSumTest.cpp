@@ -519,33 +519,6 @@ TYPED_TEST(ReproducibleSum, SpecialValuesInEveryForm) {
   EXPECT_EQ(eddy::reproducibleDot(Exec(), MPI_COMM_SELF, a, b), -inf);
 }
 
-// The slot branches of BinnedSum::depositBranching (every backend's choice,
-// compat::branchingBinnedDeposit) give the bits of the masked deposit, over wide ranges, straddling
-// values and specials.
-TYPED_TEST(ReproducibleSum, BranchingDepositGivesTheSameBits) {
-  using Exec = TypeParam;
-  std::vector<std::vector<double>> sets = {spreadValues(20000, -300.0, 300.0, 5),
-                                           spreadValues(9000, -5.0, 0.0, 6),
-                                           straddlingValues(7000, 31)};
-  sets.push_back(sets[0]);
-  sets.back().push_back(kHuge);
-  sets.back().push_back(-kHuge);
-  for (auto const& x : sets) {
-    auto const v = this->toDevice(x);
-    auto const n = static_cast<std::int64_t>(x.size());
-    using Term = eddy::detail::ViewTerm<decltype(v)>;
-    auto const with = [&](auto branching) {
-      return eddy::detail::reproducibleSumWith<decltype(branching)::value>(Exec(), MPI_COMM_SELF, n,
-                                                                           Term{v});
-    };
-    double const branching = with(std::true_type{});
-    double const masked = with(std::false_type{});
-    double const byDefault = this->sum(x);
-    EXPECT_EQ(std::memcmp(&byDefault, &masked, sizeof masked), 0) << byDefault << " vs " << masked;
-    EXPECT_EQ(std::memcmp(&branching, &masked, sizeof masked), 0) << branching << " vs " << masked;
-  }
-}
-
 // The accumulate pass gives the same bits for any number of work items (lanes), each adding the
 // items lane, lane + lanes, ... or a contiguous chunk of them, with the next item's terms loaded
 // ahead: one lane, lane counts that divide the items and ones that do not, one lane per item;
@@ -569,7 +542,7 @@ TYPED_TEST(ReproducibleSum, AnyNumberOfLanesGivesTheSameBits) {
     for (std::int64_t lanes : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(64),
                                std::int64_t(1000), items - 1, items}) {
       double const got = finish(
-          eddy::detail::accumulate<true>(Exec(), items, Load{{v}, n, items}, lanes, blocked));
+          eddy::detail::accumulate(Exec(), items, Load{{v}, n, items}, lanes, blocked));
       EXPECT_EQ(std::memcmp(&got, &expected, sizeof got), 0)
           << lanes << " lanes, blocked " << blocked << ": " << got;
     }
@@ -582,12 +555,12 @@ TYPED_TEST(ReproducibleSum, AnyNumberOfLanesGivesTheSameBits) {
   for (bool blocked : {false, true})
     for (std::int64_t lanes :
          {std::int64_t(1), std::int64_t(5), std::int64_t(37), blocks.items - 1, blocks.items}) {
-      double const got = finish(eddy::detail::accumulate<true>(
+      double const got = finish(eddy::detail::accumulate(
           Exec(), blocks.items, BoxLoad{{f}, blocks}, lanes, blocked));
       EXPECT_EQ(std::memcmp(&got, &flat, sizeof got), 0)
           << lanes << " lanes, blocked " << blocked << ": " << got;
     }
-  EXPECT_THROW(eddy::detail::accumulate<true>(Exec(), items, Load{{v}, n, items}, items + 1, false),
+  EXPECT_THROW(eddy::detail::accumulate(Exec(), items, Load{{v}, n, items}, items + 1, false),
                eddy::Error);
 }
 

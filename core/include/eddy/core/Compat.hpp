@@ -384,20 +384,6 @@ constexpr long long gatheredCoarseCells() {
   return isCuda<Exec>() ? 262144 : 0;
 }
 
-/// How a reproducible sum on `Exec` adds a term's two pieces to its window (BinnedSum): true for
-/// a branch per window slot (two adds; SignDeferredSum), false for masks over fixed slots (three
-/// adds, no divergence). The same bits either way; both stay compiled for the test and the
-/// benchmark. H200 (bench_reduction 28, values over 1e-9 .. 1e9): branches 1.38-1.40x the plain
-/// sum's time against 1.56-1.57x for masks. Debian host, one core (bench_reduction 23, three
-/// runs, noisy): branches 2.0-3.2x against 3.4-4.0x for masks on values over 1e-9 .. 1e9,
-/// 2.3-2.8x against 2.1-2.7x over 1e-300 .. 1e300 (mispredicted branches); with the earlier
-/// pass the Poisson solve's sums were 15% faster with branches. Branches everywhere: a
-/// simulation's sums (energies, residuals) span a few decades, not six hundred.
-template <class Exec>
-constexpr bool branchingBinnedDeposit() {
-  return true;
-}
-
 /// Whether a stencil kernel whose values also feed a reproducible sum (the CG operator-dot
 /// q = A p, p . q) computes both in one pass on `Exec`, or runs the plain stencil kernel and then
 /// the reproducible box sum of the stored values (8 more bytes read per cell; the same bits). CUDA:

@@ -102,8 +102,8 @@ class ReproducibleAccumulator {
       set.termStart[b + 1] = set.termStart[b] + set.blocks[b].box.size;
     }
     if (set.count == 0) return;
-    detail::BinnedSum const local = detail::accumulate<compat::branchingBinnedDeposit<Exec>()>(
-        space, set.itemStart[set.count], detail::ItemsOfBoxes<Term>{term, set});
+    detail::BinnedSum const local =
+        detail::accumulate(space, set.itemStart[set.count], detail::ItemsOfBoxes<Term>{term, set});
     if (local.top == detail::BinnedSum::kSpecialTop) {  // NaN or Inf among these terms: which?
       int flags = 0;
       using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;

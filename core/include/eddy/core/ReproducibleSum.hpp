@@ -56,9 +56,7 @@
 /// items of a few terms, and loads the terms of its next item before it adds those of the
 /// current one, so that memory and integer work overlap. A term's two pieces go to their window
 /// slots through a branch per slot, with the sign applied late (SignDeferredSum: one operation
-/// per piece instead of a two-word negation), or through masks over all the slots (no
-/// divergence between threads, more adds): compat::branchingBinnedDeposit chooses per backend,
-/// with the same bits either way.
+/// per piece instead of a two-word negation).
 ///
 /// Special values: any NaN, or both +Inf and -Inf, gives NaN; otherwise +Inf or -Inf if present.
 /// A sum of no terms, or of zeros only, is +0.0. NaN and Inf (exponent field all ones) land in
@@ -119,16 +117,6 @@ struct BinnedSum {
     if (++pending >= kFoldPeriod) fold();
   }
 
-  /// Adds N terms with deposit(), folding afterwards if due (N divides kFoldPeriod, so pending
-  /// meets it).
-  template <int N>
-  KOKKOS_INLINE_FUNCTION void addAll(double const (&x)[N]) {
-    static_assert(kFoldPeriod % N == 0, "eddy::BinnedSum: N must divide kFoldPeriod");
-    for (int c = 0; c < N; ++c) deposit(x[c]);
-    pending += N;
-    if (pending >= kFoldPeriod) fold();
-  }
-
   /// Splits x into its pieces: returns the bin of the low piece `lo`; `hi` belongs to the bin
   /// above. Both carry the sign of x.
   KOKKOS_INLINE_FUNCTION static int split(double x, std::int64_t& lo, std::int64_t& hi) {
@@ -149,13 +137,13 @@ struct BinnedSum {
     return bin;
   }
 
-  /// add() without counting the term toward the next fold.
+  /// add() without counting the term toward the next fold. The reference form of a term's
+  /// deposit, with masks on fixed slots; the accumulate pass uses SignDeferredSum, its bits.
   KOKKOS_INLINE_FUNCTION void deposit(double x) {
     std::int64_t lo = 0, hi = 0;
     int const bin = split(x, lo, hi);
     if (bin + 1 > top) raise(bin + 1);
-    // hi goes to slot `slot`, lo to the one below. Masks on fixed slots rather than an indexed
-    // store or data-dependent branches, so that the window stays in registers on a GPU. Terms
+    // hi goes to slot `slot`, lo to the one below; fixed indices, never an indexed store. Terms
     // within a factor 2^52 of the largest always take the first branch, some lower ones the
     // second, and those below the window neither.
     int const slot = top - 1 - bin;
@@ -407,28 +395,21 @@ struct ProductTerm {
 };
 
 /// The accumulate pass over the items of `load` (see LaneWalk): each lane adds its items to one
-/// window held in registers throughout, with slot branches and deferred signs (Branching:
-/// SignDeferredSum) or masks (BinnedSum::deposit).
-template <class Load, bool Branching>
+/// window held in registers throughout, with slot branches and deferred signs (SignDeferredSum).
+template <class Load>
 struct AccumulateLanes {
   LaneWalk<Load> walk;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t lane, BinnedSum& value) const {
-    if constexpr (Branching) {
-      SignDeferredSum s(value);
-      walk.run(lane, s);
-      value = s.settled();
-    } else {
-      BinnedSum s = value;
-      walk.run(lane, s);
-      value = s;
-    }
+    SignDeferredSum s(value);
+    walk.run(lane, s);
+    value = s.settled();
   }
 };
 
 /// This rank's window over every term of `load`'s `items` items, by the accumulate pass on
 /// `space` with `lanes` work items (1 <= lanes <= items) taking contiguous chunks of items
 /// (`blocked`) or every lanes-th item. The window is the same for any lanes and either way.
-template <bool Branching, class Exec, class Load>
+template <class Exec, class Load>
 BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load, std::int64_t lanes,
                      bool blocked) {
   BinnedSum local = BinnedSum::empty();
@@ -436,14 +417,14 @@ BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load, st
   auto const walk = laneWalk("eddy::reproducibleSum", load, items, lanes, blocked);
   Kokkos::parallel_reduce("eddy::reduce::reproducibleSum::accumulate",
                           LanePolicy<Exec, Load>(space, 0, lanes),
-                          AccumulateLanes<Load, Branching>{walk}, BinnedSumReducer(local));
+                          AccumulateLanes<Load>{walk}, BinnedSumReducer(local));
   return local;
 }
 /// The same with the lanes of compat::reductionLanes and compat::reductionBlockedLanes.
-template <bool Branching, class Exec, class Load>
+template <class Exec, class Load>
 BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load) {
-  return accumulate<Branching>(space, items, load, laneCount<Load>(space, items),
-                               compat::reductionBlockedLanes<Exec>());
+  return accumulate(space, items, load, laneCount<Load>(space, items),
+                    compat::reductionBlockedLanes<Exec>());
 }
 
 /// The special values among the terms, for the rare second pass (one term per index).
@@ -469,17 +450,6 @@ double reproducibleFinishOrClassify(MPI_Comm comm, BinnedSum const& local,
   return reproducibleSpecial(comm, flags);
 }
 
-/// The reproducible sum of term(i), i in [0, n), adding each term's pieces with slot branches
-/// (Branching) or masks: eddy::reproducibleSum with compat::branchingBinnedDeposit, and both ways
-/// for the benchmark and the tests.
-template <bool Branching, class Exec, class Term>
-double reproducibleSumWith(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
-  std::int64_t const items = ItemsOfTerms<Term>::itemsFor(n);
-  BinnedSum const local = accumulate<Branching>(space, items, ItemsOfTerms<Term>{term, n, items});
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  return reproducibleFinishOrClassify(comm, local, Policy(space, 0, n), ReproClassify1<Term>{term});
-}
-
 template <class Exec>
 using EnableIfExec = std::enable_if_t<Kokkos::is_execution_space<Exec>::value, int>;
 template <class View>
@@ -493,7 +463,12 @@ template <class Exec, class Term, detail::EnableIfExec<Exec> = 0>
 double reproducibleSum(Exec const& space, MPI_Comm comm, std::int64_t n, Term const& term) {
   EDDY_REQUIRE(n >= 0, "eddy::reproducibleSum: term count ", n, " is negative; expected n >= 0");
   ScopedRegion region("eddy::reduce::reproducibleSum");
-  return detail::reproducibleSumWith<compat::branchingBinnedDeposit<Exec>()>(space, comm, n, term);
+  std::int64_t const items = detail::ItemsOfTerms<Term>::itemsFor(n);
+  detail::BinnedSum const local =
+      detail::accumulate(space, items, detail::ItemsOfTerms<Term>{term, n, items});
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  return detail::reproducibleFinishOrClassify(comm, local, Policy(space, 0, n),
+                                              detail::ReproClassify1<Term>{term});
 }
 template <class Term>
 double reproducibleSum(MPI_Comm comm, std::int64_t n, Term const& term) {
@@ -507,8 +482,8 @@ double reproducibleSum(Exec const& space, MPI_Comm comm, std::array<int, 3> cons
                        std::array<int, 3> const& hi, Term const& term) {
   ScopedRegion region("eddy::reduce::reproducibleSum");
   auto const blocks = BoxRowBlocks<detail::kTermsPerItem>::of(lo, hi);
-  detail::BinnedSum const local = detail::accumulate<compat::branchingBinnedDeposit<Exec>()>(
-      space, blocks.items, detail::ItemsOfBox<Term>{term, blocks});
+  detail::BinnedSum const local =
+      detail::accumulate(space, blocks.items, detail::ItemsOfBox<Term>{term, blocks});
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   return detail::reproducibleFinishOrClassify(
       comm, local, Policy(space, 0, blocks.box.size),
