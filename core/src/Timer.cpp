@@ -1,8 +1,8 @@
 #include "eddy/core/Timer.hpp"
 
 #include "eddy/core/Compat.hpp"
-#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,12 +26,9 @@ std::mutex& registryMutex() {
   static std::mutex m;
   return m;
 }
-/// EDDY_TIMER_FENCE=1: every region fences the device when it starts and ends.
+/// Every region fences the device when it starts and ends (TimerTuning::fence).
 bool fencedTimers() {
-  static bool const fenced = switchFromEnvironment(
-      "EDDY_TIMER_FENCE", false,
-      "1 (every timing region fences the device at its start and end) or 0");
-  return fenced;
+  return TimerTuning::current().fence;
 }
 void fenceForTimer() {
   if (fencedTimers() && Kokkos::is_initialized()) Kokkos::fence();

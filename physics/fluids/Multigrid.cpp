@@ -9,6 +9,7 @@
 #include "eddy/core/HaloExchange.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -478,7 +479,8 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
     level.overlap = true;
     anyOverlap = true;
   }
-  if (anyOverlap) m_haloSpace = compat::secondInstance(space);
+  if (anyOverlap)
+    m_haloSpace = compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority);
 }
 
 bool Multigrid::overlaps(int l) const {

@@ -7,6 +7,7 @@
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 #include "fluids/FlowReference.hpp"
 #include "fluids/MacKernels.hpp"
 
@@ -176,7 +177,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   PoissonOptions poisson = params.poisson;
   poisson.overlap = params.overlap;
   m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, poisson);
-  m_haloSpace = params.overlap ? compat::secondInstance(space) : space;
+  m_haloSpace = params.overlap ? compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority) : space;
   for (int c = 0; c < m_dims; ++c)
     m_faces[c] = mac::momentumFaces(m_dims, c, decomp.localCells(), decomp.isLowBoundary(c));
   m_momentumFaces = mac::momentumFaces(m_dims, 0, decomp.localCells(), false);

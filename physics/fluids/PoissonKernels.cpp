@@ -4,6 +4,7 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/StencilSweep.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <type_traits>
 
@@ -84,7 +85,7 @@ template <bool Walls>
 void applyOperatorDotWith(ExecSpace const& space, PoissonGrid const& g, CellView const& p,
                           CellView const& q, std::vector<Box3> const& boxes,
                           ReproducibleAccumulator& sum) {
-  if constexpr (compat::fusedStencilSums<ExecSpace>()) {
+  if constexpr (ReductionTuning<ExecSpace>::kFusedStencilSums) {
     sum.add(
         space, boxes, KOKKOS_LAMBDA(int i, int j, int k) {
           double const v = applyOperator<Walls>(g, p, i, j, k);
@@ -321,7 +322,7 @@ struct SweepPlanes {
   /// 64 x 8 on GPUs (34 KB of scratch, 37.5 KB with Fold: five teams a multiprocessor instead of
   /// six, still faster than the fold's eight coarse values an entry), 64 x 4 on host backends
   /// (their teams get 32 KB).
-  static constexpr int kTileX = 64, kTileY = compat::planeSweeps<ExecSpace>() ? 8 : 4;
+  static constexpr int kTileX = 64, kTileY = GridTuning<ExecSpace>::kPlaneSweeps ? 8 : 4;
   static constexpr int kPairs = kTileX / 2 * kTileY;
   static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = FromZero ? 0 : 4;
   static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2), kRSlots = 3;
@@ -522,7 +523,7 @@ void sweepPlanesWith(ExecSpace const& space, PoissonGrid const& g, CellView cons
                      GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
                      int colour, CoarseCorrection const& fold) {
   using K = SweepPlanes<FromZero, Fold, Walls, In, Out>;
-  int const teamSize = compat::planeSweeps<ExecSpace>() ? K::kPairs : 1;
+  int const teamSize = GridTuning<ExecSpace>::kPlaneSweeps ? K::kPairs : 1;
   long long const tilesX = (g.nx + K::kTileX - 1) / K::kTileX;
   long long const tilesY = (g.ny + K::kTileY - 1) / K::kTileY;
   int const run = eddy::detail::defaultPlanesPerTeam(space, teamSize, tilesX * tilesY, g.nz);

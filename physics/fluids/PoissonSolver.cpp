@@ -10,6 +10,7 @@
 #include "eddy/core/HaloExchange.hpp"
 #include "eddy/core/ReproducibleAccumulator.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <cmath>
 #include <utility>
@@ -65,7 +66,7 @@ struct PoissonSolver::Impl {
       f = p.get();
       halo = std::make_unique<Halo>(space, c, d, p->layout());
       if (options.overlap) {
-        haloSpace = compat::secondInstance(space);
+        haloSpace = compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority);
         split = BoxSplit::awayFromPeerFaces(Box3{{0, 0, 0}, grid.hi()}, grid.hi(),
                                             halo->peerFaces(), 1);
       }

@@ -36,6 +36,7 @@
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
+#include "eddy/core/Tuning.hpp"
 #include "md/Integrate.hpp"
 #include "md/LennardJones.hpp"
 #include "md/Particles.hpp"
@@ -181,7 +182,7 @@ class System {
       removeDrift(space);
       rescaleTo(space, params.temperature);
     }
-    if (m_params.overlap) m_haloSpace = compat::secondInstance(space);
+    if (m_params.overlap) m_haloSpace = compat::secondInstance(space, HaloTuning<Exec>::current().streamHighPriority);
     rebuild(space);
     computeForces(space);
   }

@@ -210,7 +210,7 @@ template <class Exec, class T>
 void peersAndSelfCopiesFillEveryGhost() {
   using Mem = typename Exec::memory_space;
   Exec const space;
-  Exec const second = eddy::compat::secondInstance(space);
+  Exec const second = eddy::compat::secondInstance(space, eddy::HaloTuning<Exec>::current().streamHighPriority);
   int const nranks = eddy::test::worldSize();
   int fieldId = 500;
   for (Case const& c : cases()) {

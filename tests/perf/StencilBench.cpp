@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
                       (cells / tstep) / (cells / ts));
     }
     // Tile shapes of the box policy (the default is marked), and a flattened 1D range.
-    auto const def = eddy::boxTile<eddy::ExecSpace>();
+    auto const def = eddy::GridTuning<eddy::ExecSpace>::current().boxTile;
     std::vector<std::array<int, 3>> tiles{def,         {0, 0, 0},   {16, 2, 2},  {32, 2, 2},
                                           {32, 4, 2},  {32, 4, 4},  {32, 8, 1},  {64, 2, 2},
                                           {64, 4, 1},  {64, 4, 2},  {128, 2, 1}, {128, 1, 2},

@@ -8,6 +8,7 @@
 #include "eddy/core/ParticleComm.hpp"
 #include "eddy/core/PassFlags.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <thread>
 #include <vector>
@@ -127,15 +128,43 @@ long long wrongAfterTwoInstances(eddy::ExecSpace const& space, eddy::ExecSpace c
 }  // namespace
 
 TEST(Compat, ASecondInstanceRunsOrderedWorkAtEitherStreamPriority) {
+  using Tuning = eddy::HaloTuning<eddy::ExecSpace>;
+  EXPECT_FALSE(Tuning{}.streamHighPriority) << "the default priority by default";
   for (char const* priority : {"0", "1"}) {
     eddy::test::ScopedEnv env("EDDY_HALO_STREAM_PRIORITY", priority);
-    EXPECT_EQ(eddy::compat::haloStreamHighPriority(), priority[0] == '1');
+    bool const high = Tuning::fromEnvironment().streamHighPriority;
+    EXPECT_EQ(high, priority[0] == '1');
     eddy::ExecSpace const space;
-    EXPECT_EQ(wrongAfterTwoInstances(space, eddy::compat::secondInstance(space)), 0)
+    EXPECT_EQ(wrongAfterTwoInstances(space, eddy::compat::secondInstance(space, high)), 0)
         << "EDDY_HALO_STREAM_PRIORITY=" << priority;
   }
   eddy::test::ScopedEnv bad("EDDY_HALO_STREAM_PRIORITY", "high");
-  EXPECT_THROW((void)eddy::compat::haloStreamHighPriority(), eddy::ConfigError);
+  EXPECT_THROW((void)Tuning::fromEnvironment(), eddy::ConfigError);
+}
+
+// Each core record starts from the backend's defaults; fromEnvironment overrides its run-time
+// fields and refuses malformed values.
+TEST(Tuning, CoreRecordsTakeTheirDefaultsThenTheEnvironment) {
+  using Grid = eddy::GridTuning<eddy::ExecSpace>;
+  std::array<int, 3> const tile = Grid{}.boxTile;
+  EXPECT_EQ(Grid::fromEnvironment().boxTile, tile);
+  {
+    eddy::test::ScopedEnv env("EDDY_BOX_TILE", "16,8,1");
+    EXPECT_EQ(Grid::fromEnvironment().boxTile, (std::array<int, 3>{16, 8, 1}));
+  }
+  {
+    eddy::test::ScopedEnv env("EDDY_BOX_TILE", "16,8");
+    EXPECT_THROW((void)Grid::fromEnvironment(), eddy::ConfigError);
+  }
+  EXPECT_FALSE(eddy::TimerTuning{}.fence);
+  {
+    eddy::test::ScopedEnv env("EDDY_TIMER_FENCE", "1");
+    EXPECT_TRUE(eddy::TimerTuning::fromEnvironment().fence);
+  }
+  {
+    eddy::test::ScopedEnv env("EDDY_TIMER_FENCE", "yes");
+    EXPECT_THROW((void)eddy::TimerTuning::fromEnvironment(), eddy::ConfigError);
+  }
 }
 
 TEST(Environment, TuningVariablesTakeTheirRangeOrFail) {

@@ -164,7 +164,7 @@ TYPED_TEST(StencilSweepTest, EveryIterationGivesEachCellOfTheBoxItsNeighbours) {
       bool const pairs = eddy::detail::planePairShift(out.access(), lo[0]) >= 0;
       // sweepSevenPoint's own shape, with short runs, where it uses it (its scratch may not fit
       // the teams of host backends).
-      if (eddy::compat::planeSweeps<Exec>()) {
+      if (eddy::GridTuning<Exec>::kPlaneSweeps) {
         runs.push_back({"planes of sweepSevenPoint's shape, runs of 2",
                         planes<eddy::kSweepTileX, eddy::kSweepTileY, eddy::kSweepDepth>(
                             space, in, out, lo, hi, 2)});

@@ -4,10 +4,9 @@
 /// Grid kernels go through forEachCell(), so that the iteration is chosen in one place (the
 /// overlap's shell slabs go through forEachSlabCell() in BoxSplit.hpp, which on GPUs cuts the
 /// MDRange's tiles to the slab). On host backends a work item is a row (j, k), its cells a plain
-/// loop over i (compat::cellRows). On GPUs it is boxPolicy(), an MDRange with x fastest (Kokkos'
-/// default iterates the last index fastest on hosts: strided access to a LayoutLeft field) and a
-/// tile from compat::boxTile(), which can be overridden with EDDY_BOX_TILE=tx,ty,tz (for tuning on
-/// other hardware; 0 lets Kokkos choose).
+/// loop over i (GridTuning::kCellRows). On GPUs it is boxPolicy(), an MDRange with x fastest
+/// (Kokkos' default iterates the last index fastest on hosts: strided access to a LayoutLeft
+/// field) and the tile GridTuning::boxTile (EDDY_BOX_TILE).
 ///
 /// Measured on an H200 (512^3): items of 4 rows per thread (BoxRowBlocks, as the reductions
 /// use) run the plain 7-point stencil at 0.75 of copy bandwidth against 0.60 for the MDRange
@@ -23,7 +22,7 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
-#include "eddy/core/Environment.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <array>
 #include <cstdint>
@@ -39,28 +38,6 @@ using BoxPolicy =
     Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
                           Kokkos::IndexType<int>>;
 
-namespace detail {
-/// EDDY_BOX_TILE read once; all zero when unset.
-inline std::array<int, 3> boxTileOverride() {
-  static std::array<int, 3> const tile = [] {
-    auto const t = integersFromEnvironment(
-        "EDDY_BOX_TILE", {0, 0, 0}, 0, 1024,
-        "three tile extents tx,ty,tz from 0 to 1024 (the tile of the grid kernels' 3D ranges)");
-    return std::array<int, 3>{static_cast<int>(t[0]), static_cast<int>(t[1]),
-                              static_cast<int>(t[2])};
-  }();
-  return tile;
-}
-}  // namespace detail
-
-/// The tile used for boxes on `Exec`.
-template <class Exec>
-std::array<int, 3> boxTile() {
-  auto const o = detail::boxTileOverride();
-  if (o[0] > 0 || o[1] > 0 || o[2] > 0) return o;
-  return compat::boxTile<Exec>();
-}
-
 /// Policy over lo <= (i, j, k) < hi on `space`; an inverted range along an axis is empty.
 template <class Exec>
 BoxPolicy<Exec> boxPolicy(Exec const& space, std::array<int, 3> const& lo,
@@ -68,7 +45,7 @@ BoxPolicy<Exec> boxPolicy(Exec const& space, std::array<int, 3> const& lo,
   std::array<int, 3> top = hi;
   for (int d = 0; d < 3; ++d)
     if (top[d] < lo[d]) top[d] = lo[d];
-  auto const t = boxTile<Exec>();
+  auto const& t = GridTuning<Exec>::current().boxTile;
   return BoxPolicy<Exec>(space, {lo[0], lo[1], lo[2]}, {top[0], top[1], top[2]},
                          {t[0], t[1], t[2]});
 }
@@ -160,7 +137,7 @@ struct BoxRowBlocks {
   }
 };
 
-/// f(i, j, k) over the cells of row r of a box: a plain loop over i (compat::cellRows).
+/// f(i, j, k) over the cells of row r of a box: a plain loop over i (GridTuning::kCellRows).
 template <class F>
 struct BoxRows {
   F f;
@@ -184,7 +161,7 @@ template <class Exec, class F>
 void forEachCell(std::string const& label, Exec const& space, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi, F const& f) {
   if (emptyBox(lo, hi)) return;  // nothing to launch
-  if constexpr (compat::cellRows<Exec>()) {
+  if constexpr (GridTuning<Exec>::kCellRows) {
     int const n1 = hi[1] - lo[1];
     std::int64_t const rows = static_cast<std::int64_t>(n1) * (hi[2] - lo[2]);
     Kokkos::parallel_for(label,
@@ -219,7 +196,7 @@ inline constexpr int kStreamingRows = 4;
 template <class Exec, class F>
 void forEachCellStreaming(std::string const& label, Exec const& space, std::array<int, 3> const& lo,
                           std::array<int, 3> const& hi, F const& f) {
-  if constexpr (compat::cellRows<Exec>()) {
+  if constexpr (GridTuning<Exec>::kCellRows) {
     forEachCell(label, space, lo, hi, f);
   } else {
     if (emptyBox(lo, hi)) return;  // nothing to launch
@@ -262,7 +239,7 @@ struct CellColumns {
 template <class Exec, class F>
 void forEachCellColumn(std::string const& label, Exec const& space, std::array<int, 3> const& lo,
                        std::array<int, 3> const& hi, F const& f) {
-  if constexpr (compat::cellRows<Exec>()) {
+  if constexpr (GridTuning<Exec>::kCellRows) {
     forEachCell(label, space, lo, hi, f);
   } else {
     if (emptyBox(lo, hi)) return;  // nothing to launch

@@ -90,7 +90,7 @@ inline std::array<int, 3> slabTile(std::array<int, 3> tile, Box3 const& b) {
 /// (only the tile differs), so every entry is computed by the same code.
 template <class Exec>
 BoxPolicy<Exec> slabPolicy(Exec const& space, Box3 const& b) {
-  auto const t = slabTile(boxTile<Exec>(), b);
+  auto const t = slabTile(GridTuning<Exec>::current().boxTile, b);
   if (t[0] <= 0 || t[1] <= 0 || t[2] <= 0) return boxPolicy(space, b.lo, b.hi);
   std::array<int, 3> top = b.hi;
   for (int a = 0; a < 3; ++a) top[a] = std::max(top[a], b.lo[a]);
@@ -99,10 +99,10 @@ BoxPolicy<Exec> slabPolicy(Exec const& space, Box3 const& b) {
 }
 
 /// Runs f(i, j, k) over the slab `b` of a shell: forEachCell, but with slabPolicy's tile where
-/// the backend iterates MDRange tiles (compat::cellRows false). Same kernel, same bits.
+/// the backend iterates MDRange tiles (GridTuning::kCellRows false). Same kernel, same bits.
 template <class Exec, class F>
 void forEachSlabCell(std::string const& label, Exec const& space, Box3 const& b, F const& f) {
-  if constexpr (compat::cellRows<Exec>())
+  if constexpr (GridTuning<Exec>::kCellRows)
     forEachCell(label, space, b.lo, b.hi, f);
   else if (b.size() > 0)
     Kokkos::parallel_for(label, slabPolicy(space, b), f);

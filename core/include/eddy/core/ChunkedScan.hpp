@@ -11,12 +11,13 @@
 /// H200, LJ 1M atoms, a rebuild's twelve launches (three ghost side selections, two bin and one
 /// Verlet offset scan): 191 µs against 328 µs with Kokkos' range scans (a count pass, then two
 /// launches of 30 µs over 1M rows for a side selection). A Kokkos scan over the TeamThreadRange
-/// of the chunk instead of runs per thread: 248 µs. Teams of 256 threads (compat::scanTeamSize):
+/// of the chunk instead of runs per thread: 248 µs. Teams of 256 threads (ReductionTuning::kScanTeamSize):
 /// 160 µs.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <cstdint>
 #include <string>
@@ -117,9 +118,9 @@ class ChunkedScan {
 
  private:
   static int chunks(int n) { return n > 0 ? (n - 1) / kRows + 1 : 0; }
-  /// A team per chunk, of compat::scanTeamSize threads (0: Kokkos' choice).
+  /// A team per chunk, of ReductionTuning::kScanTeamSize threads (0: Kokkos' choice).
   static Kokkos::TeamPolicy<Exec> teamPolicy(Exec const& space, int teams) {
-    int const size = compat::scanTeamSize<Exec>();
+    int const size = ReductionTuning<Exec>::kScanTeamSize;
     if (size > 0) return Kokkos::TeamPolicy<Exec>(space, teams, size);
     return Kokkos::TeamPolicy<Exec>(space, teams, Kokkos::AUTO);
   }

@@ -7,7 +7,6 @@
 /// backend macro. A test greps the tree to keep it that way.
 #pragma once
 
-#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -220,24 +219,15 @@ inline void* nativeStream(Kokkos::Cuda const& space) {
 }
 #endif
 
-/// EDDY_HALO_STREAM_PRIORITY: 1 when the streams of secondInstance take the device's greatest
-/// priority, 0 (the default) when they take the default priority.
-inline bool haloStreamHighPriority() {
-  return integerFromEnvironment("EDDY_HALO_STREAM_PRIORITY", 0, 0, 1,
-                                "0 (overlapped exchanges on a stream of the default priority) or "
-                                "1 (of the greatest priority)") == 1;
-}
-
 /// A second instance of `space`'s execution space, for work that should run concurrently with
 /// the work enqueued on `space` (a halo exchange beside an interior kernel). On device backends
 /// with Kokkos 4 a new instance (its own stream) from Kokkos::Experimental::partition_space, on
-/// CUDA of the greatest stream priority when haloStreamHighPriority() (the block scheduler then
-/// starts its kernels, the pack and NCCL's, ahead of the waiting blocks of a kernel on `space`);
+/// CUDA of the greatest stream priority when `highPriority` (HaloTuning::streamHighPriority);
 /// `space` itself on host backends (their kernels run on the calling thread; partitioning would
 /// only split the thread pool) and with Kokkos 3.4 (no partition_space). Work on two instances is
 /// ordered by orderAfter().
 template <class Exec>
-Exec secondInstance(Exec const& space) {
+Exec secondInstance(Exec const& space, [[maybe_unused]] bool highPriority) {
 #if EDDY_KOKKOS_4
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                            typename Exec::memory_space>::accessible)
@@ -249,8 +239,8 @@ Exec secondInstance(Exec const& space) {
 #endif
 }
 #if defined(KOKKOS_ENABLE_CUDA) && EDDY_KOKKOS_4
-inline Kokkos::Cuda secondInstance(Kokkos::Cuda const& space) {
-  if (!haloStreamHighPriority()) return Kokkos::Experimental::partition_space(space, 1)[0];
+inline Kokkos::Cuda secondInstance(Kokkos::Cuda const& space, bool highPriority) {
+  if (!highPriority) return Kokkos::Experimental::partition_space(space, 1)[0];
   int least = 0, greatest = 0;
   cudaStream_t stream = nullptr;
   cudaError_t e = cudaSetDevice(space.cuda_device());
@@ -288,8 +278,8 @@ inline void orderAfter(Kokkos::Cuda const& waiter, Kokkos::Cuda const& signaller
 }
 #endif
 
-/// True for the CUDA execution space: the one place where the per-backend choices below (each
-/// measured, see its comment) tell CUDA from the host backends.
+/// True for the CUDA execution space: the backend query on which the tuning records (Tuning.hpp,
+/// and the models' own) key their defaults.
 template <class Exec>
 constexpr bool isCuda() {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -297,16 +287,6 @@ constexpr bool isCuda() {
 #else
   return false;
 #endif
-}
-
-/// Tile of a 3D MDRange over a LayoutLeft box (see BoxPolicy.hpp): on CUDA, full warps along x;
-/// on host backends Kokkos' choice (0), which takes whole x rows.
-template <class Exec>
-std::array<int, 3> boxTile() {
-  if constexpr (isCuda<Exec>())
-    return {32, 4, 2};
-  else
-    return {0, 0, 0};
 }
 
 /// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
@@ -327,14 +307,6 @@ constexpr int listLanes() {
 template <class Exec>
 constexpr int forceEntriesAtOnce() {
   return isCuda<Exec>() ? 4 : 1;
-}
-
-/// Whether grid kernels on `Exec` (forEachCell) take a row (j, k) per work item and visit its
-/// cells in a plain loop over i: contiguous and vectorisable on host backends; CUDA takes the
-/// MDRange tiles of boxTile, whose neighbouring threads read neighbouring x.
-template <class Exec>
-constexpr bool cellRows() {
-  return !isCuda<Exec>();
 }
 
 /// The default of EDDY_MG_FINE_SWEEPS on `Exec`: how the finest multigrid level runs a red-black
@@ -384,18 +356,6 @@ constexpr long long gatheredCoarseCells() {
   return isCuda<Exec>() ? 262144 : 0;
 }
 
-/// Whether a stencil kernel whose values also feed a reproducible sum (the CG operator-dot
-/// q = A p, p . q) computes both in one pass on `Exec`, or runs the plain stencil kernel and then
-/// the reproducible box sum of the stored values (8 more bytes read per cell; the same bits). CUDA:
-/// one pass (the fused operator-dot at 106 G terms/s on an H200). Host backends: two passes. The
-/// box pass evaluates its terms one by one through its row blocks, which keeps the compiler from
-/// vectorising the stencil (Debian host, one core, bench_reduction 22, 128^3 box: fused 0.077 G
-/// terms/s, the plain kernel and a sum 0.215).
-template <class Exec>
-constexpr bool fusedStencilSums() {
-  return isCuda<Exec>();
-}
-
 /// Whether `md.neighbor: auto` takes the full list on `Exec` (else the half list). CUDA: the
 /// half list's scatter-adds are atomics (H200, lj_bench_1m.yaml, 100 steps: full 1.06e9
 /// atom-steps/s, half 7.3-7.4e8). Host backends: half, which computes each pair once (Debian
@@ -416,14 +376,6 @@ constexpr bool storeEveryCandidate() {
   return !isCuda<Exec>();
 }
 
-/// Threads of a ChunkedScan team (a chunk of 2048 indices): 256 on CUDA (H200, LJ 1M atoms,
-/// twelve scans a rebuild: 13.3 us a launch against 16.2 with Kokkos' choice, 13.6 for chunks
-/// of 1024 and 128 threads, 16.5 for 4096 and 256); 0, Kokkos' choice, on host backends.
-template <class Exec>
-constexpr int scanTeamSize() {
-  return isCuda<Exec>() ? 256 : 0;
-}
-
 /// Hardware concurrency of an execution space instance.
 template <class Exec>
 int concurrency(Exec const& space) {
@@ -433,84 +385,6 @@ int concurrency(Exec const& space) {
   (void)space;
   return Exec::concurrency();
 #endif
-}
-
-/// Work items (lanes) of a lane pass on `space` (ReductionLanes.hpp: the reproducible sum's
-/// accumulate pass, the plain sum, max and min), each folding many items into a window in
-/// registers. On host backends one per thread, each taking a contiguous range of items
-/// (reductionBlockedLanes). On CUDA, measured on an H200 (bench_reduction 28 and its 512^3 box
-/// sums):
-/// - oneWave (the reproducible box sums): 1024 threads per multiprocessor, one wave under
-///   ReductionLaunchBounds<true>, with items of reproducibleBoxRows() rows. The fused operator-dot
-///   of the Poisson solver at 512^3: 1.01 ms against 1.17 with 768 threads and items of 8 rows;
-///   the residual update 1.08 against 1.21 ms; the dot 0.63 against 0.61 and the sum of one
-///   field 0.50 against 0.47 ms, the only two slower; the TG 512^3 step 0.1480-0.1487 s against
-///   0.1495-0.1500. (768 threads had been 106 G terms/s against 87 with 2048 threads per
-///   multiprocessor for the operator-dot);
-/// - else (sums of term(i)): 2048 threads per multiprocessor (concurrency()), about 2.7 waves
-///   at the reproducible sum's 68 registers a thread: 0.743 ms for 2^28 doubles against 0.781 ms
-///   for one wave. The plain sum (8 terms an item, 60-64 registers): 0.487-0.490 ms, 1.05 of
-///   copy; one wave of 1024 or 768 threads per multiprocessor 0.483-0.489 ms.
-template <class Exec>
-std::int64_t reductionLanes(Exec const& space, [[maybe_unused]] bool oneWave) {
-  std::int64_t const threads = concurrency(space);
-  if constexpr (isCuda<Exec>())
-    return threads * (oneWave ? 4 : 8) / 8;
-  else
-    return threads;
-}
-
-/// Rows of one column per item of a reproducible box sum (BoxRowBlocks; the terms a lane loads
-/// together before it folds them into its window). CUDA 4: with 8 the window, two items of terms
-/// and the box's indices took 90-96 registers, and under the bounds of four blocks of 256 threads
-/// (ReductionLaunchBounds) ptxas spilled 200-600 bytes a thread; with 4, 8-100 bytes. Host
-/// backends 8.
-constexpr int reproducibleBoxRows() {
-  return isCuda<ExecSpace>() ? 4 : 8;
-}
-
-/// Whether the lanes of a lane pass on `Exec` take contiguous ranges of items (host backends:
-/// each thread streams through its own part of memory) or every lanes-th item (CUDA:
-/// neighbouring threads read neighbouring terms).
-template <class Exec>
-constexpr bool reductionBlockedLanes() {
-  return !isCuda<Exec>();
-}
-
-/// Launch bounds of a lane pass with one wave of lanes (see reductionLanes): four blocks of 256
-/// threads per multiprocessor, i.e. at most 64 registers a thread. None otherwise. Ignored by
-/// host backends.
-template <bool OneWave>
-using ReductionLaunchBounds =
-    std::conditional_t<OneWave, Kokkos::LaunchBounds<256, 4>, Kokkos::LaunchBounds<>>;
-
-/// Whether a halo exchange on `Exec` packs and unpacks a row (x line) per work item instead of
-/// an entry per work item. Host backends: the entry's region search and index divisions cost
-/// more than its copy (Debian, one core, 64^3 Taylor-Green: the exchanges took 12% of the run
-/// that way, 6% by rows). CUDA: an entry per thread, neighbouring threads on neighbouring
-/// entries.
-template <class Exec>
-constexpr bool haloRowCopies() {
-  return !isCuda<Exec>();
-}
-
-/// Whether a plain (not reproducible) box reduction on `Exec` gives every item its own work item
-/// rather than lanes. CUDA, H200, 512^3 box, 8 rows an item: the dot a.b runs at 0.94 of copy
-/// that way against 0.64-0.77 with lanes (the fused operator-dot, whose terms are costlier, 0.30
-/// against 0.50-0.59). Host backends: lanes.
-template <class Exec>
-constexpr bool plainBoxItemLanes() {
-  return isCuda<Exec>();
-}
-
-/// Whether 3D seven-point sweeps on `Exec` (sweepSevenPoint in StencilSweep.hpp) stream planes
-/// of x-y tiles through team scratch with asynchronous copies several planes ahead (CUDA), or
-/// gather the neighbours of each cell from the field (host backends: rows, forEachCellStreaming).
-/// The plain sweep is L2-bound on an H200: 0.718 of copy bandwidth by row blocks, every cell's y
-/// and z neighbours read from L2 (docs/PERFORMANCE.md, tenth batch).
-template <class Exec>
-constexpr bool planeSweeps() {
-  return isCuda<Exec>();
 }
 
 /// Starts copying one value (a double or a float) from global memory into team scratch:

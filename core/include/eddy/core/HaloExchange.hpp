@@ -27,6 +27,7 @@
 #include "eddy/core/Runtime.hpp"
 #include "eddy/core/Timer.hpp"
 #include "eddy/core/Transport.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <algorithm>
 #include <array>
@@ -80,7 +81,7 @@ struct HaloMessage {
 /// `Pack`, unpack otherwise; unpacking a region without buffer data copies from the field's
 /// source box (messages of a rank to itself: owned cells to ghosts, never overlapping). One
 /// launch covers every region. Work item t copies entry t, or with `Rows` the t-th x line of the
-/// regions (its entries are neighbours in the field and in the buffer: compat::haloRowCopies);
+/// regions (its entries are neighbours in the field and in the buffer: HaloTuning::kRowCopies);
 /// it finds its region by a binary search over the regions' first entries (rows). The buffer
 /// holds values of the field's type T (the transport's double buffers seen as T).
 template <class Mem, bool Pack, bool Rows, class T = double>
@@ -452,13 +453,13 @@ class HaloExchange {
     copy<false>(space, m_recvRegions, int(m_recvs.size()), m_recvBuf, field, entries, rows, label);
   }
   /// Packs (Pack) or unpacks the entries [entries[0], entries[1]) of `regions`, a work item per
-  /// entry, or their rows [rows[0], rows[1]), a work item per row, where compat::haloRowCopies.
+  /// entry, or their rows [rows[0], rows[1]), a work item per row, where HaloTuning::kRowCopies.
   template <bool Pack>
   void copy(Exec const& space,
             Kokkos::View<int * [detail::kHaloColumns], memory_space> const& regions, int nregions,
             Kokkos::View<double*, memory_space> const& buffer, field_type& field,
             std::array<int, 2> entries, std::array<int, 2> rows, char const* label) {
-    constexpr bool byRows = compat::haloRowCopies<Exec>();
+    constexpr bool byRows = HaloTuning<Exec>::kRowCopies;
     auto const [begin, end] = byRows ? rows : entries;
     if (end <= begin) return;
     using Values = Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

@@ -31,6 +31,7 @@
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
 #include "eddy/core/StencilSweep.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <array>
 #include <cstddef>
@@ -216,7 +217,7 @@ void forEachCellWindowPlanes(std::string const& label, Exec const& space,
                              std::array<int, 3> const& hi, int planesPerTeam, F const& f) {
   if (emptyBox(lo, hi)) return;
   using K = detail::PlaneWindows<static_cast<int>(NF), TX, TY, Depth, Exec, F>;
-  int const teamSize = compat::planeSweeps<Exec>() ? K::kThreads : 1;
+  int const teamSize = GridTuning<Exec>::kPlaneSweeps ? K::kThreads : 1;
   auto const n =
       detail::PlaneLaunch::of<TX, TY>(label, space, teamSize, lo[0], lo, hi, planesPerTeam);
   K kernel{{}, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], n.tilesX, n.tilesY, n.run, f};
@@ -236,7 +237,7 @@ template <std::size_t NF, class Exec, class F>
 void forEachCellWindow(std::string const& label, Exec const& space,
                        std::array<WindowField, NF> const& in, bool withZ,
                        std::array<int, 3> const& lo, std::array<int, 3> const& hi, F const& f) {
-  if constexpr (compat::planeSweeps<Exec>()) {
+  if constexpr (GridTuning<Exec>::kPlaneSweeps) {
     if (withZ) {
       forEachCellWindowPlanes<kWindowTileX, kWindowTileY, kWindowDepth>(label, space, in, lo, hi, 0,
                                                                         f);

@@ -14,6 +14,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <cstdint>
 
@@ -21,8 +22,8 @@ namespace eddy::detail {
 
 /// Rows per item of a reproducible box sum (BoxRowBlocks): the terms one load step reads at once
 /// (so that their loads are in flight together) before they are folded in
-/// (compat::reproducibleBoxRows).
-constexpr int kTermsPerItem = compat::reproducibleBoxRows();
+/// (ReductionTuning::kBoxRows).
+constexpr int kTermsPerItem = ReductionTuning<ExecSpace>::kBoxRows;
 /// Terms per item of a reproducible sum of term(i) (ItemsOfTerms). H200, 2^28 doubles, slot
 /// branches: 0.721-0.724 ms with 4, 0.769-0.771 ms with 8.
 constexpr int kTermsPerStrideItem = 4;
@@ -43,7 +44,7 @@ struct ViewTerm {
 template <class Term, int N = kTermsPerStrideItem>
 struct ItemsOfTerms {
   static constexpr int kTerms = N;
-  static constexpr bool kOneWave = false;  ///< lanes: see compat::reductionLanes
+  static constexpr bool kOneWave = false;  ///< lanes: see ReductionTuning::lanes
   Term term;
   std::int64_t n;
   std::int64_t items;
@@ -62,7 +63,7 @@ struct ItemsOfTerms {
 template <class F, int N = kTermsPerItem>
 struct ItemsOfBox {
   static constexpr int kTerms = N;
-  static constexpr bool kOneWave = true;  ///< lanes: see compat::reductionLanes
+  static constexpr bool kOneWave = true;  ///< lanes: see ReductionTuning::lanes
   F f;
   BoxRowBlocks<N> blocks;
   double fill = 0.0;
@@ -112,18 +113,18 @@ struct LaneWalk {
   }
 };
 
-/// Lanes of a pass over `items` items of a Load on `space`: those of compat::reductionLanes, at
+/// Lanes of a pass over `items` items of a Load on `space`: those of ReductionTuning::lanes, at
 /// most one per item.
 template <class Load, class Exec>
 std::int64_t laneCount(Exec const& space, std::int64_t items) {
-  std::int64_t const lanes = compat::reductionLanes(space, Load::kOneWave);
+  std::int64_t const lanes = ReductionTuning<Exec>::lanes(space, Load::kOneWave);
   return lanes >= 1 && lanes < items ? lanes : items;
 }
 
 /// The policy of a lane pass over a Load's items: one work item per lane, under
-/// compat::ReductionLaunchBounds.
+/// ReductionLaunchBounds.
 template <class Exec, class Load>
-using LanePolicy = Kokkos::RangePolicy<Exec, compat::ReductionLaunchBounds<Load::kOneWave>,
+using LanePolicy = Kokkos::RangePolicy<Exec, ReductionLaunchBounds<Load::kOneWave>,
                                        Kokkos::IndexType<std::int64_t>>;
 
 /// The walk over `items` items of `load` with `lanes` lanes (1 <= lanes <= items) taking

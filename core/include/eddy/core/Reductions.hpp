@@ -11,7 +11,7 @@
 ///
 /// Sum, max and min run the lane pass of ReductionLanes.hpp: a fixed number of work items, each
 /// walking many items of terms with the next item's loads in flight, except box reductions on
-/// CUDA (compat::plainBoxItemLanes), which give each item of rows its own work item. Minloc and
+/// CUDA (ReductionTuning::kPlainBoxItemLanes), which give each item of rows its own work item. Minloc and
 /// maxloc give every term (or box item) its own work item.
 ///
 /// Max and min ignore NaN terms. Over no (non-NaN) terms at all, max is -Inf and min is +Inf;
@@ -25,6 +25,7 @@
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/ReductionLanes.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <mpi.h>
 
@@ -248,7 +249,7 @@ struct BoundLanes {
   }
 };
 
-/// A plain box sum with a work item per item of rows (compat::plainBoxItemLanes): Kokkos' range
+/// A plain box sum with a work item per item of rows (ReductionTuning::kPlainBoxItemLanes): Kokkos' range
 /// reduction over the items.
 template <class Term>
 struct BoxItemSum {
@@ -301,7 +302,7 @@ double localSum(Exec const& space, std::int64_t items, Load const& load, std::in
 template <class Exec, class Load>
 double localSum(Exec const& space, std::int64_t items, Load const& load) {
   return localSum(space, items, load, laneCount<Load>(space, items),
-                  compat::reductionBlockedLanes<Exec>());
+                  ReductionTuning<Exec>::kBlockedLanes);
 }
 /// This rank's largest (IsMax) or smallest non-NaN term of `load`'s `items` items, +-Inf for
 /// none (`load` fills with Bound<IsMax>::none()), by the lane pass as in localSum (the same
@@ -321,7 +322,7 @@ double localBound(Exec const& space, std::int64_t items, Load const& load, std::
 template <bool IsMax, class Exec, class Load>
 double localBound(Exec const& space, std::int64_t items, Load const& load) {
   return localBound<IsMax>(space, items, load, laneCount<Load>(space, items),
-                           compat::reductionBlockedLanes<Exec>());
+                           ReductionTuning<Exec>::kBlockedLanes);
 }
 template <class Term>
 using PlainItems = ItemsOfTerms<Term, kPlainTermsPerItem>;
@@ -392,12 +393,12 @@ double globalBound(Exec const& space, MPI_Comm comm, std::int64_t n, Term const&
   return finishBound<IsMax>(comm, localBound<IsMax>(space, load.items, load));
 }
 /// This rank's sum of term(i, j, k) over the box lo <= (i, j, k) < hi: the lane pass, or a work
-/// item per item of rows where compat::plainBoxItemLanes.
+/// item per item of rows where ReductionTuning::kPlainBoxItemLanes.
 template <class Exec, class Term>
 double localBoxSum(Exec const& space, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
                    Term const& term) {
   auto const blocks = ReductionBlocks::of(lo, hi);
-  if constexpr (compat::plainBoxItemLanes<Exec>()) {
+  if constexpr (ReductionTuning<Exec>::kPlainBoxItemLanes) {
     double s = 0.0;
     Kokkos::parallel_reduce("eddy::reduce::sum", rangePolicy(space, blocks.items),
                             BoxItemSum<Term>{term, blocks}, s);
@@ -411,7 +412,7 @@ template <bool IsMax, class Exec, class Term>
 double localBoxBound(Exec const& space, std::array<int, 3> const& lo, std::array<int, 3> const& hi,
                      Term const& term) {
   auto const blocks = ReductionBlocks::of(lo, hi);
-  if constexpr (compat::plainBoxItemLanes<Exec>()) {
+  if constexpr (ReductionTuning<Exec>::kPlainBoxItemLanes) {
     Bound<IsMax> b{Bound<IsMax>::none()};
     Kokkos::parallel_reduce(IsMax ? "eddy::reduce::max" : "eddy::reduce::min",
                             rangePolicy(space, blocks.items),

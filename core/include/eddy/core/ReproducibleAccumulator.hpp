@@ -16,6 +16,7 @@
 #include "eddy/core/Field.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <mpi.h>
 
@@ -53,7 +54,7 @@ struct AccumulatorBoxes {
 template <class F>
 struct ItemsOfBoxes {
   static constexpr int kTerms = kTermsPerItem;
-  static constexpr bool kOneWave = true;  ///< lanes: see compat::reductionLanes
+  static constexpr bool kOneWave = true;  ///< lanes: see ReductionTuning::lanes
   F f;
   AccumulatorBoxes set;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double (&x)[kTermsPerItem]) const {

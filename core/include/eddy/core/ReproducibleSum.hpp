@@ -52,7 +52,7 @@
 ///
 /// Cost: one read of each term and about 40 integer operations on it (shifts, masks, adds; the
 /// division by 52 is a multiplication), in registers. The accumulate pass runs a fixed number of
-/// work items (compat::reductionLanes), each of which keeps its window in registers over many
+/// work items (ReductionTuning::lanes), each of which keeps its window in registers over many
 /// items of a few terms, and loads the terms of its next item before it adds those of the
 /// current one, so that memory and integer work overlap. A term's two pieces go to their window
 /// slots through a branch per slot, with the sign applied late (SignDeferredSum: one operation
@@ -71,6 +71,7 @@
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/ReductionLanes.hpp"
 #include "eddy/core/Timer.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <mpi.h>
 
@@ -420,11 +421,11 @@ BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load, st
                           AccumulateLanes<Load>{walk}, BinnedSumReducer(local));
   return local;
 }
-/// The same with the lanes of compat::reductionLanes and compat::reductionBlockedLanes.
+/// The same with the lanes of ReductionTuning::lanes and ReductionTuning::kBlockedLanes.
 template <class Exec, class Load>
 BinnedSum accumulate(Exec const& space, std::int64_t items, Load const& load) {
   return accumulate(space, items, load, laneCount<Load>(space, items),
-                    compat::reductionBlockedLanes<Exec>());
+                    ReductionTuning<Exec>::kBlockedLanes);
 }
 
 /// The special values among the terms, for the rare second pass (one term per index).

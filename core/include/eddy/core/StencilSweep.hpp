@@ -5,7 +5,7 @@
 /// The sweep is the shape of an explicit diffusion step or a Jacobi smoother: every cell of the
 /// box reads its neighbourhood in one field and writes one value of another. f sees values, not
 /// the field, so the iteration is free to bring them in the fastest way for the backend:
-/// - host backends (compat::planeSweeps false), and 2D fields: forEachCellStreaming, each cell
+/// - host backends (GridTuning::kPlaneSweeps false), and 2D fields: forEachCellStreaming, each cell
 ///   gathering its neighbours from `in`;
 /// - CUDA, 3D: a team per x-y tile of kSweepTileX x kSweepTileY cells marches along z through a
 ///   run of planes. The team copies each plane of its tile (with a ghost ring in x and y) into
@@ -33,6 +33,7 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
+#include "eddy/core/Tuning.hpp"
 
 #include <array>
 #include <cstdint>
@@ -370,7 +371,7 @@ void sweepSevenPointPlanes(std::string const& label, Exec const& space, GhostedV
                  out.sy, ", ", out.sz, ")");
     xs0 += shift;
   }
-  int const teamSize = compat::planeSweeps<Exec>() ? K::kThreads : 1;
+  int const teamSize = GridTuning<Exec>::kPlaneSweeps ? K::kThreads : 1;
   auto const n =
       detail::PlaneLaunch::of<TX, TY>(label, space, teamSize, xs0, lo, hi, planesPerTeam);
   Kokkos::TeamPolicy<Exec> policy(space, n.teams, teamSize);
@@ -387,7 +388,7 @@ template <class Exec, class Mem, class Out, class F>
 void sweepSevenPoint(std::string const& label, Exec const& space, GhostedView<Mem> const& u,
                      GhostedView<Mem, Out> const& o, bool withZ, std::array<int, 3> const& lo,
                      std::array<int, 3> const& hi, F const& f) {
-  if constexpr (compat::planeSweeps<Exec>()) {
+  if constexpr (GridTuning<Exec>::kPlaneSweeps) {
     if (withZ) {
       if (kSweepPairs && detail::planePairShift(o, lo[0]) >= 0)
         sweepSevenPointPlanes<kSweepTileX, kSweepTileY, kSweepDepth, true>(label, space, u, o, lo,
