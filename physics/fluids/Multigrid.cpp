@@ -20,47 +20,29 @@ namespace eddy::fluids {
 using FieldType = Field<MemSpace>;
 using Halo = HaloExchange<ExecSpace>;
 
-long long gatherCellsFromEnvironment() {
-  return integerFromEnvironment("EDDY_MG_GATHER_CELLS", compat::gatheredCoarseCells<ExecSpace>(), 0,
-                                LLONG_MAX,
-                                "a cell count >= 0 (multigrid levels of at most that many cells "
-                                "are gathered onto every rank)");
-}
-
-int correctionRingsFromEnvironment() {
-  return static_cast<int>(integerFromEnvironment(
-      "EDDY_MG_CORRECTION_RINGS", 2, 1, 2,
-      "1 or 2 (ghost layers of the multigrid corrections; 2 exchanges them half as often)"));
-}
-
-long long overlapCellsFromEnvironment() {
-  // Smaller levels take longer to split (a launch per slab of the shell) than their messages.
-  return integerFromEnvironment("EDDY_MG_OVERLAP_CELLS", 131072, 0, LLONG_MAX,
-                                "a cell count >= 0 (with overlap, multigrid levels whose ranks "
-                                "own at least that many cells overlap their exchanges)");
-}
-
-int fineSweepsFromEnvironment() {
-  return static_cast<int>(integerFromEnvironment(
-      "EDDY_MG_FINE_SWEEPS", compat::fineSweeps<ExecSpace>(), 0, 3,
-      "0, 1, 2 or 3 (how the finest multigrid level sweeps: 0 two half sweeps in place, 1 out of "
-      "place by two loops, 2 out of place in one pass, 3 as 2 with the sweep from zero as a "
-      "seven-point map of the right-hand side)"));
-}
-
-long long outOfPlaceCellsFromEnvironment() {
-  return integerFromEnvironment("EDDY_MG_OUT_OF_PLACE_CELLS", compat::outOfPlaceCells<ExecSpace>(),
-                                0, LLONG_MAX,
-                                "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS 1 to 3, the coarser "
-                                "multigrid levels whose blocks hold at least that many cells "
-                                "sweep out of place too; 0: the finest level only)");
-}
-
-long long fusedCellsFromEnvironment() {
-  return integerFromEnvironment("EDDY_MG_FUSED_CELLS", compat::fusedCoarseCells<ExecSpace>(), 0,
-                                LLONG_MAX,
-                                "a cell count >= 0 (0: every multigrid level launched step by "
-                                "step)");
+MultigridTuning MultigridTuning::fromEnvironment() {
+  MultigridTuning t;
+  std::string const sweeps = choiceFromEnvironment(
+      "EDDY_MG_FINE_SWEEPS", t.fineSweeps == FineSweeps::Planes ? "3" : "0", {"0", "3"},
+      "0 or 3 (how the finest multigrid level sweeps: 0 two half sweeps in place, 3 out of place "
+      "in one pass with the sweep from zero as a seven-point map of the right-hand side)");
+  t.fineSweeps = sweeps == "3" ? FineSweeps::Planes : FineSweeps::Halves;
+  t.outOfPlaceCells = integerFromEnvironment(
+      "EDDY_MG_OUT_OF_PLACE_CELLS", t.outOfPlaceCells, 0, LLONG_MAX,
+      "a cell count >= 0 (with EDDY_MG_FINE_SWEEPS=3, the coarser multigrid levels whose blocks "
+      "hold at least that many cells sweep out of place too; 0: the finest level only)");
+  t.fusedCoarseCells =
+      integerFromEnvironment("EDDY_MG_FUSED_CELLS", t.fusedCoarseCells, 0, LLONG_MAX,
+                             "a cell count >= 0 (0: every multigrid level launched step by step)");
+  t.gatheredCoarseCells = integerFromEnvironment(
+      "EDDY_MG_GATHER_CELLS", t.gatheredCoarseCells, 0, LLONG_MAX,
+      "a cell count >= 0 (multigrid levels of at most that many cells are gathered onto every "
+      "rank)");
+  t.overlapCells = integerFromEnvironment(
+      "EDDY_MG_OVERLAP_CELLS", t.overlapCells, 0, LLONG_MAX,
+      "a cell count >= 0 (with overlap, multigrid levels whose ranks own at least that many cells "
+      "overlap their exchanges)");
+  return t;
 }
 
 namespace {
@@ -368,20 +350,25 @@ void exchangeThen(ExecSpace const& space, ExecSpace const& haloSpace, bool overl
 
 Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& h, int preSmooth, int postSmooth,
-                     long long fusedCells, long long gatherCells, int correctionRings,
-                     long long overlapCells, int fineSweeps, long long outOfPlaceCells,
-                     bool mixedPrecision)
-    : m_pre(preSmooth), m_post(postSmooth), m_fineSweeps(fineSweeps), m_mixed(mixedPrecision) {
-  if (fineSweeps < 0 || fineSweeps > 3)
-    throw ConfigError(str("PoissonSolver: multigrid fine sweeps ", fineSweeps,
-                          "; expected 0 (halves in place), 1 (loops), 2 (planes) or 3 (planes, "
-                          "the sweep from zero as a map of b)"));
+                     MultigridTuning const& tuning, bool overlap, bool mixedPrecision)
+    : m_pre(preSmooth),
+      m_post(postSmooth),
+      m_fineSweeps(tuning.fineSweeps),
+      m_mixed(mixedPrecision) {
+  if (tuning.fineSweeps != FineSweeps::Halves && tuning.fineSweeps != FineSweeps::Planes)
+    throw ConfigError(str("PoissonSolver: multigrid fine sweeps ",
+                          static_cast<int>(tuning.fineSweeps),
+                          "; expected 0 (halves in place) or 3 (out of place in one pass)"));
+  if (tuning.fusedCoarseCells < 0 || tuning.gatheredCoarseCells < 0 || tuning.overlapCells < 0 ||
+      tuning.outOfPlaceCells < 0)
+    throw ConfigError(str("PoissonSolver: multigrid cell counts fused ", tuning.fusedCoarseCells,
+                          ", gathered ", tuning.gatheredCoarseCells, ", overlap ",
+                          tuning.overlapCells, ", out of place ", tuning.outOfPlaceCells,
+                          "; expected >= 0"));
   if (preSmooth < 0 || postSmooth < 0)
     throw ConfigError(str("PoissonSolver: multigrid smoothing sweeps pre = ", preSmooth,
                           ", post = ", postSmooth, "; expected >= 0"));
-  if (correctionRings < 1 || correctionRings > 2)
-    throw ConfigError(str("PoissonSolver: multigrid correction ghost layers ", correctionRings,
-                          "; expected 1 or 2"));
+  long long const fusedCells = tuning.fusedCoarseCells;
   int const dims = decomp.dims();
   m_levels.push_back(std::make_unique<Level>(0, comm, decomp, h, false));
   while (true) {
@@ -405,7 +392,7 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
       // every coarser level, whose work is too small to gain from being split.
       long long coarseCells = 1;
       for (int a = 0; a < dims; ++a) coarseCells *= gc[a];
-      long long const gatherBelow = std::max(fusedCells, gatherCells);
+      long long const gatherBelow = std::max(fusedCells, tuning.gatheredCoarseCells);
       if (gatherBelow > 0 && f.decomp.nranks() > 1 && coarseCells <= gatherBelow)
         distributed = false;
     }
@@ -445,18 +432,16 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   // the coarsest (sweeps only), unless the second layer would not be what its owner computes: a
   // block thinner than two cells, or a periodic axis of odd extent (the colours of the sweeps
   // would not match across the wrap).
-  using Sweeps = detail::FineSweeps;
-  bool const anyOutOfPlace = fineSweeps == static_cast<int>(Sweeps::Loops) ||
-                             (fineSweeps >= static_cast<int>(Sweeps::Planes) && dims == 3);
+  bool const anyOutOfPlace = tuning.fineSweeps == FineSweeps::Planes && dims == 3;
   for (int l = 0; l < levels(); ++l) {
     Level& level = *m_levels[l];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
     level.outOfPlace =
         (anyOutOfPlace || (m_mixed && l == 0)) && l + 1 < levels() && l < m_fusedFrom &&
-        (l == 0 || (overlapCells < 0 && outOfPlaceCells > 0 && owned >= outOfPlaceCells));
+        (l == 0 || (!overlap && tuning.outOfPlaceCells > 0 && owned >= tuning.outOfPlaceCells));
     if (level.outOfPlace) level.sweepShell = detail::ghostFaceShell(level.grid);
-    bool wide = !level.outOfPlace && correctionRings == 2 && l > 0 && l < m_fusedFrom &&
-                l + 1 < levels() && m_pre > 0 && m_post > 0;
+    bool wide = !level.outOfPlace && l > 0 && l < m_fusedFrom && l + 1 < levels() && m_pre > 0 &&
+                m_post > 0;
     Index3 const G = level.decomp.globalCells();
     for (int a = 0; a < dims && wide; ++a) {
       wide = !level.decomp.isPeriodic(a) || G[a] % 2 == 0;
@@ -471,10 +456,10 @@ Multigrid::Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition co
   // Overlap on the distributed levels with a rank behind some face (not the coarsest: it only
   // sweeps, and is gathered or whole on every rank in practice).
   bool anyOverlap = false;
-  for (int l = 0; overlapCells >= 0 && l + 1 < levels() && l < m_fusedFrom; ++l) {
+  for (int l = 0; overlap && l + 1 < levels() && l < m_fusedFrom; ++l) {
     Level& level = *m_levels[l];
     long long const owned = static_cast<long long>(level.grid.nx) * level.grid.ny * level.grid.nz;
-    if (level.replicated || !level.halo->hasPeers() || owned < overlapCells) continue;
+    if (level.replicated || !level.halo->hasPeers() || owned < tuning.overlapCells) continue;
     if (level.halo32) continue;  // mixed precision: the finest level runs without overlap
     level.overlap = true;
     anyOverlap = true;
@@ -596,9 +581,8 @@ Multigrid::Rings Multigrid::smoothOutOfPlace(ExecSpace const& space, Level& leve
     n = 1;
   }
   // Halves asked for (mixed precision sweeps out of place anyway): by two loops.
-  auto const way = m_fineSweeps >= static_cast<int>(detail::FineSweeps::Planes)
-                       ? static_cast<detail::FineSweeps>(m_fineSweeps)
-                       : detail::FineSweeps::Loops;
+  auto const way =
+      m_fineSweeps == FineSweeps::Planes ? detail::SweepWay::Planes : detail::SweepWay::Loops;
   // One sweep from `in` into `out`, then the second colour next to faces with ghosts, which
   // reads the first colour's ghosts: exchanged now (the second colour's ghosts sent with them
   // are xin's, as in place).

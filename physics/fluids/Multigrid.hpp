@@ -24,8 +24,10 @@
 /// Exchanges: a half sweep reads the other colour one cell beyond the cells it updates. With
 /// one ghost layer every half sweep but a first one needs an exchange of x before it, and the
 /// residual needs one for the restriction: 9 per level and V-cycle. The levels run step by step,
-/// but the finest and the coarsest, hold their fields with two ghost layers instead
-/// (`correctionRings`): after an exchange a half sweep also updates the first ghost layer
+/// but the finest and the coarsest, hold their fields with two ghost layers instead (where
+/// every block is at least two cells thick, no periodic axis is odd and both sweep counts are
+/// positive): after an exchange a
+/// half sweep also updates the first ghost layer
 /// (computing there exactly what the owner computes, see withGhostRings), so the next half sweep
 /// needs no exchange; the first sweep from zero and the residual do the same with b's ghosts,
 /// exchanged once, and the prolongation fills both layers where the coarser correction has two.
@@ -39,17 +41,18 @@
 /// before the first half sweep, the residual's before the restriction, and the coarser
 /// correction's before the prolongation.
 ///
-/// The finest level can run its sweeps out of place instead (`fineSweeps`, when it does not
-/// overlap its exchanges): each sweep reads one of two fields, x and the cycle's work field (free
-/// during the smoothing: the residual lives in it only from the residual to the restriction),
-/// and writes the other, the first colour from the field read and the second from the first
-/// colour's new values (detail::smoothSweep); the last sweep writes x. In one pass (a 3D team
+/// The finest level can run its sweeps out of place instead (MultigridTuning::fineSweeps, when it
+/// does not overlap its exchanges): each sweep reads one of two fields, x and the cycle's work
+/// field (free during the smoothing: the residual lives in it only from the residual to the
+/// restriction), and writes the other, the first colour from the field read and the second from the
+/// first colour's new values (detail::smoothSweep); the last sweep writes x. In one pass (a 3D team
 /// kernel) that reads and writes each cell once per sweep, where two half sweeps in place read
 /// and write every 32-byte sector of x twice and of b twice; the first post-smoothing sweep
 /// also adds the prolongated correction to the values it reads, so x is not written by a
 /// prolongation pass. The second colour next to a face with ghosts waits for an exchange of the
 /// first colour's values (smoothSweepShell): two exchanges a sweep, as in place. The same bits.
-/// Coarser levels run step by step may do the same (`outOfPlaceCells`), with one ghost layer.
+/// Coarser levels run step by step may do the same (MultigridTuning::outOfPlaceCells), with one
+/// ghost layer.
 ///
 /// Mixed precision (`mixedPrecision`): the finest level's work field (the sweeps' other field,
 /// then the residual until its restriction) holds floats, in the memory of the caller's work
@@ -57,9 +60,9 @@
 /// first colour's before the second colour reads them), and the sweeps and the restriction
 /// that read it read floats. b, x and every coarser level stay double, and so do all sums. The
 /// finest level then always sweeps out of place (by two loops where fineSweeps asks for half
-/// sweeps in place, and in 2D), never overlaps its exchanges and is never part of the
-/// one-launch tail, on any rank count, so the cycle stays bitwise the same on any
-/// decomposition. A finest-level sweep moves 20 bytes a cell instead of 24 (from zero 12
+/// sweeps in place, and in 2D; in one pass where it asks for Planes), never overlaps its exchanges
+/// and is never part of the one-launch tail, on any rank count, so the cycle stays bitwise the same
+/// on any decomposition. A finest-level sweep moves 20 bytes a cell instead of 24 (from zero 12
 /// instead of 16), the residual 20 instead of 24 and the restriction's read 4 instead of 8:
 /// about a fifth of the level's bytes. On an H200 (3D Taylor-Green 512^3) the level takes 6.6%
 /// less time and a step 3.9%: its sweeps are held by more than DRAM traffic (L2 and the plane
@@ -74,6 +77,7 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
+#include "fluids/MultigridTuning.hpp"
 
 #include <mpi.h>
 
@@ -88,62 +92,34 @@ namespace detail {
 struct CoarseCorrection;  // PoissonKernels.hpp
 }
 
-/// EDDY_MG_FUSED_CELLS as a cell count (compat::fusedCoarseCells when unset); throws
-/// eddy::ConfigError when it is not a non-negative integer.
-long long fusedCellsFromEnvironment();
-
-/// EDDY_MG_FINE_SWEEPS (0 to 3: detail::FineSweeps; compat::fineSweeps when unset); throws
-/// eddy::ConfigError otherwise.
-int fineSweepsFromEnvironment();
-
-/// EDDY_MG_OUT_OF_PLACE_CELLS as a cell count (0 when unset: the finest level only); throws
-/// eddy::ConfigError when it is not a non-negative integer.
-long long outOfPlaceCellsFromEnvironment();
-
-/// EDDY_MG_GATHER_CELLS as a cell count (compat::gatheredCoarseCells when unset); throws
-/// eddy::ConfigError when it is not a non-negative integer.
-long long gatherCellsFromEnvironment();
-
-/// EDDY_MG_CORRECTION_RINGS (1 or 2; 2 when unset); throws eddy::ConfigError otherwise.
-int correctionRingsFromEnvironment();
-
-/// EDDY_MG_OVERLAP_CELLS as a cell count (131072 when unset): with overlap, the least owned cells
-/// per rank of a multigrid level that overlaps its exchanges; throws eddy::ConfigError when it is
-/// not a non-negative integer.
-long long overlapCellsFromEnvironment();
-
 class Multigrid {
  public:
-  /// Collective over `comm`: builds every level, its fields and halo exchanges.
-  /// `fusedCells` > 0: the levels held whole on each rank (one rank, or replicated) with at most
-  /// that many cells run, with all coarser ones, in one launch of one team (fusedCycle): the
-  /// same arithmetic cell by cell, so the same bits, without a launch and a halo exchange per
-  /// half sweep. On several ranks the levels with at most that many cells are gathered onto
-  /// every rank for it (see the hierarchy above). 0: every level step by step.
-  /// `gatherCells`: on several ranks the levels with at most max(fusedCells, gatherCells) cells
-  /// are gathered onto every rank; those above fusedCells then run step by step there, with
-  /// kernels over the whole level and no message between ranks.
-  /// `correctionRings` (1 or 2): the most ghost layers a level's correction holds (1: an
-  /// exchange before every half sweep; the same bits either way).
-  /// `overlapCells` >= 0: on the distributed levels whose ranks own at least that many cells
-  /// each and have another rank behind some face, every exchange of a V-cycle (see above) runs
-  /// on a second execution-space instance
-  /// (compat::secondInstance) while the cells that read no ghost from another rank are
-  /// computed; the cells next to those faces follow once the messages have arrived. The same
-  /// bits. < 0: no overlap.
-  /// `fineSweeps` (detail::FineSweeps as 0 to 3): how the finest level runs its sweeps when
-  /// it does not overlap its exchanges: 0 two half sweeps in place; 1, 2 and 3 out of place
-  /// (smoothOutOfPlace), by two loops or in one pass (3D; a 2D level keeps the half sweeps), 3
-  /// with the sweep from zero as a seven-point map of b.
-  /// `outOfPlaceCells` > 0 (with fineSweeps 1 to 3, and no overlap asked for): the coarser
-  /// levels run step by step whose blocks hold at least that many cells sweep out of place too,
-  /// with one ghost layer instead of correctionRings.
+  /// Collective over `comm`: builds every level, its fields and halo exchanges, as `tuning`
+  /// says (every setting gives the same bits):
+  /// - fusedCoarseCells > 0: the levels held whole on each rank (one rank, or replicated) with
+  ///   at most that many cells run, with all coarser ones, in one launch of one team
+  ///   (fusedCycle): the same arithmetic cell by cell, without a launch and a halo exchange per
+  ///   half sweep. On several ranks the levels with at most that many cells are gathered onto
+  ///   every rank for it (see the hierarchy above). 0: every level step by step.
+  /// - gatheredCoarseCells: on several ranks the levels with at most max(fusedCoarseCells,
+  ///   gatheredCoarseCells) cells are gathered onto every rank; those above fusedCoarseCells then
+  ///   run step by step there, with kernels over the whole level and no message between ranks.
+  /// - overlapCells, with `overlap`: on the distributed levels whose ranks own at least that many
+  ///   cells each and have another rank behind some face, every exchange of a V-cycle (see above)
+  ///   runs on a second execution-space instance (compat::secondInstance) while the cells that
+  ///   read no ghost from another rank are computed; the cells next to those faces follow once
+  ///   the messages have arrived.
+  /// - fineSweeps: how the finest level runs its sweeps when it does not overlap its exchanges:
+  ///   two half sweeps in place, or out of place in one pass (smoothOutOfPlace; 3D, a 2D level
+  ///   keeps the half sweeps), the sweep from zero as a seven-point map of b.
+  /// - outOfPlaceCells > 0 (with fineSweeps Planes, and no overlap asked for): the coarser levels
+  ///   run step by step whose blocks hold at least that many cells sweep out of place too, with
+  ///   one ghost layer.
   /// `mixedPrecision`: the finest level's work field in single precision (see the top of this
   /// file).
   Multigrid(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-            std::array<double, 3> const& h, int preSmooth, int postSmooth, long long fusedCells = 0,
-            long long gatherCells = 0, int correctionRings = 2, long long overlapCells = -1,
-            int fineSweeps = 0, long long outOfPlaceCells = 0, bool mixedPrecision = false);
+            std::array<double, 3> const& h, int preSmooth, int postSmooth,
+            MultigridTuning const& tuning, bool overlap = false, bool mixedPrecision = false);
   ~Multigrid();
   Multigrid(Multigrid const&) = delete;
   Multigrid& operator=(Multigrid const&) = delete;
@@ -235,7 +211,7 @@ class Multigrid {
   int m_coarseSweeps = 4;
   int m_fusedFrom = 0;   ///< set by the constructor
   int m_fusedTeam = 0;   ///< team size of the one launch (0 until the first)
-  int m_fineSweeps = 0;  ///< detail::FineSweeps of the finest level
+  FineSweeps m_fineSweeps = FineSweeps::Halves;  ///< of the finest level
   bool m_mixed = false;  ///< the finest level's work field in floats
   /// With m_mixed: the float field over the caller's last work field (see cycle).
   std::unique_ptr<Field<MemSpace, float>> m_work32;

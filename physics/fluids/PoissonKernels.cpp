@@ -292,7 +292,7 @@ KOKKOS_INLINE_FUNCTION double storedAs(double v) {
   return static_cast<double>(static_cast<T>(v));
 }
 
-/// The one-pass sweep out of place (smoothSweep's one-pass ways, 3D): a team per tile of
+/// The one-pass sweep out of place (smoothSweep's Planes way from a field, 3D): a team per tile of
 /// kTileX x kTileY cells of a plane marches along z through planes [k0, k1), a pair of cells
 /// adjacent in x per thread. Team scratch holds planes of xin over the tile and two rings in x
 /// and y (kXSlots of them: the three the first colour of the next plane reads and one in flight),
@@ -315,16 +315,15 @@ KOKKOS_INLINE_FUNCTION double storedAs(double v) {
 /// `In`, `Out`: the value types of xin and xout (double, or float for the finest level's work
 /// field with mixed precision). Writing floats, the first colour's values are rounded to float
 /// in scratch, before the second colour reads them (as the loops read them back from xout).
-template <bool FromZero, bool Fold, bool Walls, class In = double, class Out = double>
+template <bool Fold, bool Walls, class In = double, class Out = double>
 struct SweepPlanes {
-  static_assert(!(FromZero && Fold), "SweepPlanes: a sweep from zero reads no xin");
   static_assert(!Fold || std::is_same_v<In, double>, "SweepPlanes: a fold adds to double xin");
   /// 64 x 8 on GPUs (34 KB of scratch, 37.5 KB with Fold: five teams a multiprocessor instead of
   /// six, still faster than the fold's eight coarse values an entry), 64 x 4 on host backends
   /// (their teams get 32 KB).
   static constexpr int kTileX = 64, kTileY = GridTuning<ExecSpace>::kPlaneSweeps ? 8 : 4;
   static constexpr int kPairs = kTileX / 2 * kTileY;
-  static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = FromZero ? 0 : 4;
+  static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = 4;
   static constexpr int kRW = (kTileX + 2) / 2, kRPlane = kRW * (kTileY + 2), kRSlots = 3;
   /// With Fold, the columns of P e of one plane: the coarse columns under the kXW entries of a
   /// row (kTileX / 2 + 5 where the block's offset is odd) at each of the kTileY + 4 entry rows.
@@ -432,15 +431,11 @@ struct SweepPlanes {
         int const rx = 2 * (e % kRW) + ((x0 + y0 + ry + m + g.ox + g.oy + g.oz + colour) & 1);
         int const i = x0 - 1 + rx, j = y0 - 1 + ry;
         if (i < 0 || i >= g.nx || j < 0 || j >= g.ny) continue;
-        if constexpr (FromZero) {
-          r[e] = storedAs<Out>(fromZeroCell<Walls>(g, b, colour + g.ox + g.oy + g.oz, i, j, m));
-        } else {
-          int const at = (ry + 1) * kXW + rx + 1;
-          r[e] = storedAs<Out>(smoothValue<Walls>(
-              g, b(i, j, m), i, j, m,
-              [&](int di, int dj, int dk) -> double { return xPlane(m + dk)[at + di + dj * kXW]; },
-              xPlane(m)[at]));
-        }
+        int const at = (ry + 1) * kXW + rx + 1;
+        r[e] = storedAs<Out>(smoothValue<Walls>(
+            g, b(i, j, m), i, j, m,
+            [&](int di, int dj, int dk) -> double { return xPlane(m + dk)[at + di + dj * kXW]; },
+            xPlane(m)[at]));
       }
     };
     // Plane k of xout over the tile: of each pair, the cell of the first colour from scratch and
@@ -455,8 +450,7 @@ struct SweepPlanes {
         if (first < g.nx) xout(first, j, k) = rPlane(k)[ry * kRW + (first - x0 + 1) / 2];
         if (second < g.nx) {
           int const rx = second - x0 + 1;
-          double v = 0.0;
-          if constexpr (!FromZero) v = xPlane(k)[(ry + 1) * kXW + rx + 1];
+          double v = xPlane(k)[(ry + 1) * kXW + rx + 1];
           if (inner.contains(second, j, k))
             v = smoothValue<Walls>(
                 g, b(second, j, k), second, j, k,
@@ -468,46 +462,35 @@ struct SweepPlanes {
         }
       }
     };
-    if constexpr (FromZero) {
-      firstColour(k0 - 1);
-      firstColour(k0);
-      for (int k = k0; k < k1; ++k) {
-        team.team_barrier();  // plane k - 2's values are read by no one
-        firstColour(k + 1);
+    for (int m = k0 - 2; m <= k0 + 1; ++m) issue(m);
+    compat::asyncWait<0>();
+    if constexpr (Fold) {
+      for (int m = k0 - 2; m <= k0 + 1; ++m) {
+        columns(m);
         team.team_barrier();
-        write(k);
+        addCorrection(m);
+        team.team_barrier();  // the columns are read by no one
       }
     } else {
-      for (int m = k0 - 2; m <= k0 + 1; ++m) issue(m);
-      compat::asyncWait<0>();
-      if constexpr (Fold) {
-        for (int m = k0 - 2; m <= k0 + 1; ++m) {
-          columns(m);
-          team.team_barrier();
-          addCorrection(m);
-          team.team_barrier();  // the columns are read by no one
-        }
-      } else {
-        team.team_barrier();
-      }
-      firstColour(k0 - 1);
-      firstColour(k0);
-      columns(k0 + 2);
-      team.team_barrier();  // plane k0 - 2 of xin is read by no one
-      issue(k0 + 2);
-      for (int k = k0; k < k1; ++k) {
-        compat::asyncWait<0>();  // plane k + 2 has landed (this thread's part)
-        addCorrection(k + 2);
-        team.team_barrier();  // ... and every thread's; planes k - 1 and k - 2 are done with, and
-                              // so are plane k + 2's columns
-        issue(k + 3);
-        firstColour(k + 1);
-        columns(k + 3);
-        team.team_barrier();
-        write(k);
-      }
-      compat::asyncWait<0>();  // nothing left in flight when the team ends
+      team.team_barrier();
     }
+    firstColour(k0 - 1);
+    firstColour(k0);
+    columns(k0 + 2);
+    team.team_barrier();  // plane k0 - 2 of xin is read by no one
+    issue(k0 + 2);
+    for (int k = k0; k < k1; ++k) {
+      compat::asyncWait<0>();  // plane k + 2 has landed (this thread's part)
+      addCorrection(k + 2);
+      team.team_barrier();  // ... and every thread's; planes k - 1 and k - 2 are done with, and
+                            // so are plane k + 2's columns
+      issue(k + 3);
+      firstColour(k + 1);
+      columns(k + 3);
+      team.team_barrier();
+      write(k);
+    }
+    compat::asyncWait<0>();  // nothing left in flight when the team ends
   }
 };
 
@@ -518,11 +501,11 @@ struct SweepPlanes {
 /// without bounds (four teams at 48-62 registers; ncu: 59% of the warps active against 70%).
 constexpr int kSweepMinTeams = 6;
 
-template <bool FromZero, bool Fold, bool Walls, class In, class Out>
+template <bool Fold, bool Walls, class In, class Out>
 void sweepPlanesWith(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                      GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
                      int colour, CoarseCorrection const& fold) {
-  using K = SweepPlanes<FromZero, Fold, Walls, In, Out>;
+  using K = SweepPlanes<Fold, Walls, In, Out>;
   int const teamSize = GridTuning<ExecSpace>::kPlaneSweeps ? K::kPairs : 1;
   long long const tilesX = (g.nx + K::kTileX - 1) / K::kTileX;
   long long const tilesY = (g.ny + K::kTileY - 1) / K::kTileY;
@@ -557,7 +540,7 @@ void sweepPlanesWith(ExecSpace const& space, PoissonGrid const& g, CellView cons
     Kokkos::parallel_for("eddy::fluids::poisson::smoothSweep", policy, kernel);
 }
 
-template <bool FromZero, bool Fold, class In, class Out>
+template <bool Fold, class In, class Out>
 void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
                  int colour, CoarseCorrection const& fold) {
@@ -566,9 +549,9 @@ void sweepPlanes(ExecSpace const& space, PoissonGrid const& g, CellView const& b
   bool const walls = touchesWall(g) ||
                      (Fold && reachesWall(g, Box3{{-1, -1, -1}, {g.nx + 1, g.ny + 1, g.nz + 1}}));
   if (walls)
-    sweepPlanesWith<FromZero, Fold, true>(space, g, b, xin, xout, colour, fold);
+    sweepPlanesWith<Fold, true>(space, g, b, xin, xout, colour, fold);
   else
-    sweepPlanesWith<FromZero, Fold, false>(space, g, b, xin, xout, colour, fold);
+    sweepPlanesWith<Fold, false>(space, g, b, xin, xout, colour, fold);
 }
 
 /// One sweep from x = 0 as a seven-point map of b (3D): the first colour's values are b * (1 /
@@ -614,22 +597,19 @@ void sweepFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const&
 template <class In, class Out>
 void smoothSweepOf(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                    GhostedView<MemSpace, In> const& xin, GhostedView<MemSpace, Out> const& xout,
-                   int firstColour, bool fromZero, FineSweeps way, CoarseCorrection const* fold) {
+                   int firstColour, bool fromZero, SweepWay way, CoarseCorrection const* fold) {
   EDDY_REQUIRE(static_cast<void const*>(xin.origin) != static_cast<void const*>(xout.origin),
                "smoothSweep: the sweep out of place reads and writes the same field");
   EDDY_REQUIRE(!(fold && fromZero), "smoothSweep: a sweep from zero takes no coarse correction");
   // A fold adds to xin: a double field only (the overload from a float field takes none).
   constexpr bool foldable = std::is_same_v<In, double>;
-  bool const planes = way == FineSweeps::Planes || way == FineSweeps::PlanesFromZeroMap;
-  if (planes && g.dims == 3) {
-    if (fromZero && way == FineSweeps::PlanesFromZeroMap)
+  if (way == SweepWay::Planes && g.dims == 3) {
+    if (fromZero)
       sweepFromZero(space, g, b, xout, firstColour);
-    else if (fromZero)
-      sweepPlanes<true, false>(space, g, b, xin, xout, firstColour, {});
     else if (fold) {
-      if constexpr (foldable) sweepPlanes<false, true>(space, g, b, xin, xout, firstColour, *fold);
+      if constexpr (foldable) sweepPlanes<true>(space, g, b, xin, xout, firstColour, *fold);
     } else {
-      sweepPlanes<false, false>(space, g, b, xin, xout, firstColour, {});
+      sweepPlanes<false>(space, g, b, xin, xout, firstColour, {});
     }
     return;
   }
@@ -655,19 +635,19 @@ void smoothSweepOf(ExecSpace const& space, PoissonGrid const& g, CellView const&
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 FineSweeps way, CoarseCorrection const* fold) {
+                 SweepWay way, CoarseCorrection const* fold) {
   smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, way, fold);
 }
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView32 const& xout, int firstColour, bool fromZero,
-                 FineSweeps way, CoarseCorrection const* fold) {
+                 SweepWay way, CoarseCorrection const* fold) {
   smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, way, fold);
 }
 
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView32 const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 FineSweeps way) {
+                 SweepWay way) {
   smoothSweepOf(space, g, b, xin, xout, firstColour, fromZero, way, nullptr);
 }
 

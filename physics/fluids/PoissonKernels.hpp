@@ -377,15 +377,12 @@ void smoothColour(ExecSpace const& space, PoissonGrid const& g, CellView const& 
 void smoothColourFromZero(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                           CellView const& x, int colour, Box3 const& cells, bool slab = false);
 
-/// How the finest multigrid level runs a red-black sweep (PoissonOptions::fineSweeps):
-/// - Halves: two half sweeps in place (smoothColour), each reading and writing the whole field;
-/// - Loops, Planes: the sweep out of place (smoothSweep), into the other of two fields: Loops as
-///   two loops over the cells, Planes in one pass (a 3D team kernel; a 2D level keeps Halves);
-/// - PlanesFromZeroMap: as Planes, but the sweep from zero as a seven-point map of b
-///   (sweepSevenPoint's plane pipeline), which needs neither the first colour in scratch nor a
-///   second pass over the plane.
-/// The same bits every way.
-enum class FineSweeps { Halves = 0, Loops = 1, Planes = 2, PlanesFromZeroMap = 3 };
+/// How smoothSweep runs a sweep out of place: Loops, two loops over the cells (2D levels, and
+/// the finest level with mixed precision where FineSweeps::Halves was asked for); Planes, in one
+/// pass (3D: a team kernel marching along z; the sweep from zero as a seven-point map of b,
+/// sweepSevenPoint's plane pipeline, which needs neither the first colour in scratch nor a second
+/// pass over the plane). The same bits either way.
+enum class SweepWay { Loops, Planes };
 
 /// The owned cells of g but the layer next to each face that has ghosts (a periodic axis, or
 /// another rank's block): the cells of a sweep out of place whose second colour reads no ghost.
@@ -402,27 +399,26 @@ struct CoarseCorrection {
 /// colour's cells within awayFromGhostFaces(g) get it from those new values; the other colour's
 /// cells next to a face with ghosts keep xin's value (0 with `fromZero`) until smoothSweepShell.
 /// Every owned cell of xout is written; xin and xout are different fields. `fromZero`: xin
-/// counts as 0 (not read), as smoothColourFromZero. `way` Planes or PlanesFromZeroMap (3D): in
-/// one pass, a team per tile of a plane marching along z with xin's planes and the first colour's
-/// values in team scratch (with PlanesFromZeroMap a sweep from zero reads b's planes alone, see
-/// FineSweeps); else (and in 2D) two loops. The same bits as smoothColour's two half sweeps in
-/// place once smoothSweepShell has run. `fold` (not with `fromZero`): the sweep reads xin + P e
-/// instead of xin, the values prolongAdd(g, xin, fold->coarse, fold->e) gives xin's owned cells and
-/// first ghost layer (e's ghosts current one layer out); in one pass xin is not written, else
-/// prolongAdd runs first.
+/// counts as 0 (not read), as smoothColourFromZero. `way` Planes (3D): in one pass, a team per
+/// tile of a plane marching along z with xin's planes and the first colour's values in team
+/// scratch (a sweep from zero reads b's planes alone, see SweepWay); else (and in 2D) two loops.
+/// The same bits as smoothColour's two half sweeps in place once smoothSweepShell has run. `fold`
+/// (not with `fromZero`): the sweep reads xin + P e instead of xin, the values prolongAdd(g, xin,
+/// fold->coarse, fold->e) gives xin's owned cells and first ghost layer (e's ghosts current one
+/// layer out); in one pass xin is not written, else prolongAdd runs first.
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 FineSweeps way, CoarseCorrection const* fold = nullptr);
+                 SweepWay way, CoarseCorrection const* fold = nullptr);
 /// smoothSweep between a double and a single-precision field (PoissonOptions::mixedPrecision).
 /// Writing a float field, the first colour's new values are rounded to float before the second
 /// colour reads them, in one pass as in two loops, so both give the same bits, and so does
 /// smoothSweepShell. A sweep from a float field takes no `fold`.
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView const& xin, CellView32 const& xout, int firstColour, bool fromZero,
-                 FineSweeps way, CoarseCorrection const* fold = nullptr);
+                 SweepWay way, CoarseCorrection const* fold = nullptr);
 void smoothSweep(ExecSpace const& space, PoissonGrid const& g, CellView const& b,
                  CellView32 const& xin, CellView const& xout, int firstColour, bool fromZero,
-                 FineSweeps way);
+                 SweepWay way);
 /// The owned cells of g outside awayFromGhostFaces(g), as disjoint slabs (BoxSplit): where a
 /// sweep out of place leaves its second colour to smoothSweepShell. Empty without such faces.
 std::vector<Box3> ghostFaceShell(PoissonGrid const& g);

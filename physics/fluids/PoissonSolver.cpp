@@ -73,18 +73,8 @@ struct PoissonSolver::Impl {
     }
     if (options.method == PoissonMethod::MultigridCG) {
       z = std::make_unique<FieldType>(space, "eddy::fluids::poisson::z", d, 1);
-      mg = std::make_unique<Multigrid>(
-          space, c, d, h, options.preSmooth, options.postSmooth,
-          options.fusedCoarseCells >= 0 ? options.fusedCoarseCells : fusedCellsFromEnvironment(),
-          options.gatheredCoarseCells >= 0 ? options.gatheredCoarseCells
-                                           : gatherCellsFromEnvironment(),
-          options.correctionRings >= 0 ? options.correctionRings : correctionRingsFromEnvironment(),
-          !options.overlap            ? -1
-          : options.overlapCells >= 0 ? options.overlapCells
-                                      : overlapCellsFromEnvironment(),
-          options.fineSweeps >= 0 ? options.fineSweeps : fineSweepsFromEnvironment(),
-          options.outOfPlaceCells >= 0 ? options.outOfPlaceCells : outOfPlaceCellsFromEnvironment(),
-          options.mixedPrecision);
+      mg = std::make_unique<Multigrid>(space, c, d, h, options.preSmooth, options.postSmooth,
+                                       options.multigrid, options.overlap, options.mixedPrecision);
     }
     // The exchange of a phi with ghost width 1 (the flow model's), so that bytes() is what a
     // solve holds; other widths get theirs on first use.

@@ -13,6 +13,7 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
+#include "fluids/MultigridTuning.hpp"
 
 #include <mpi.h>
 
@@ -34,36 +35,13 @@ struct PoissonOptions {
   int maxIterations = 200;   ///< iteration cap (CG iterations, or Jacobi sweeps)
   int preSmooth = 2;         ///< red-black Gauss-Seidel sweeps before restriction
   int postSmooth = 2;        ///< sweeps after prolongation
-  /// Multigrid levels held whole on each rank with at most this many cells run, with all the
-  /// coarser ones, in one launch (one team): the same arithmetic, without a launch and an
-  /// exchange per step. 0: off; -1: EDDY_MG_FUSED_CELLS from the environment (default
-  /// compat::fusedCoarseCells).
-  long long fusedCoarseCells = -1;
-  /// On several ranks, multigrid levels with at most max(this, fusedCoarseCells) cells are
-  /// gathered onto every rank and solved there redundantly (the same bits). -1:
-  /// EDDY_MG_GATHER_CELLS from the environment (default compat::gatheredCoarseCells).
-  long long gatheredCoarseCells = -1;
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
   /// runs on a second execution-space instance, then to the shell (bitwise the same result);
-  /// likewise the multigrid levels whose ranks own at least `overlapCells` cells each
-  /// (Multigrid's constructor).
+  /// likewise the multigrid levels whose ranks own at least multigrid.overlapCells cells each.
   bool overlap = false;
-  /// With overlap: the least owned cells per rank of a multigrid level that overlaps its
-  /// exchanges. -1: EDDY_MG_OVERLAP_CELLS from the environment (default 131072).
-  long long overlapCells = -1;
-  /// Ghost layers of the multigrid corrections, 1 or 2 (Multigrid.hpp): 2 exchanges a level's
-  /// correction once per red-black sweep instead of before every half sweep (the same bits).
-  /// -1: EDDY_MG_CORRECTION_RINGS from the environment (default 2).
-  int correctionRings = -1;
-  /// How the finest multigrid level runs its red-black sweeps (Multigrid's constructor): 0 two
-  /// half sweeps in place, 1 out of place by two loops, 2 out of place in one pass, 3 as 2 with
-  /// the sweep from zero as a seven-point map of b (the same bits). -1: EDDY_MG_FINE_SWEEPS from
-  /// the environment (default compat::fineSweeps).
-  int fineSweeps = -1;
-  /// With fineSweeps 1 to 3 and no overlap: the coarser multigrid levels whose blocks hold at
-  /// least this many cells sweep out of place too (0: the finest level only). -1:
-  /// EDDY_MG_OUT_OF_PLACE_CELLS from the environment (default compat::outOfPlaceCells).
-  long long outOfPlaceCells = -1;
+  /// Developer knobs of the multigrid (mgcg): the backend's defaults and the EDDY_MG_ variables,
+  /// read when the options are made. Every setting gives the same bits.
+  MultigridTuning multigrid = MultigridTuning::fromEnvironment();
   /// mgcg: the finest multigrid level's work field in single precision (Multigrid.hpp): fewer
   /// bytes a V-cycle, the same tolerance reached, other bits (the same on any decomposition).
   /// Off here, so that the API's default keeps the double bits; decks default to it on

@@ -1,7 +1,7 @@
 // Benchmark: the pressure Poisson solver's multigrid V-cycle and MG-CG solve on a periodic N^3
 // grid (the 3D Taylor-Green case), for each way the finest level can run its red-black sweeps
-// (EDDY_MG_FINE_SWEEPS: 0 two half sweeps in place, 1 out of place by two loops, 2 out of place
-// in one pass, 3 as 2 with the sweep from zero as a seven-point map of b), in interleaved rounds.
+// (MultigridTuning::fineSweeps, EDDY_MG_FINE_SWEEPS: 0 two half sweeps in place, 3 out of place
+// in one pass), in interleaved rounds; the other knobs as the environment sets them.
 // Each figure is set against the deep_copy bandwidth measured in the same round: the V-cycle as the
 // least bytes of its finest level (every field a pass reads or writes, once) over its time, and a
 // solve to 1e-10 as k V-cycles and k times the CG vectors' 96 bytes per cell plus about 72 for the
@@ -35,14 +35,13 @@ using eddy::Field;
 using eddy::MemSpace;
 namespace fluids = eddy::fluids;
 
-/// Least bytes per fine cell of the finest level's part of a V-cycle with 2 + 2 sweeps in 3D
-/// (docs/PERFORMANCE.md, seventeenth batch): in place, every half sweep moves a whole sweep's
-/// bytes (24); out of place in one pass a sweep moves 24 and the prolongation rides on the
-/// first sweep after it.
-double fineLevelBytes(int way) {
+/// Least bytes per fine cell of the finest level's part of a V-cycle with 2 + 2 sweeps in 3D: in
+/// place, every half sweep moves a whole sweep's bytes (24); out of place in one pass a sweep
+/// moves 24 and the prolongation rides on the first sweep after it.
+double fineLevelBytes(fluids::FineSweeps way) {
   double const residualAndRestriction = 24 + 8;
-  if (way >= 2) return 16 + 24 + residualAndRestriction + 24 + 24;  // one pass
-  return (16 + 24) + 48 + residualAndRestriction + 16 + 96;  // halves in place; two loops alike
+  if (way == fluids::FineSweeps::Planes) return 16 + 24 + residualAndRestriction + 24 + 24;
+  return (16 + 24) + 48 + residualAndRestriction + 16 + 96;
 }
 
 double median(std::vector<double> v) {
@@ -92,18 +91,17 @@ int main(int argc, char** argv) {
       Kokkos::deep_copy(r.view(), host);
     }
     double const cells = double(local[0]) * local[1] * local[2];
-    std::vector<int> const ways{0, 1, 2, 3};
+    std::vector<fluids::FineSweeps> const ways{fluids::FineSweeps::Halves,
+                                               fluids::FineSweeps::Planes};
     std::vector<std::unique_ptr<fluids::Multigrid>> cycles;
     std::vector<std::unique_ptr<fluids::PoissonSolver>> solvers;
-    for (int way : ways) {
-      cycles.push_back(std::make_unique<fluids::Multigrid>(
-          space, MPI_COMM_WORLD, decomp, hh, 2, 2, fluids::fusedCellsFromEnvironment(),
-          fluids::gatherCellsFromEnvironment(), fluids::correctionRingsFromEnvironment(), -1, way,
-          fluids::outOfPlaceCellsFromEnvironment()));
+    for (fluids::FineSweeps way : ways) {
       fluids::PoissonOptions o;
       o.tolerance = 1e-10;
       o.maxIterations = 100;
-      o.fineSweeps = way;
+      o.multigrid.fineSweeps = way;
+      cycles.push_back(std::make_unique<fluids::Multigrid>(space, MPI_COMM_WORLD, decomp, hh, 2, 2,
+                                                           o.multigrid));
       solvers.push_back(
           std::make_unique<fluids::PoissonSolver>(space, MPI_COMM_WORLD, decomp, hh, o));
     }
@@ -158,9 +156,9 @@ int main(int argc, char** argv) {
         double const tv = median(vcycle[w]), ts = median(solve[w]);
         double const bv = fineLevelBytes(ways[w]);
         double const bs = 72 + 24 + iterations[w] * (bv + 96);
-        std::printf("| %d | %.3f | %.0f | %.3f | %.3f | %d | %.0f | %.3f | %s |\n", ways[w],
-                    tv * 1e3, bv, bv * cells / tv / copy, ts * 1e3, iterations[w], bs,
-                    bs * cells / ts / copy,
+        std::printf("| %d | %.3f | %.0f | %.3f | %.3f | %d | %.0f | %.3f | %s |\n",
+                    static_cast<int>(ways[w]), tv * 1e3, bv, bv * cells / tv / copy, ts * 1e3,
+                    iterations[w], bs, bs * cells / ts / copy,
                     differ[w] == 0 ? "same" : eddy::str(differ[w], " cells differ").c_str());
       }
     }

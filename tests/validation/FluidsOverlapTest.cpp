@@ -3,7 +3,7 @@
 // bitwise the same local arrays after each step -- velocity, pressure and Poisson guess, ghosts
 // included -- and report the same step statistics (registered at 1, 2 and 4 ranks; blocks two
 // cells wide, whose inner box is empty, included). The multigrid cases overlap the exchanges of
-// every one-layer multigrid level, however small (PoissonOptions::overlapCells = 0).
+// every one-layer multigrid level, however small (MultigridTuning::overlapCells = 0).
 #include "EddyTest.hpp"
 #include "FluidsCases.hpp"
 
@@ -77,7 +77,8 @@ void expectOverlapInvariant(FlowCase c, int steps, char const* name) {
 TEST(FluidsOverlap, Cavity2DMultigrid) {
   FlowCase c = eddy::test::cavity(23, 100.0);
   c.cells = {23, 19, 1};
-  c.params.poisson.overlapCells = 0;  // the multigrid levels of this small grid overlap too
+  c.params.poisson.multigrid.overlapCells =
+      0;  // the multigrid levels of this small grid overlap too
   expectOverlapInvariant(c, 5, "cavity 2D");
 }
 
@@ -97,7 +98,7 @@ TEST(FluidsOverlap, Box3DWithMovingWallAndForceCG) {
 TEST(FluidsOverlap, TaylorGreen3DMultigrid) {
   FlowCase c = eddy::test::taylorGreen(16, 3, 0.01);
   c.cells = {16, 12, 8};
-  c.params.poisson.overlapCells = 0;
+  c.params.poisson.multigrid.overlapCells = 0;
   expectOverlapInvariant(c, 4, "Taylor-Green 3D");
 }
 

@@ -309,53 +309,6 @@ constexpr int forceEntriesAtOnce() {
   return isCuda<Exec>() ? 4 : 1;
 }
 
-/// The default of EDDY_MG_FINE_SWEEPS on `Exec`: how the finest multigrid level runs a red-black
-/// sweep (fluids::detail::FineSweeps). CUDA: 3, out of place in one pass with the sweep from zero
-/// as a seven-point map (H200, 3D Taylor-Green 512^3: 0.0832 s/step against 0.0848 for 2, the
-/// one pass without the map; 256^3 0.0139-0.0140 against 0.0142; the same bits. 2 against 0, the
-/// two half sweeps in place, at 512^3 when first timed: 0.164 against 0.171). Host backends: 0,
-/// the half sweeps in place; the one-pass kernel runs there as teams of one thread (Debian host,
-/// one core, 64^3: 0.37-0.46 s/step against 0.147).
-template <class Exec>
-constexpr int fineSweeps() {
-  return isCuda<Exec>() ? 3 : 0;
-}
-
-/// The default of EDDY_MG_OUT_OF_PLACE_CELLS on `Exec`: the coarser multigrid levels whose
-/// blocks hold at least this many cells sweep out of place as the finest level does. On CUDA
-/// 2^23, so that level 1 of a 512^3 block (16.8M cells) does (H200, 3D Taylor-Green 512^3, three
-/// interleaved rounds: 0.0822-0.0825 s/step against 0.0836-0.0837 with 0; the same bits) and
-/// smaller levels keep their sweeps in place (256^3 with level 1 of 128^3 out of place was
-/// slower when timed before the one-pass sweeps were tuned, 0.0262 against 0.0253-0.0255
-/// s/step). Host backends: 0, the finest level only.
-template <class Exec>
-constexpr long long outOfPlaceCells() {
-  return isCuda<Exec>() ? (1LL << 23) : 0;
-}
-
-/// The default of EDDY_MG_FUSED_CELLS on `Exec`: multigrid levels held whole on a rank with at
-/// most this many cells run in one launch (Multigrid.hpp). On CUDA 4096 (16^3): each small level
-/// otherwise costs ~22 launches of latency (H200, 3D Taylor-Green: 256^3 step 2% faster, 512^3
-/// 0.3-1%; 32768 was slower than 4096 on one GPU). On a CPU core the one-team cycle is a serial
-/// loop that gains nothing: 0 (off).
-template <class Exec>
-constexpr long long fusedCoarseCells() {
-  return isCuda<Exec>() ? 4096 : 0;
-}
-
-/// The default of EDDY_MG_GATHER_CELLS on `Exec`: on several ranks, multigrid levels with at most
-/// this many cells are gathered onto every rank and solved there (0: only those of the one-launch
-/// tail). On CUDA 262144 (64^3): a level that small costs more in halo-exchange latency on two
-/// GPUs than its work on one (H200, 3D Taylor-Green on two GPUs, s/step against 0: 512^3
-/// 0.1045-0.1050 vs 0.1052-0.1054, 256^3 0.0196 vs 0.0203, 1024 x 512^2 0.2022 vs 0.2042; 2^21
-/// was slower at 512^3 and 256^3). Hosts 0: on the Debian host (two ranks, one core each, 3D
-/// Taylor-Green 64^3) the redundant work costs more than MPI's short exchanges save: 0.136 /
-/// 0.163 s/step with 0, 0.149 / 0.173 with 4096, 0.171 / 0.183 with 32768.
-template <class Exec>
-constexpr long long gatheredCoarseCells() {
-  return isCuda<Exec>() ? 262144 : 0;
-}
-
 /// Whether `md.neighbor: auto` takes the full list on `Exec` (else the half list). CUDA: the
 /// half list's scatter-adds are atomics (H200, lj_bench_1m.yaml, 100 steps: full 1.06e9
 /// atom-steps/s, half 7.3-7.4e8). Host backends: half, which computes each pair once (Debian
