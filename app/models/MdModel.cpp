@@ -131,9 +131,7 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   p.shift = deck.getBool("md.shift");
   p.dt = deck.getDouble("md.dt");
   std::string const list = deck.getString("md.neighbor");
-  p.list = list == "auto" ? (compat::fullNeighborList<ExecSpace>() ? neighbor::ListKind::Full
-                                                                     : neighbor::ListKind::Half)
-                          : choiceValue(kList, list);
+  p.list = list == "auto" ? md::ForceTuning<ExecSpace>::kAutoList : choiceValue(kList, list);
   p.sortByBin = deck.getBool("md.sort");
   p.thermostat = choiceValue(kThermostat, deck.getString("md.thermostat"));
   p.thermostatTemperature = deck.getDouble("md.thermostat_temperature");
@@ -332,8 +330,8 @@ class MdModel final : public Model {
             "; setup ", formatDuration(m_setupSeconds)),
         str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
             m_deck.getString("parallel.overlap"), ", ", m_rt.size(), " rank(s))"),
-        str("md: list build ", neighbor::listBuildName(list.buildKind()), ", bins ",
-            m_system.binFraction(), " x (cutoff + skin)")};
+        str("md: list build ", neighbor::listBuildName(list.lastBuild()), ", bins ",
+            m_system.listTuning().binFraction, " x (cutoff + skin) (EDDY_LIST_BIN_FRACTION)")};
   }
 
   void begin(ExecSpace const&, long long restartStep) override {

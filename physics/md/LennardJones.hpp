@@ -11,7 +11,6 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
-#include "eddy/core/Environment.hpp"
 #include "eddy/core/RowTeams.hpp"
 #include "eddy/core/Timer.hpp"
 #include "md/Particles.hpp"
@@ -196,22 +195,8 @@ void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem>
   forEachRowWithLanes("eddy::md::forcesFullLanes", space, set.count, lanes, kernel);
 }
 
-/// List entries a lane of forcesFullLanes takes at a time on `Exec`: EDDY_MD_FORCE_UNROLL (1,
-/// 2, 4 or 8) when set, else compat::forceEntriesAtOnce. Throws eddy::ConfigError on another
-/// value.
-template <class Exec>
-int forceEntriesAtOnce() {
-  int const fallback = compat::forceEntriesAtOnce<Exec>();
-  long long const v = integerFromEnvironment("EDDY_MD_FORCE_UNROLL", fallback, 1, 8,
-                                             "1, 2, 4 or 8 list entries at a time");
-  if (v != 1 && v != 2 && v != 4 && v != 8)
-    throw ConfigError(str("EDDY_MD_FORCE_UNROLL is '", v,
-                          "'; expected 1, 2, 4 or 8 list entries at a time (or unset: ", fallback,
-                          ")"));
-  return static_cast<int>(v);
-}
-
-/// forcesFullLanesBy with `entriesAtOnce` (1, 2, 4 or 8; forceEntriesAtOnce) entries at a time.
+/// forcesFullLanesBy with `entriesAtOnce` (1, 2, 4 or 8; ForceTuning::entriesAtOnce) entries at a
+/// time.
 template <class Exec, class Mem>
 void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
                      Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,

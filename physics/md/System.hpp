@@ -37,10 +37,12 @@
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Tuning.hpp"
+#include "md/ForceTuning.hpp"
 #include "md/Integrate.hpp"
 #include "md/LennardJones.hpp"
 #include "md/Particles.hpp"
 #include "neighbor/BinList.hpp"
+#include "neighbor/ListTuning.hpp"
 #include "neighbor/VerletList.hpp"
 
 #include <cmath>
@@ -154,9 +156,9 @@ class System {
         m_params(resolved(params, decomp)),
         m_decomp(decomp),
         m_lj(params.cutoff, params.shift),
-        m_list(m_params.list, params.cutoff, params.skin),
-        m_binFraction(neighbor::listBinFraction()),
-        m_forceEntries(forceEntriesAtOnce<Exec>()) {
+        m_listTuning(neighbor::ListTuning<Exec>::fromEnvironment()),
+        m_forceTuning(ForceTuning<Exec>::fromEnvironment()),
+        m_list(m_params.list, params.cutoff, params.skin, m_listTuning) {
     if (decomp.dims() != 3 || !decomp.isPeriodic(0) || !decomp.isPeriodic(1) ||
         !decomp.isPeriodic(2))
       throw ConfigError(str("md: the decomposition is ", decomp.dims(),
@@ -301,7 +303,7 @@ class System {
   /// Ghosts, bins and the Verlet list of the owned rows as they are (no migration, no sort).
   void buildNeighbors(Exec const& space) {
     double const w = m_list.radius();
-    double const binEdge = m_binFraction * w;
+    double const binEdge = m_listTuning.binFraction * w;
     m_ghosts->build(space, m_particles, owned());
     std::array<double, 3> lo{}, hi{};
     for (int d = 0; d < 3; ++d) {
@@ -371,14 +373,14 @@ class System {
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_interior, lanes(), m_forceEntries);
+      forcesFull(space, m_lj, x, f, list, m_interior, lanes(), m_forceTuning.entriesAtOnce);
     } else {
       beginHalfForces(space, f, m_scatter, m_particles.size());
       addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
     }
     compat::orderAfter(space, m_haloSpace);  // the ghost rows are read on `space`
     if (full) {
-      forcesFull(space, m_lj, x, f, list, m_boundary, lanes(), m_forceEntries);
+      forcesFull(space, m_lj, x, f, list, m_boundary, lanes(), m_forceTuning.entriesAtOnce);
     } else {
       addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
       endHalfForces(space, m_scatter, f);
@@ -393,7 +395,7 @@ class System {
     auto const list = m_list.view();
     if (m_params.list == neighbor::ListKind::Full) {
       forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list,
-                 RowSet<memory_space>::all(owned()), lanes(), m_forceEntries);
+                 RowSet<memory_space>::all(owned()), lanes(), m_forceTuning.entriesAtOnce);
     } else {
       forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
                  owned(), m_particles.size());
@@ -531,8 +533,9 @@ class System {
     return m_particles;
   }
   neighbor::VerletList<Exec> const& list() const { return m_list; }
-  /// Edge of the bins the list is built from, over the list radius (EDDY_LIST_BIN_FRACTION).
-  double binFraction() const { return m_binFraction; }
+  /// The list's and the forces' knobs, read from the environment when the System was built.
+  neighbor::ListTuning<Exec> const& listTuning() const { return m_listTuning; }
+  ForceTuning<Exec> const& forceTuning() const { return m_forceTuning; }
   /// The bins of the last build (owned and ghost rows).
   neighbor::BinList<Exec> const& bins() const { return m_bins; }
   ParticleGhosts<Exec> const& ghosts() const { return *m_ghosts; }
@@ -545,12 +548,9 @@ class System {
   /// others (as of the last list build).
   RowSet<memory_space> const& interiorRows() const { return m_interior; }
   RowSet<memory_space> const& boundaryRows() const { return m_boundary; }
-  /// Vector lanes per row of the full-list forces: compat::listLanes, or 1 (a thread per row,
+  /// Vector lanes per row of the full-list forces: ListTuning::kLanes, or 1 (a thread per row,
   /// every backend summing each row in list order) in reproducible mode.
-  int lanes() const { return m_params.reproducible ? 1 : compat::listLanes<Exec>(); }
-  /// List entries a lane of the full-list forces takes at a time (forceEntriesAtOnce, read when
-  /// the System is built).
-  int forceEntries() const { return m_forceEntries; }
+  int lanes() const { return m_params.reproducible ? 1 : neighbor::ListTuning<Exec>::kLanes; }
   std::int64_t atoms() const { return m_atoms; }
   long long steps() const { return m_steps; }
   /// Neighbour-list builds, the initial one included.
@@ -693,6 +693,8 @@ class System {
   CartDecomposition m_decomp;
   ParticleDomain m_domain;
   LennardJones m_lj;
+  neighbor::ListTuning<Exec> m_listTuning;
+  ForceTuning<Exec> m_forceTuning;
   double m_a = 1.0;
   std::int64_t m_atoms = 0;
   long long m_steps = 0;
@@ -703,8 +705,6 @@ class System {
   std::unique_ptr<ParticleGhosts<Exec>> m_ghosts;
   neighbor::BinList<Exec> m_bins;
   neighbor::VerletList<Exec> m_list;
-  double m_binFraction;  ///< edge of the list's bins over the list radius (listBinFraction)
-  int m_forceEntries;    ///< list entries a lane of the forces takes at a time
   ForceScatter<Exec, memory_space> m_scatter;
   double* m_scatterData = nullptr;
   // With overlap: the ghost refresh's instance and the split of the owned rows (8 bytes per

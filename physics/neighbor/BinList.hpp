@@ -21,7 +21,6 @@
 
 #include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
-#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/ParticleComm.hpp"
 #include "eddy/core/Timer.hpp"
@@ -31,16 +30,6 @@
 #include <string>
 
 namespace eddy::neighbor {
-
-/// Edge of the bins a Verlet list is built from, as a fraction of the list radius:
-/// EDDY_LIST_BIN_FRACTION when set (0.25 .. 1, for tuning on other hardware), else 0.5. A row's
-/// candidates are the atoms of the bins its sphere's chords cross: about 2.5 times the sphere's
-/// volume at 0.5, 1.9 at 1/3 and 1.7 at 1/4 (more, shorter chords to visit instead), 4.9 at 1.
-/// Every fraction gives the same neighbour sets. Throws eddy::ConfigError on another value.
-inline double listBinFraction() {
-  return numberFromEnvironment("EDDY_LIST_BIN_FRACTION", 0.5, 0.25, 1.0,
-                               "a number from 0.25 to 1 (the bin edge over the list radius)");
-}
 
 /// Geometry of a bin grid; device-copyable, plain scalars only. Bin c of axis a spans
 /// lo + (origin + c) / inverseSize ..; origin is 0 except for the window of a shared grid.

@@ -1,36 +1,22 @@
 /// @file VerletList.hpp
 /// @brief Verlet neighbour lists (rows of neighbour indices), built from a BinList.
 ///
-/// Build, in one of two ways (ListBuild: one pass unless EDDY_LIST_BUILD=two-pass, to measure
-/// them on other hardware). Both give the same rows, entry for entry; they differ in where a row
-/// lies (NeighborView::begin, end), and in memory.
+/// Build: one pass into padded rows, or two passes into packed rows where padded ones would not
+/// fit (ListBuild). Both give the same rows, entry for entry; they differ in where a row lies
+/// (NeighborView::begin, end), and in memory.
 /// - One pass (padded rows): the candidate scan writes row i's neighbours from place
 ///   i * stride on, `stride` a little more than the longest row of the previous build (+25%),
 ///   and counts them all; a row that does not fit makes the pass run again with a stride that
 ///   fits, so nothing is ever cut off. No second candidate scan, no scan of counts, no copy;
-///   the gaps after the rows are never read. Rows whose places would pass INT_MAX on one rank
-///   take two passes instead (16M LJ atoms on one GPU).
+///   the gaps after the rows are never read.
 /// - Two passes (packed rows, CSR): a count pass over the candidates, a scan of the counts into
 ///   the offsets, and a fill pass that runs the candidate scan again and writes each row
-///   straight into place.
-/// H200, 1M LJ atoms (bench_md 64), the full-list build alone: two passes 1.433 ns/atom, one pass
-/// into padded rows 1.167, one pass with a copy packing the rows into CSR form (before) 1.49-1.52;
-/// half list 1.393 / 0.983. The full-list forces with 4 lanes read padded rows somewhat slower
-/// (2.69-2.71 against 2.88 G atoms/s; likely the unused places after each row's end, which share
-/// its last sectors), but the LJ step gains: lj_bench_1m.yaml 1.47-1.50e9 atom-steps/s against
-/// 1.44-1.49e9 (200 steps), 1.52e9 against 1.43e9 (1000 steps); 2 lanes then read padded rows
-/// best (compat::listLanes). Debian host, bench_md 16: one pass (then with the copy)
-/// 1690-2036 ns/atom against 2816-3269 for two passes.
+///   straight into place. Taken where the padded rows would pass ListTuning::maxPaddedPlaces
+///   places on one rank (INT_MAX: int places, as the packed offsets).
 /// Rows are written by a thread each. The fill pass, and the padded pass where
-/// compat::storeEveryCandidate does not hold (CUDA), gather a row's entries in aligned groups of
-/// four and store each group in one 16-byte store (Writer): a thread per row storing entry by
-/// entry writes a different sector per thread of a warp for every entry (H200, 1M atoms, the
-/// full-list two-pass build: 2.31 ns/atom entry by entry, 1.44 by groups; a stage in team scratch
-/// memory, copied out by the team, 1.75: it takes on-chip memory from the L1 cache that the
-/// candidate scan reads through). A third way, the count pass marking each candidate's verdict
-/// in a bit mask that the fill replays instead of computing distances again, was slower there
-/// (1.77 against 1.45 ns/atom: the replay still walks the bins for the indices, and the mask
-/// adds traffic), and is not kept.
+/// ListTuning::kStoreEveryCandidate does not hold (CUDA), gather a row's entries in aligned
+/// groups of four and store each group in one 16-byte store (Writer): a thread per row storing
+/// entry by entry writes a different sector per thread of a warp for every entry.
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
 /// within the list radius (cutoff + skin).
@@ -64,6 +50,7 @@
 #include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Timer.hpp"
 #include "neighbor/BinList.hpp"
+#include "neighbor/ListTuning.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -77,27 +64,12 @@ namespace eddy::neighbor {
 
 enum class ListKind { Full, Half };
 
-/// How a VerletList builds its rows (see the top of this file).
+/// How a VerletList built its rows (see the top of this file).
 enum class ListBuild { TwoPass, OnePass };
 
-/// The name of a build, as EDDY_LIST_BUILD spells it.
+/// "one-pass" or "two-pass".
 inline char const* listBuildName(ListBuild how) {
   return how == ListBuild::OnePass ? "one-pass" : "two-pass";
-}
-
-/// The build VerletLists use: EDDY_LIST_BUILD (one-pass or two-pass) when set, else one pass.
-/// Throws eddy::ConfigError on another value of EDDY_LIST_BUILD.
-template <class Exec>
-ListBuild defaultListBuild() {
-  ListBuild const fallback = ListBuild::OnePass;
-  char const* const env = std::getenv("EDDY_LIST_BUILD");
-  if (!env || !*env) return fallback;
-  std::string const v = env;
-  for (ListBuild how : {ListBuild::OnePass, ListBuild::TwoPass})
-    if (v == listBuildName(how)) return how;
-  throw ConfigError(str("EDDY_LIST_BUILD is '", v,
-                        "'; expected one-pass or two-pass (or unset: the default, ",
-                        listBuildName(fallback), ")"));
 }
 
 /// Device-copyable view of a list: the neighbours of row i are neighbors(begin(i)) ..
@@ -154,8 +126,9 @@ class VerletList {
   using IntView = Kokkos::View<int*, memory_space>;
   using IdView = Kokkos::View<std::int64_t*, memory_space>;
 
-  VerletList(ListKind kind, double cutoff, double skin, ListBuild how = defaultListBuild<Exec>())
-      : m_kind(kind), m_build(how), m_cutoff(cutoff), m_skin(skin) {
+  VerletList(ListKind kind, double cutoff, double skin,
+             ListTuning<Exec> const& tuning = ListTuning<Exec>{})
+      : m_kind(kind), m_tuning(tuning), m_cutoff(cutoff), m_skin(skin) {
     EDDY_REQUIRE(cutoff > 0, "VerletList: cutoff ", cutoff, "; expected > 0");
     EDDY_REQUIRE(skin >= 0, "VerletList: skin ", skin, "; expected >= 0");
   }
@@ -170,10 +143,7 @@ class VerletList {
     m_owned = owned;
     detail::ensureExtent(m_offsets, static_cast<std::size_t>(owned) + 1,
                          "eddy::neighbor::verletOffsets");
-    if (m_build == ListBuild::OnePass)
-      buildOnePass(space, x, ids, bins);
-    else
-      buildTwoPass(space, x, ids, bins);
+    buildOnePass(space, x, ids, bins);
     // Reference positions for the displacement test.
     if (m_x0.extent(0) < static_cast<std::size_t>(owned))
       m_x0 =
@@ -260,7 +230,9 @@ class VerletList {
     return {m_offsets, m_stride > 0 ? m_padded : m_neighbors, m_stride};
   }
   ListKind kind() const { return m_kind; }
-  ListBuild buildKind() const { return m_build; }
+  /// How the last build wrote its rows (TwoPass before the first).
+  ListBuild lastBuild() const { return m_stride > 0 ? ListBuild::OnePass : ListBuild::TwoPass; }
+  ListTuning<Exec> const& tuning() const { return m_tuning; }
   double cutoff() const { return m_cutoff; }
   double skin() const { return m_skin; }
   double radius() const { return m_cutoff + m_skin; }
@@ -392,7 +364,7 @@ class VerletList {
   /// Writes the first `cap` neighbours it is given to `out` and counts them all; every candidate
   /// is stored at the next place (the place after the last is a sink, out[cap]) and only
   /// neighbours advance it: no branch on the verdict. The padded pass's sink where
-  /// compat::storeEveryCandidate; elsewhere it uses Writer, with rows of a multiple of four
+  /// ListTuning::kStoreEveryCandidate; elsewhere it uses Writer, with rows of a multiple of four
   /// places.
   struct PaddedWriter {
     int* out;
@@ -429,14 +401,16 @@ class VerletList {
   }
 
   /// The padded pass, again with a larger capacity when some row did not fit. Rows whose places
-  /// would pass INT_MAX (int places, as the packed offsets) take two passes instead.
+  /// would pass ListTuning::maxPaddedPlaces (at most INT_MAX: int places, as the packed offsets)
+  /// take two passes instead.
   void buildOnePass(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                     BinList<Exec> const& bins) {
     int const owned = m_owned;
+    std::int64_t const most = std::min<std::int64_t>(m_tuning.maxPaddedPlaces, INT_MAX);
     for (;;) {
       int const stride = paddedStride(m_capacity);
       std::int64_t const room = static_cast<std::int64_t>(owned) * stride;
-      if (room > INT_MAX) {
+      if (room > most) {
         buildTwoPass(space, x, ids, bins);
         return;
       }
@@ -493,11 +467,11 @@ class VerletList {
         });
   }
 
-  /// Places per padded row (the stride) for `capacity` neighbours: capacity + 1
-  /// where compat::storeEveryCandidate (the last is PaddedWriter's sink), else capacity rounded
+  /// Places per padded row (the stride) for `capacity` neighbours: capacity + 1 where
+  /// ListTuning::kStoreEveryCandidate (the last is PaddedWriter's sink), else capacity rounded
   /// up to a multiple of four (Writer's groups then line up with the rows).
   static int paddedStride(int capacity) {
-    return compat::storeEveryCandidate<Exec>() ? capacity + 1 : (capacity + 3) / 4 * 4;
+    return ListTuning<Exec>::kStoreEveryCandidate ? capacity + 1 : (capacity + 3) / 4 * 4;
   }
 
   /// Writes row i's first `cap` neighbours to base[first ...] and returns its count.
@@ -521,7 +495,7 @@ class VerletList {
   /// count and the sum of the counts.
   RowStats fillPadded(Exec const& space, Positions<memory_space> const& x, IdView const& ids,
                       BinList<Exec> const& bins) {
-    constexpr bool everyCandidate = compat::storeEveryCandidate<Exec>();
+    constexpr bool everyCandidate = ListTuning<Exec>::kStoreEveryCandidate;
     using Sink = std::conditional_t<everyCandidate, PaddedWriter, Writer>;
     auto const scan = scanner<Sink>(x, ids, bins);
     auto offsets = m_offsets;
@@ -565,7 +539,7 @@ class VerletList {
   }
 
   ListKind m_kind;
-  ListBuild m_build;
+  ListTuning<Exec> m_tuning;
   double m_cutoff, m_skin;
   int m_owned = 0;
   int m_pairs = 0;

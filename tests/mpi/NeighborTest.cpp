@@ -95,15 +95,18 @@ struct Cloud {
 };
 
 /// A list of no rows (a rank without atoms), then of rows whose neighbour counts exceed the
-/// capacity the empty build left: pairs against a direct count.
+/// capacity the empty build left: pairs against a direct count, in padded rows (one pass) or
+/// packed ones (two passes, as lists past ListTuning::maxPaddedPlaces are built).
 template <class Exec>
 void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
+  eddy::neighbor::ListTuning<Exec> tuning;
+  if (how == eddy::neighbor::ListBuild::TwoPass) tuning.maxPaddedPlaces = 0;
   Exec space;
   int const n = 600;  // atoms in a 3 x 3 x 3 box, dense enough for rows of 100 and more
   Cloud<typename Exec::memory_space> const c(n, 3.0, 7);
   auto const& hx = c.hx;
   eddy::neighbor::BinList<Exec> bins;
-  eddy::neighbor::VerletList<Exec> list(ListKind::Full, 1.0, 0.2, how);
+  eddy::neighbor::VerletList<Exec> list(ListKind::Full, 1.0, 0.2, tuning);
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{3.0, 3.0, 3.0};
   bins.build(space, c.x, 0, lo, hi, 0.6);
   list.build(space, c.x, c.ids, 0, bins);
@@ -127,6 +130,7 @@ void checkEmptyThenFull(eddy::neighbor::ListBuild how) {
     longest = std::max(longest, static_cast<int>(want.size()));
   }
   EXPECT_EQ(list.pairCount(), expected);
+  EXPECT_EQ(list.lastBuild(), how);
   EXPECT_EQ(wrongRows, 0) << "rows whose neighbours differ from brute force";
   EXPECT_GT(longest, 64) << "rows must be longer than the first build's capacity";
 }
@@ -135,21 +139,21 @@ TYPED_TEST(Neighbor, AnEmptyBuildThenLongRows) {
   checkEmptyThenFull<TypeParam>(eddy::neighbor::ListBuild::TwoPass);
 }
 
-/// One pass gives the rows of two passes, entry for entry, for both list kinds, over several
-/// builds of moving atoms (the one-pass stride follows the rows). Where the rows are stored by
-/// groups of four (VerletList::Writer: CUDA), the thousands of rows of random lengths start and
-/// end at every place of a group.
+/// One pass gives the rows of two passes (the build of lists past ListTuning::maxPaddedPlaces),
+/// entry for entry, for both list kinds, over several builds of moving atoms (the one-pass
+/// stride follows the rows). Where the rows are stored by groups of four (VerletList::Writer:
+/// CUDA), the thousands of rows of random lengths start and end at every place of a group.
 template <class Exec>
 void checkBuildsAgree(ListKind kind) {
   using eddy::neighbor::ListBuild;
   Exec space;
   int const n = 3000;
   std::array<double, 3> const lo{0.0, 0.0, 0.0}, hi{6.0, 6.0, 6.0};
-  eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, ListBuild::TwoPass);
-  EXPECT_EQ(two.buildKind(), ListBuild::TwoPass);
+  eddy::neighbor::ListTuning<Exec> packed;
+  packed.maxPaddedPlaces = 0;
+  eddy::neighbor::VerletList<Exec> two(kind, 1.0, 0.3, packed);
   {
-    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3, ListBuild::OnePass);
-    EXPECT_EQ(other.buildKind(), ListBuild::OnePass);
+    eddy::neighbor::VerletList<Exec> other(kind, 1.0, 0.3);
     char const* const name = "one pass";
     for (unsigned seed : {1u, 2u, 3u}) {
       // Denser each time: rows outgrow the capacity of the build before.
@@ -161,7 +165,9 @@ void checkBuildsAgree(ListKind kind) {
       ASSERT_EQ(other.pairCount(), two.pairCount()) << name << ", seed " << seed;
       EXPECT_GT(other.pairCount(), 10 * n) << "too few pairs to be a test";
       EXPECT_GT(other.stride(), 0) << name << ": rows not padded, seed " << seed;
+      EXPECT_EQ(other.lastBuild(), ListBuild::OnePass);
       EXPECT_EQ(two.stride(), 0) << "two passes: rows not packed, seed " << seed;
+      EXPECT_EQ(two.lastBuild(), ListBuild::TwoPass);
       EXPECT_TRUE(eddy::test::hostRows(other.view(), other.owned()) ==
                   eddy::test::hostRows(two.view(), two.owned()))
           << name << ": rows differ, seed " << seed;
@@ -172,23 +178,6 @@ void checkBuildsAgree(ListKind kind) {
 TYPED_TEST(Neighbor, EveryBuildGivesTheListsOfTwoPasses) {
   checkBuildsAgree<TypeParam>(ListKind::Full);
   checkBuildsAgree<TypeParam>(ListKind::Half);
-}
-
-TEST(NeighborBuild, AnUnknownListBuildInTheEnvironmentIsAConfigError) {
-  using eddy::neighbor::ListBuild;
-  {
-    eddy::test::ScopedEnv env("EDDY_LIST_BUILD", "three-pass");
-    try {
-      (void)eddy::neighbor::defaultListBuild<eddy::ExecSpace>();
-      ADD_FAILURE() << "expected eddy::ConfigError";
-    } catch (eddy::ConfigError const& e) {
-      EXPECT_NE(std::string(e.what()).find("three-pass"), std::string::npos) << e.what();
-    }
-  }
-  for (ListBuild how : {ListBuild::TwoPass, ListBuild::OnePass}) {
-    eddy::test::ScopedEnv env("EDDY_LIST_BUILD", eddy::neighbor::listBuildName(how));
-    EXPECT_EQ(eddy::neighbor::defaultListBuild<eddy::ExecSpace>(), how);
-  }
 }
 
 TYPED_TEST(Neighbor, FullListPairsEqualBruteForce) {

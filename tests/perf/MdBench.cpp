@@ -34,7 +34,7 @@ void forcesVector(eddy::ExecSpace const& space, System const& s,
     eddy::md::forcesFull(space, s.potential(), s.particles().positions(), f, s.list().view(), rows);
   else
     eddy::md::forcesFullLanes(space, s.potential(), s.particles().positions(), f, s.list().view(),
-                              rows, lanes, s.forceEntries());
+                              rows, lanes, s.forceTuning().entriesAtOnce);
 }
 
 /// Largest |a - b| over the owned rows, relative to the largest |a|.
@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
     double const tRebuildFull =
         eddy::perf::medianSeconds(space, 1, 5, [&] { fullList.rebuild(space); });
     fullList.computeForces(space);
-    // The list build alone, from the full-list system's bins, every way (VerletList.hpp).
+    // The list build alone, from the full-list system's bins: one pass into padded rows (the
+    // model's), and the two passes into packed rows that lists past maxPaddedPlaces take.
     struct ListTime {
       eddy::neighbor::ListKind kind;
       eddy::neighbor::ListBuild how;
@@ -97,7 +98,9 @@ int main(int argc, char** argv) {
     std::vector<ListTime> listTimes;
     for (auto kind : {eddy::neighbor::ListKind::Full, eddy::neighbor::ListKind::Half})
       for (auto how : {eddy::neighbor::ListBuild::OnePass, eddy::neighbor::ListBuild::TwoPass}) {
-        eddy::neighbor::VerletList<eddy::ExecSpace> list(kind, p.cutoff, p.skin, how);
+        eddy::neighbor::ListTuning<eddy::ExecSpace> tuning;
+        if (how == eddy::neighbor::ListBuild::TwoPass) tuning.maxPaddedPlaces = 0;
+        eddy::neighbor::VerletList<eddy::ExecSpace> list(kind, p.cutoff, p.skin, tuning);
         auto const& q = fullList.particles();
         listTimes.push_back({kind, how, eddy::perf::medianSeconds(space, 1, 5, [&] {
                                list.build(space, q.positions(), q.ids(), owned, fullList.bins());
@@ -113,7 +116,7 @@ int main(int argc, char** argv) {
           "evaluation (%.3g s at copy bandwidth); list bins %.3g x the list radius "
           "(EDDY_LIST_BIN_FRACTION)\n",
           owned, n, n, n, eddy::ExecSpace::name(), entries / owned, copy * 1e-9, bytes * 1e-6,
-          bytes / copy, fullList.binFraction());
+          bytes / copy, fullList.listTuning().binFraction);
       std::printf("| what | achieved | ceiling | ratio |\n|---|---|---|---|\n");
       eddy::perf::row(
           eddy::str("forces, full list (model: ",
@@ -132,12 +135,11 @@ int main(int argc, char** argv) {
                       2e-9 * owned / tRebuildFull);
       for (auto const& l : listTimes)
         eddy::perf::row(
-            eddy::str(
-                "list build alone, ", l.kind == eddy::neighbor::ListKind::Full ? "full" : "half",
-                " list, ",
-                l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded rows)"
-                                                            : "two passes (count, fill)",
-                l.how == eddy::neighbor::defaultListBuild<eddy::ExecSpace>() ? " (model)" : ""),
+            eddy::str("list build alone, ",
+                      l.kind == eddy::neighbor::ListKind::Full ? "full" : "half", " list, ",
+                      l.how == eddy::neighbor::ListBuild::OnePass ? "one pass (padded rows)"
+                                                                  : "two passes (count, fill)",
+                      l.how == eddy::neighbor::ListBuild::OnePass ? " (model)" : ""),
             l.seconds / owned * 1e9, "ns/atom", "2 ns/atom goal", 2e-9 * owned / l.seconds);
     }
     for (int lanes : {0, 1, 2, 4, 8, 16, 32}) {

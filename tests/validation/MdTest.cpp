@@ -296,11 +296,12 @@ TEST(MdConfig, AListBinFractionOutOfRangeIsAConfigError) {
   for (char const* bad : {"0.2", "1.5", "half", "0.5x", ""}) {
     eddy::test::ScopedEnv env("EDDY_LIST_BIN_FRACTION", bad);
     if (!*bad) {
-      EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.5) << "empty means unset";
+      EXPECT_EQ(eddy::neighbor::ListTuning<eddy::ExecSpace>::fromEnvironment().binFraction, 0.5)
+          << "empty means unset";
       continue;
     }
     try {
-      (void)eddy::neighbor::listBinFraction();
+      (void)eddy::neighbor::ListTuning<eddy::ExecSpace>::fromEnvironment().binFraction;
       ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
     } catch (eddy::ConfigError const& e) {
       EXPECT_NE(std::string(e.what()).find("EDDY_LIST_BIN_FRACTION"), std::string::npos)
@@ -308,7 +309,7 @@ TEST(MdConfig, AListBinFractionOutOfRangeIsAConfigError) {
     }
   }
   eddy::test::ScopedEnv env("EDDY_LIST_BIN_FRACTION", "0.3");
-  EXPECT_EQ(eddy::neighbor::listBinFraction(), 0.3);
+  EXPECT_EQ(eddy::neighbor::ListTuning<eddy::ExecSpace>::fromEnvironment().binFraction, 0.3);
 }
 
 /// The largest force component of rows [0, n) of host forces `f`.
@@ -350,7 +351,7 @@ void checkLanes() {
     if (lanes > most) break;
     Kokkos::deep_copy(b, std::nan(""));  // a row the kernel misses fails the comparison
     eddy::md::forcesFullLanes(space, s.potential(), s.particles().positions(), b, s.list().view(),
-                              rows, lanes, s.forceEntries());
+                              rows, lanes, s.forceTuning().entriesAtOnce);
     EXPECT_EQ(componentsBeyond(ha, b, s.owned(), scale), 0) << lanes << " lanes";
   }
 }
@@ -387,28 +388,31 @@ void checkEntriesAtOnce() {
           << lanes << " lanes, " << at << " entries at a time";
     }
   }
-  EXPECT_EQ(s.forceEntries(), eddy::compat::forceEntriesAtOnce<Exec>());
+  EXPECT_EQ(s.forceTuning().entriesAtOnce, eddy::md::ForceTuning<Exec>{}.entriesAtOnce);
   eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", "8");
-  EXPECT_EQ(System<Exec>(space, MPI_COMM_WORLD, liquid(5, ListKind::Full)).forceEntries(), 8);
+  EXPECT_EQ(
+      System<Exec>(space, MPI_COMM_WORLD, liquid(5, ListKind::Full)).forceTuning().entriesAtOnce,
+      8);
 }
 TYPED_TEST(Md, ForceEntriesAtOnceGiveTheSameForces) {
   checkEntriesAtOnce<TypeParam>();
 }
 
 TEST(MdConfig, AForceUnrollOtherThanOneTwoFourOrEightIsAConfigError) {
-  using Exec = eddy::ExecSpace;
-  EXPECT_EQ(eddy::md::forceEntriesAtOnce<Exec>(), eddy::compat::forceEntriesAtOnce<Exec>());
+  using Tuning = eddy::md::ForceTuning<eddy::ExecSpace>;
+  EXPECT_EQ(Tuning::fromEnvironment().entriesAtOnce, Tuning{}.entriesAtOnce);
+  EXPECT_EQ(Tuning{}.entriesAtOnce, eddy::compat::isCuda<eddy::ExecSpace>() ? 4 : 1);
   for (char const* bad : {"0", "3", "16", "four", "2x"}) {
     eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", bad);
     try {
-      (void)eddy::md::forceEntriesAtOnce<Exec>();
+      (void)Tuning::fromEnvironment();
       ADD_FAILURE() << "expected eddy::ConfigError for '" << bad << "'";
     } catch (eddy::ConfigError const& e) {
       EXPECT_NE(std::string(e.what()).find("EDDY_MD_FORCE_UNROLL"), std::string::npos) << e.what();
     }
   }
   eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", "2");
-  EXPECT_EQ(eddy::md::forceEntriesAtOnce<Exec>(), 2);
+  EXPECT_EQ(Tuning::fromEnvironment().entriesAtOnce, 2);
 }
 
 /// The potential energy and virial of the diagnostics (the plain sum over the list, all lanes

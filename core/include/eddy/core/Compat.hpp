@@ -289,46 +289,6 @@ constexpr bool isCuda() {
 #endif
 }
 
-/// Vector lanes per row of neighbour-list kernels (the Lennard-Jones full-list forces): on CUDA
-/// 2 lanes read consecutive entries of a row together; 1 (a thread per row) on host backends.
-/// H200, 1M atoms, padded rows (one-pass build), four entries a lane at a time: bench_md 64
-/// 2.74 G atoms/s with 2 lanes, 2.69 with 4, 2.37 with 8, 2.23 with 1, 1.09 a thread per row;
-/// lj_bench_1m.yaml (200 steps) 1.565-1.587e9 atom-steps/s with 2, 1.499-1.546e9 with 4. (With
-/// packed rows 2 and 4 lanes were equal: 2.88 / 2.89.)
-template <class Exec>
-constexpr int listLanes() {
-  return isCuda<Exec>() ? 2 : 1;
-}
-
-/// List entries a lane of the full-list forces takes at a time, their loads issued before their
-/// arithmetic (EDDY_MD_FORCE_UNROLL overrides it). CUDA: 4 (H200, bench_md 64, 4 lanes: 2.53 G
-/// atoms/s one at a time, 2.76 two, 2.80-2.86 four, 1.99 eight: registers). Host backends run a
-/// thread per row instead (listLanes), where it does not apply: 1.
-template <class Exec>
-constexpr int forceEntriesAtOnce() {
-  return isCuda<Exec>() ? 4 : 1;
-}
-
-/// Whether `md.neighbor: auto` takes the full list on `Exec` (else the half list). CUDA: the
-/// half list's scatter-adds are atomics (H200, lj_bench_1m.yaml, 100 steps: full 1.06e9
-/// atom-steps/s, half 7.3-7.4e8). Host backends: half, which computes each pair once (Debian
-/// host, one core, lj_liquid.yaml 300 steps: half 1.59-1.94e6, full 1.27-1.31e6).
-template <class Exec>
-constexpr bool fullNeighborList() {
-  return isCuda<Exec>();
-}
-
-/// Whether the Verlet build's padded pass stores every candidate at the row's next place and
-/// advances only on neighbours (no branch on the distance test), or stores neighbours only.
-/// Host backends: every candidate, since the test passes 40-60% of candidates and mispredicts
-/// (Debian host, bench_md 16, one-pass build: full list 1854-1893 -> 1176-1223 ns/atom). CUDA:
-/// neighbours only, the extra stores cost more than the divergence (H200, bench_md 64, one-pass
-/// full-list build 3.6 against 2.3 ns/atom).
-template <class Exec>
-constexpr bool storeEveryCandidate() {
-  return !isCuda<Exec>();
-}
-
 /// Hardware concurrency of an execution space instance.
 template <class Exec>
 int concurrency(Exec const& space) {
