@@ -921,32 +921,6 @@ TEST(Poisson, PhiGhostsFilled) {
   EXPECT_LT(globalMaxOf(worst), 1e-7);
 }
 
-// Not a check: iteration counts and times of every method on 128^2 and 64^3, with the region
-// table. Runs only when EDDY_POISSON_BENCH is set.
-TEST(Poisson, Benchmark) {
-  if (!std::getenv("EDDY_POISSON_BENCH")) GTEST_SKIP() << "set EDDY_POISSON_BENCH=1 to run";
-  int const rank = eddy::test::worldRank();
-  for (int dims : {2, 3}) {
-    int const n = dims == 2 ? 128 : 64;
-    Problem const s{{n, n, dims == 3 ? n : 1}, dims, {true, false, false}};
-    auto const rhs = [&](int i, int j, int k) {
-      return ((i * 7919 + j * 104729 + k * 1299709) % 97) / 97.0 - 0.5;
-    };
-    for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
-      eddy::timing::reset();
-      Outcome const o = solveProblem(
-          s, options(m, 1e-10, m == PoissonMethod::MultigridCG ? 100 : 2000), rhs,
-          [](int, int, int) { return 0.0; }, MPI_COMM_WORLD, 1, 3);
-      std::string const table = eddy::timing::summary(MPI_COMM_WORLD, 3 * o.seconds);
-      if (rank == 0)
-        std::printf("[ poisson  ] %-6s %-11s %2d levels %4d iterations  %.2e  %8.4f s/solve\n%s",
-                    name(m), eddy::toString(s.cells).c_str(), o.levels, o.stats.iterations,
-                    o.stats.relativeResidual, o.seconds,
-                    m == PoissonMethod::MultigridCG ? table.c_str() : "");
-    }
-  }
-}
-
 // The residual over a block and its ghost ring (the multigrid's coarse levels with two ghost
 // layers) takes the walls of every cell it computes: a ring cell can lie next to a wall that no
 // owned cell of the block touches (here four ranks along x of four cells between walls: the blocks

@@ -1,6 +1,8 @@
 # Checks rules of the house style that the compiler cannot:
 #  1. Only core/include/eddy/core/Compat.hpp tests KOKKOS_VERSION or a KOKKOS_ENABLE_* backend.
 #  2. Every kernel label (parallel_for/reduce/scan) and profiling region starts with "eddy::".
+#  3. In core/, physics/ and tests/, only core/src/Environment.cpp calls getenv on an EDDY_
+#     variable: the others read theirs through Environment.hpp, which refuses malformed values.
 set(dirs core io physics app tests)
 set(bad "")
 foreach(d IN LISTS dirs)
@@ -15,6 +17,11 @@ foreach(f IN LISTS all_files)
   if(NOT rel STREQUAL "core/include/eddy/core/Compat.hpp")
     if(text MATCHES "KOKKOS_VERSION|#[ \t]*if[^\n]*KOKKOS_ENABLE_")
       list(APPEND bad "${rel}: tests a Kokkos version or backend outside Compat.hpp")
+    endif()
+  endif()
+  if(rel MATCHES "^(core|physics|tests)/" AND NOT rel STREQUAL "core/src/Environment.cpp")
+    if(text MATCHES "getenv[ \t\n]*\\([ \t\n]*\"EDDY_")
+      list(APPEND bad "${rel}: reads an EDDY_ variable with getenv, not through Environment.hpp")
     endif()
   endif()
   string(REGEX MATCHALL "parallel_(for|reduce|scan)\\([ \t\n]*\"[^\"]*\"" labels "${text}")

@@ -5,7 +5,8 @@
 /// Each reader returns the variable's value, or `fallback` when the variable is unset or empty,
 /// and throws an eddy::ConfigError that names the variable, its value, `meaning` (what it takes)
 /// and the fallback on anything else: junk, trailing characters, a value out of range or not
-/// among the choices. No other file calls std::getenv on an EDDY_ variable (a source rule).
+/// among the choices. No other file of core/, physics/ or tests/ calls std::getenv on an EDDY_
+/// variable (a source rule).
 #pragma once
 
 #include <optional>
