@@ -8,17 +8,13 @@
 /// (Kokkos' default iterates the last index fastest on hosts: strided access to a LayoutLeft
 /// field) and the tile GridTuning::boxTile (EDDY_BOX_TILE).
 ///
-/// Measured on an H200 (512^3): items of 4 rows per thread (BoxRowBlocks, as the reductions
-/// use) run the plain 7-point stencil at 0.75 of copy bandwidth against 0.60 for the MDRange
-/// (bench_stencil), but forEachCell built on them left the Navier-Stokes step unchanged
-/// (V-cycle and RK stages within 1%) and the 256^3 step 4% slower, so the MDRange stays; plain
-/// whole-field sweeps that gain use forEachCellStreaming (seven-point maps go through
-/// sweepSevenPoint, StencilSweep.hpp, which streams planes through team scratch on GPUs), and
-/// wide stencils that gain from cached z neighbours use forEachCellColumn (passes that read
-/// several fields within one of the cell on every axis: forEachCellWindow, PlaneWindow.hpp).
-/// Debian host (one core), rows against the MDRange: Taylor-Green 64^3 RK stages 0.556 s against
-/// 0.68-0.73 over 10 steps and the whole step 3-5% faster (the V-cycle's stride-2 red-black
-/// sweeps gain nothing), the diffusion step of bench_stencil 128 1.43x faster.
+/// Other iterations, for kernels whose shape gains from them (the same cells, the same f, so the
+/// same bits): plain whole-field sweeps use forEachCellStreaming (row blocks on GPUs; seven-point
+/// maps go through sweepSevenPoint, StencilSweep.hpp, which streams planes through team scratch),
+/// wide stencils that gain from cached z neighbours forEachCellColumn, and passes that read
+/// several fields within one of the cell on every axis forEachCellWindow (PlaneWindow.hpp). The
+/// MDRange stays forEachCell's GPU iteration: row blocks for every kernel left the Navier-Stokes
+/// step no faster.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -188,11 +184,8 @@ inline constexpr int kStreamingRows = 4;
 /// forEachCell for a plain sweep that streams whole fields (one pass of a stencil over a box,
 /// nothing split into parts): the same cells and the same f(i, j, k), so the same bits. On host
 /// backends it is forEachCell. On GPUs a thread takes kStreamingRows consecutive rows at one x
-/// (BoxRowBlocks), which keeps more loads in flight per thread. H200, bench_stencil 512
-/// (2026-11-30): the diffusion model's 7-point sweep at 0.718 of copy bandwidth this way against
-/// 0.572-0.589 with the MDRange. ncu: both move the ideal 16 bytes per cell to and from DRAM; the
-/// MDRange reaches 45% of DRAM peak, the row blocks 63%, both waiting on L1/L2 loads most of
-/// their cycles.
+/// (BoxRowBlocks), which keeps more loads in flight per thread: both move the ideal bytes per
+/// cell, the row blocks with more of DRAM's bandwidth.
 template <class Exec, class F>
 void forEachCellStreaming(std::string const& label, Exec const& space, std::array<int, 3> const& lo,
                           std::array<int, 3> const& hi, F const& f) {
@@ -232,10 +225,7 @@ struct CellColumns {
 /// visits kColumnCells consecutive z at one (i, j), one after the other, in x-y tiles of 32 x 8
 /// (EDDY_BOX_TILE does not apply) under ColumnLaunchBounds: the planes k - 1 and k + 1 that the
 /// cells of a column share are then read from L1, not again from L2 or DRAM. f must fit in 40
-/// registers a thread, or ptxas spills. H200, the 3D momentum pass at 512^3 (48 registers
-/// unbounded): the MDRange 5.85 ms, the MDRange under the same bounds 5.45, columns of 8 4.92
-/// (DRAM reads 78 -> 65 bytes a face triple); columns of 4 and 16 and tiles of 64 x 4 within 2%.
-/// (The momentum pass has since moved to forEachCellWindow: a quarter faster again.)
+/// registers a thread, or ptxas spills.
 template <class Exec, class F>
 void forEachCellColumn(std::string const& label, Exec const& space, std::array<int, 3> const& lo,
                        std::array<int, 3> const& hi, F const& f) {

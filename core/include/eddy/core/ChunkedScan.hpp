@@ -6,13 +6,8 @@
 /// `sum` has each team add its chunk's terms; `store` has each team add the sums of the chunks
 /// before its own (from the first pass), each thread scan a run of the chunk, and one scan over
 /// the team's threads place the runs, handing every index its prefix. Both passes evaluate the
-/// terms, so a term should be cheap to compute again.
-///
-/// H200, LJ 1M atoms, a rebuild's twelve launches (three ghost side selections, two bin and one
-/// Verlet offset scan): 191 µs against 328 µs with Kokkos' range scans (a count pass, then two
-/// launches of 30 µs over 1M rows for a side selection). A Kokkos scan over the TeamThreadRange
-/// of the chunk instead of runs per thread: 248 µs. Teams of 256 threads (ReductionTuning::kScanTeamSize):
-/// 160 µs.
+/// terms, so a term should be cheap to compute again. Against Kokkos' range scan (a count pass,
+/// then two launches), two launches in all; team size ReductionTuning::kScanTeamSize.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -97,8 +92,7 @@ class ChunkedScan {
           Kokkos::parallel_reduce(
               earlier, [&](const int k, std::int64_t& s) { s += sums(k); }, before);
           // Each thread takes a run of the chunk; one scan over the team's threads places the
-          // runs (Kokkos' scan over a TeamThreadRange scans the team once per team-size rows:
-          // 24-29 us a pass over 1M rows on the H200).
+          // runs (Kokkos' scan over a TeamThreadRange scans the team once per team-size rows).
           int const begin = c * kRows;
           int const end = n - begin < kRows ? n : begin + kRows;
           int const size = m.team_size();

@@ -38,7 +38,7 @@ namespace eddy {
 
 /// Count type of histogram bins: std::uint64_t, the type for which Kokkos 4 (desul) issues a
 /// native 64-bit atomic add on CUDA. (`unsigned long long` is a distinct type there and falls
-/// back to a compare-and-swap loop, which contended bins turn into a ~10^4 times slower fill.)
+/// back to a compare-and-swap loop, which contended bins make orders of magnitude slower.)
 using HistogramCount = std::uint64_t;
 
 /// How a histogram is filled.

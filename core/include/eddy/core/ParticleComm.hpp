@@ -39,9 +39,8 @@
 namespace eddy {
 
 /// Per-particle 3-vectors, (n, 3) doubles, 24 bytes per particle, in the backend's default
-/// layout (components side by side on hosts, one array per component on GPUs). Measured on an
-/// H200 (LJ, 1M atoms): the GPU default is 13% faster with the half list (its scatter-adds) and
-/// 5% slower with the full list than components side by side; the half list is the default.
+/// layout (components side by side on hosts, one array per component on GPUs): on GPUs the half
+/// list's scatter-adds gain from it more than the full list loses.
 template <class Mem>
 using ParticleVectors = Kokkos::View<double* [3], Mem>;
 

@@ -17,13 +17,8 @@
 /// itself; it must not write any of the fields in the window (their entries are read by the
 /// neighbouring cells, and on GPUs were copied before).
 ///
-/// Measured on an H200 (the 3D momentum stage of every velocity component at 512^3, 3D
-/// Taylor-Green, one call, interleaved): the RK stages 17.4 ms a step (fenced) by z columns,
-/// which keep the planes a column shares in L1 (forEachCellColumn), 12.9-13.0 this way with tiles
-/// of 32 x 8 and one plane in flight (56 registers, four teams a multiprocessor), 12.5 with 64 x 4,
-/// 13.0 with two planes in flight; launch bounds of six teams (40 registers, 48 bytes of spill)
-/// 14.5, of four teams (62 registers) 13.1. A team's scratch is limited to 40 KB: 32 x 8 at depth
-/// 1 takes 32 KB for three fields, a fourth field (the pressure) would not fit.
+/// A team's scratch is limited to 40 KB: tiles of 32 x 8 at depth 1 take 32 KB for three fields,
+/// a fourth field (the pressure) would not fit.
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -205,7 +200,7 @@ struct PlaneWindows {
 }  // namespace detail
 
 /// Tile and depth of the plane-streaming pass used by forEachCellWindow on CUDA (no launch bounds:
-/// those measured spilled or ran slower, see the top of the file).
+/// fewer registers a thread spill).
 inline constexpr int kWindowTileX = 32, kWindowTileY = 8, kWindowDepth = 1;
 
 /// The plane-streaming pass with an explicit tile, depth and run of planes per team (0: chosen by

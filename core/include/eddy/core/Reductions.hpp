@@ -205,12 +205,12 @@ struct ExtremumTermBox {
     });
   }
 };
-/// Terms per item of the plain reductions over term(i) (ItemsOfTerms). H200, 2^28 doubles:
-/// 0.487-0.490 ms with 8, 0.510-0.512 with 4, 0.490-0.493 with 16.
+/// Terms per item of the plain reductions over term(i) (ItemsOfTerms): 8, at least as fast as 4 or
+/// 16.
 constexpr int kPlainTermsPerItem = 8;
 
-/// The window of a plain sum in the lane pass: the terms are added in turn. (Pairwise within an
-/// item is slower on a host core: 17.5 against 12.5 ms for 2^24 doubles, Debian, one thread.)
+/// The window of a plain sum in the lane pass: the terms are added in turn (pairwise within an
+/// item is slower on a host core).
 struct SumWindow {
   double s;
   template <int N>

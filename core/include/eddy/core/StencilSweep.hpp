@@ -15,18 +15,8 @@
 ///   per neighbour that reads it. Where the rows of `out` allow it, a thread
 ///   takes two cells adjacent in x and stores them in one 16-byte store (kSweepPairs).
 /// Either way f gets the same values in the same order, so the results are the same bits.
-///
-/// Measured on an H200 (bench_stencil 512, ratio of effective bandwidth to deep_copy's, medians
-/// of interleaved rounds): the diffusion model's sweep 0.838-0.840 this way (0.779 three planes
-/// ahead) against 0.718 by row blocks of 4 (the best gathering iteration); the plain 7-point
-/// stencil 0.843-0.846. ncu: 74% of DRAM peak with the ideal bytes, L2 at 91% of its peak, four
-/// teams of 256 threads a multiprocessor (56 registers a thread); launch bounds for five or six
-/// teams (48 registers; 40 with spills) run slower (0.79, 0.65). A flat copy kernel moving 8 bytes
-/// a thread reaches 0.79 of deep_copy, one moving 16 bytes 1.00. Measured slower and not kept:
-/// columns marched along z in registers, the x and y neighbours from L1 (0.76); planes brought by
-/// bulk copies (cp.async.bulk) from a producer warp with scratch barriers instead of the team
-/// barrier (0.67-0.71); two rows of pairs a thread (0.58-0.83); taller tiles (docs/PERFORMANCE.md,
-/// tenth and eleventh batches).
+/// No launch bounds: bounding the registers for more teams a multiprocessor costs the sweep more
+/// (spills) than the extra teams gain.
 #pragma once
 
 #include "eddy/core/BoxPolicy.hpp"
@@ -284,11 +274,9 @@ int planePairShift(GhostedView<Mem, T> const& out, int lo0) {
   return at == 0 ? 0 : (at == sizeof(T) ? 1 : -1);
 }
 
-/// Planes per team when the caller leaves it to the sweep (0): runs of 64 planes, shorter where
-/// that would leave fewer than two teams per resident team slot, down to 8 planes. H200, 512^3,
-/// tile 128 x 4, depth 3 (bench_stencil, ratio to copy), runs of 32 / 64 / 128 planes: the plain
-/// stencil 0.790-0.795 / 0.790-0.791 / 0.770-0.774, the diffusion model's arithmetic
-/// 0.743-0.747 / 0.762-0.763 / 0.767-0.771.
+/// Planes per team when the caller leaves it to the sweep (0): runs of 64 planes (longer runs
+/// refill the pipeline less often, shorter ones spread small boxes over more teams), shorter where
+/// that would leave fewer than two teams per resident team slot, down to 8 planes.
 template <class Exec>
 int defaultPlanesPerTeam(Exec const& space, int threadsPerTeam, long long tiles, int planes) {
   long long resident = compat::concurrency(space) / threadsPerTeam;
@@ -340,14 +328,9 @@ void setPlaneScratch(std::string const& label, Policy& policy, std::size_t bytes
 
 }  // namespace detail
 
-/// Tile, depth and cells per thread of the plane-streaming sweep used by sweepSevenPoint on CUDA.
-/// H200, 512^3, runs of 64 planes (bench_stencil, ratio to copy). Pairs of cells, the diffusion
-/// model's arithmetic, medians of 5 interleaved rounds: 128 x 4 depth 2 0.841, depth 3 0.785,
-/// depth 4 0.767; 128 x 6 depth 2 0.830; 128 x 8 depth 1 0.708; 64 x 8 depth 2 0.827, depth 3
-/// 0.756; 64 x 12 and 64 x 16 depth 2 0.809, 0.823. A cell per thread (single runs, before the
-/// value below came from registers): 128 x 4 depth 3 0.781-0.801, depth 2 0.772-0.789, depth 1
-/// 0.714-0.727; 128 x 2 0.761-0.782, 256 x 2 0.765, 64 x 8 0.718-0.759, 32 x 8 0.601. A team's
-/// scratch is limited to 40 KB: 128 x 4 with pairs takes 25 KB at depth 2, 32 KB at depth 3.
+/// Tile, depth and cells per thread of the plane-streaming sweep used by sweepSevenPoint on CUDA
+/// (the fastest of the tiles and depths bench_stencil times). A team's scratch is limited to
+/// 40 KB: 128 x 4 with pairs takes 25 KB at depth 2, 32 KB at depth 3.
 inline constexpr int kSweepTileX = 128, kSweepTileY = 4, kSweepDepth = 2;
 
 /// Whether sweepSevenPoint on CUDA gives each thread two cells adjacent in x (16-byte loads and
@@ -400,9 +383,7 @@ void sweepSevenPoint(std::string const& label, Exec const& space, GhostedView<Me
     }
   }
   // 3D and 2D in separate kernels: with a choice per cell between loading a z neighbour and not,
-  // the row loop ran slower on a host core (Debian, bench_stencil 128, medians of 8 interleaved
-  // runs: diffusion step 2.40e8 cell-updates/s that way, 3.27e8 split, 2.83e8 before this
-  // primitive).
+  // the row loop does not vectorise as well on a host core.
   if (withZ)
     forEachCellStreaming(
         label, space, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
