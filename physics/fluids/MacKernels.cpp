@@ -145,10 +145,8 @@ void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields con
                                      WindowField::of(f.u.c[2])};
   std::string const label = "eddy::fluids::momentumStage";
   // Each face reads the three components within one of it on every axis: on GPUs their planes
-  // pass through team scratch (forEachCellWindow). H200, 3D Taylor-Green 512^3 (one call, two
-  // rounds): the RK stages 17.4 -> 12.9 ms a step (fenced), the step 0.0921-0.0926 -> 0.0873-0.0875
-  // s against the z columns (forEachCellColumn) that kept the planes in L1. The shell's slabs
-  // gather the window from the fields.
+  // pass through team scratch (forEachCellWindow), which beats keeping them in L1 by z columns
+  // (forEachCellColumn). The shell's slabs gather the window from the fields.
   launch(
       label, space, faces, part, WindowCells<3, MomentumStages>{{u[0], u[1], u[2]}, m},
       [&](Box3 const& b) { forEachCellWindow<3>(label, space, u, grid.dims == 3, b.lo, b.hi, m); });

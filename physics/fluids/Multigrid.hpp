@@ -26,15 +26,12 @@
 /// residual needs one for the restriction: 9 per level and V-cycle. The levels run step by step,
 /// but the finest and the coarsest, hold their fields with two ghost layers instead (where
 /// every block is at least two cells thick, no periodic axis is odd and both sweep counts are
-/// positive): after an exchange a
-/// half sweep also updates the first ghost layer
-/// (computing there exactly what the owner computes, see withGhostRings), so the next half sweep
-/// needs no exchange; the first sweep from zero and the residual do the same with b's ghosts,
+/// positive): after an exchange a half sweep also updates the first ghost layer (computing there
+/// exactly what the owner computes, see withGhostRings), so the next half sweep needs no exchange; the first sweep from zero and the residual do the same with b's ghosts,
 /// exchanged once, and the prolongation fills both layers where the coarser correction has two.
 /// That is 5 exchanges per level and V-cycle (2 sweeps before and after), with the same bits.
 /// The finest level keeps one layer: it is bound by bandwidth, not by exchanges, and its extra
-/// layer of cells cost more than its exchanges saved (3D Taylor-Green 512^3 on H200s: 0.7%
-/// slower per step on one GPU and 1% on two than with two layers on the coarser levels alone).
+/// layer of cells costs more than its exchanges save.
 /// With overlap (PoissonOptions::overlap) the levels split over several ranks run every
 /// exchange of a V-cycle beside the cells of the next kernel that read no ghost from another
 /// rank and write no entry sent to one: x's before a half sweep and before the residual, b's
@@ -64,9 +61,8 @@
 /// and is never part of the one-launch tail, on any rank count, so the cycle stays bitwise the same
 /// on any decomposition. A finest-level sweep moves 20 bytes a cell instead of 24 (from zero 12
 /// instead of 16), the residual 20 instead of 24 and the restriction's read 4 instead of 8:
-/// about a fifth of the level's bytes. On an H200 (3D Taylor-Green 512^3) the level takes 6.6%
-/// less time and a step 3.9%: its sweeps are held by more than DRAM traffic (L2 and the plane
-/// barriers, docs/PERFORMANCE.md).
+/// about a fifth of the level's bytes; the level's time falls by less, since its sweeps are held
+/// by more than DRAM traffic (L2 and the plane barriers).
 ///
 /// Memory: per coarse level three cell fields (correction, right-hand side, residual; level 0
 /// takes all three from the caller), i.e. about 24 (1/4 + 1/16 + ...) = 8 bytes per fine cell

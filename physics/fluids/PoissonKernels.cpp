@@ -126,8 +126,7 @@ double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const
 
 // The operator kernels of a block beside no wall go without the wall tests: the fused
 // operator-dot is held by its instruction issue (the accumulator's integer work), and the tests
-// cost it a third. H200, TG 512^3: 1.72 -> 1.20 ms a launch (ncu), 0.1545-0.1547 -> 0.1497-0.1507
-// s a step (three interleaved rounds).
+// cost it about a third.
 void applyOperatorDot(ExecSpace const& space, PoissonGrid const& g, CellView const& p,
                       CellView const& q, std::vector<Box3> const& boxes,
                       ReproducibleAccumulator& sum) {
@@ -319,8 +318,8 @@ template <bool Fold, bool Walls, class In = double, class Out = double>
 struct SweepPlanes {
   static_assert(!Fold || std::is_same_v<In, double>, "SweepPlanes: a fold adds to double xin");
   /// 64 x 8 on GPUs (34 KB of scratch, 37.5 KB with Fold: five teams a multiprocessor instead of
-  /// six, still faster than the fold's eight coarse values an entry), 64 x 4 on host backends
-  /// (their teams get 32 KB).
+  /// six, which still beats reading the fold's eight coarse values an entry), 64 x 4 on host
+  /// backends (their teams get 32 KB).
   static constexpr int kTileX = 64, kTileY = GridTuning<ExecSpace>::kPlaneSweeps ? 8 : 4;
   static constexpr int kPairs = kTileX / 2 * kTileY;
   static constexpr int kXW = kTileX + 4, kXPlane = kXW * (kTileY + 4), kXSlots = 4;
@@ -495,10 +494,8 @@ struct SweepPlanes {
 };
 
 /// Teams of the one-pass sweep a GPU multiprocessor is asked to hold (launch bounds): six, at
-/// 40 registers a thread, where shared memory holds six teams' scratch (H100, H200); elsewhere the
-/// sweep runs without bounds. H200, TG 512^3 (s/step, three interleaved rounds): 0.1532-0.1540
-/// with six for every kind of sweep, 0.1556-0.1559 with five (46-48 registers), 0.1568-0.1573
-/// without bounds (four teams at 48-62 registers; ncu: 59% of the warps active against 70%).
+/// 40 registers a thread, where shared memory holds six teams' scratch; elsewhere the sweep runs
+/// without bounds: more warps in flight hide more of the plane barriers' waits.
 constexpr int kSweepMinTeams = 6;
 
 template <bool Fold, bool Walls, class In, class Out>
