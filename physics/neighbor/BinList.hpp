@@ -212,10 +212,9 @@ class BinList {
   /// Particle indices sorted by bin.
   IntView const& permutation() const { return m_permute; }
   /// Positions in bin order: sortedPositions()(k) = x(permutation()(k)), so that a scan over
-  /// a bin streams contiguous memory. Component arrays on CUDA, like the model's positions:
-  /// rows of (x, y, z, index) of 32 bytes were measured slower there (H200, 2026-11-30: the
-  /// full-list build 2.03 against 1.84 ns/atom), since the candidates of a chord are
-  /// consecutive, so a 32-byte sector of one component serves four of them.
+  /// a bin streams contiguous memory. Component arrays on CUDA, like the model's positions,
+  /// rather than rows of (x, y, z, index): the candidates of a chord are consecutive, so a
+  /// 32-byte sector of one component serves four of them.
   Positions<memory_space> const& sortedPositions() const { return m_sorted; }
   /// Bin of each particle.
   IntView const& binOf() const { return m_binOf; }

@@ -174,11 +174,9 @@ class VerletList {
   /// called with a row's new position, it marks the check when the row lies more than skin / 2
   /// from its position at the last build (flag 0) or its distance is not finite (flag 1)
   /// (PassFlags); `rebuildDue` reads the flags. There is no pass over the rows of its own and no
-  /// reduction: only rows past the limit write. H200, 1M atoms: the drift and the test as two
-  /// kernels took 31 + 25 µs a step, the drift with the watch (and the previous step's closing
-  /// kick) 37 µs.
-  /// A row that moved farther than the list radius since the last build ran away (flag 2): no
-  /// integration step moves an atom that far, and migration could not place it.
+  /// reduction: only rows past the limit write. A row that moved farther than the list radius
+  /// since the last build ran away (flag 2): no integration step moves an atom that far, and
+  /// migration could not place it.
   struct DisplacementWatch {
     Positions<memory_space> x0;
     typename PassFlags<Exec, 3>::Raiser flags;
@@ -263,7 +261,7 @@ class VerletList {
     KOKKOS_INLINE_FUNCTION void operator()(const int i, Visit& visit) const {
       // Locals, not members: the visitor stores ints through a pointer, which the compiler must
       // otherwise assume may overwrite an int member or the visitor's own count, and reload
-      // them for every candidate (host: 36% of an LJ run in this loop, reloading).
+      // them for every candidate (a large part of an LJ run on a host core).
       Visit v = visit;
       int const rows = owned;
       bool const halfList = half;
