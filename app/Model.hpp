@@ -203,9 +203,10 @@ struct ModelSpec {
   /// Bytes of memory one cell of grid.cells costs the model, from the fields it allocates (an
   /// estimate, ghosts left out): with the largest rank's cells, what the run needs on a rank.
   double (*bytesPerCell)(io::Deck const& deck);
-  /// Rules that depend on how the ranks split grid.cells (nullptr: none): deck.fail() at the
-  /// first one broken.
-  void (*checkDecomposition)(io::Deck const& deck, CartDecomposition const& decomp) = nullptr;
+  /// Rules that depend on how the ranks split grid.cells (nullptr: none): each one broken is
+  /// added to `errors`.
+  void (*checkDecomposition)(io::Deck const& deck, CartDecomposition const& decomp,
+                             io::DeckErrors& errors) = nullptr;
   /// True when the model discretises the grid's cells, so that it can share a run with the
   /// other such models; false when it reads grid.cells its own way (md: lattice cells) and
   /// runs alone.

@@ -143,6 +143,7 @@ std::string gib(double bytes) {
 }  // namespace
 
 void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory) {
+  io::DeckErrors errors(deck.path());
   auto const models = modelsOf(deck);
   auto const cellList = deck.getIntList("grid.cells");
   auto const periodicList = deck.getBoolList("grid.periodic");
@@ -169,8 +170,9 @@ void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory) {
       expected = what.substr(cut + 2);
       what.resize(cut);
     }
-    deck.fail(forcedGiven ? "parallel.decomposition" : "grid.cells",
-              str("no decomposition over ", ranks, " rank(s): ", what), expected);
+    errors.add(deck, forcedGiven ? "parallel.decomposition" : "grid.cells",
+               str("no decomposition over ", ranks, " rank(s): ", what), expected);
+    errors.throwIfAny();  // the rules below need the decomposition
   }
   // The largest rank's block: ceil(n / p) cells along each axis.
   double largest = 1, entries = 1;
@@ -185,24 +187,25 @@ void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory) {
   bool const grid = std::any_of(models.begin(), models.end(),
                                 [](ModelSpec const* m) { return m->sharesGrid; });
   if (grid && entries > limit)
-    deck.fail("grid.cells",
+    errors.add(deck, "grid.cells",
               str("the largest rank's block of ", decomp->describe(), " holds ", largest,
                   " cells, ", entries, " entries a field with its ghosts"),
               str("expected at most 2^31 - 1 entries a field on a rank: use at least ",
                   static_cast<long long>(std::ceil(ranks * entries / limit)), " ranks"));
   for (ModelSpec const* m : models)
-    if (m->checkDecomposition) m->checkDecomposition(deck, *decomp);
+    if (m->checkDecomposition) m->checkDecomposition(deck, *decomp, errors);
   double perCell = 0;
   for (ModelSpec const* m : models) perCell += m->bytesPerCell(deck);
   double const need = perCell * largest;
   if (memory.freeBytes > 0 && need > memory.freeBytes)
-    deck.fail("grid.cells",
+    errors.add(deck, "grid.cells",
               str("the run needs about ", gib(need), " on each of its ", ranks, " rank(s) (",
                   perCell, " bytes a cell, ", largest, " cells on the largest rank), more than "
                   "the ", gib(memory.freeBytes), " free on ", memory.where),
               str("expected at least ",
                   static_cast<long long>(std::ceil(ranks * need / memory.freeBytes)),
                   " ranks (one per GPU on GPU nodes), or fewer cells"));
+  errors.throwIfAny();
 }
 
 io::Deck loadDeck(std::string const& path, MPI_Comm comm) {

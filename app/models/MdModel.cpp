@@ -186,7 +186,8 @@ double bytesPerCell(io::Deck const& deck) {
 
 /// Every rank's block must hold the ghost shell (cutoff + skin wide) and index its atoms, ghosts
 /// included, with ints.
-void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp) {
+void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp,
+                        io::DeckErrors& errors) {
   md::Parameters const p = parameters(deck, 1);
   double const a = md::latticeConstant(p.density), w = p.cutoff + p.skin;
   char const* const axis[3] = {"x", "y", "z"};
@@ -195,7 +196,7 @@ void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp) {
     int const n = decomp.globalCells()[d], ranks = decomp.procGrid()[d];
     double const narrowest = (n / ranks) * a, widest = (n / ranks + (n % ranks ? 1 : 0)) * a;
     if (narrowest < w)
-      deck.fail("grid.cells",
+      errors.add(deck, "grid.cells",
                 str("the ranks split ", n, " lattice cells along ", axis[d], " into blocks as "
                     "narrow as ", narrowest, " (", decomp.describe(), "), less than cutoff + "
                     "skin = ", w),
@@ -204,7 +205,7 @@ void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp) {
     rows *= (widest + 2 * w) / a;
   }
   if (rows >= 2147483647.0)
-    deck.fail("grid.cells",
+    errors.add(deck, "grid.cells",
               str("the largest rank's block holds about ", rows, " atoms with its ghosts"),
               str("expected fewer than 2^31 per rank: use at least ",
                   static_cast<long long>(decomp.nranks() * rows / 2147483647.0) + 1, " ranks"));
