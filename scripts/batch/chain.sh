@@ -135,7 +135,7 @@ _ec_submit() {
       # The next leg gets this environment without this job's SLURM_* variables (srun in the
       # next job reads some of them as options).
       for v in ${!SLURM_@}; do [[ $v == SLURM_CONF ]] || unset+=(-u "$v"); done
-      env "${unset[@]}" sbatch --parsable --dependency="afterany:$SLURM_JOB_ID" \
+      env ${unset[@]+"${unset[@]}"} sbatch --parsable --dependency="afterany:$SLURM_JOB_ID" \
         --job-name="${SLURM_JOB_NAME:-eddy}" --export="ALL,EDDY_CHAIN_LEG=$leg" "$script" ;;
     pbs)
       qsub -W "depend=afterany:$PBS_JOBID" -v "EDDY_CHAIN_LEG=$leg" "$script" ;;
