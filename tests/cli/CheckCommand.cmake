@@ -1,9 +1,16 @@
 # Runs CMD; checks its exit code (EXPECT_EXIT: a number, or "nonzero"), that the combined output
-# matches every regex in MATCH, and that the regex ONCE occurs exactly once.
+# matches every regex in MATCH, that the regex ONCE occurs exactly once, and that the output is
+# at most MAX_OUTPUT bytes (when given).
 # No time-out here: ctest's TIMEOUT property of the test bounds the run.
 execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 string(REPLACE ";" " " shown "${CMD}")
+string(LENGTH "${all}" size)
+if(MAX_OUTPUT AND size GREATER MAX_OUTPUT)
+  string(SUBSTRING "${all}" 0 2000 head)
+  message(FATAL_ERROR "command: ${shown}\nexit: ${rc}\nthe output is ${size} bytes, more than "
+                      "MAX_OUTPUT ${MAX_OUTPUT}; it begins:\n${head}")
+endif()
 message("command: ${shown}\nexit: ${rc}\n--- output ---\n${all}--------------")
 if(EXPECT_EXIT STREQUAL "nonzero")
   if("${rc}" STREQUAL "0")
@@ -18,8 +25,20 @@ foreach(re IN LISTS MATCH)
   endif()
 endforeach()
 if(ONCE)
-  string(REGEX MATCHALL "${ONCE}" hits "${all}")
-  list(LENGTH hits n)
+  # Counted match by match: a list of the matches (REGEX MATCHALL) would split at their ';'.
+  set(rest "${all}")
+  set(n 0)
+  set(len 1)
+  while(len GREATER 0)
+    string(REGEX MATCH "${ONCE}" hit "${rest}")
+    string(LENGTH "${hit}" len)
+    if(len GREATER 0)
+      math(EXPR n "${n} + 1")
+      string(FIND "${rest}" "${hit}" at)
+      math(EXPR from "${at} + ${len}")
+      string(SUBSTRING "${rest}" ${from} -1 rest)
+    endif()
+  endwhile()
   if(NOT n EQUAL 1)
     message(FATAL_ERROR "expected '${ONCE}' exactly once in the output, found ${n} times")
   endif()

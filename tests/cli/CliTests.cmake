@@ -70,3 +70,56 @@ eddy_bad_deck(bad_enum "5:3: parallel\\.gpu_aware_mpi: got 'maybe'" "expected on
 eddy_bad_deck(syntax_error "[34]:[0-9]+: YAML syntax error" "end of sequence flow not found")
 eddy_bad_deck(empty "1:1: \\(top level\\): the deck is empty" "expected a map of sections")
 eddy_bad_deck(not_a_map "2:1: \\(top level\\): the deck is a list" "expected a map of sections")
+
+# eddy_deck_errors(<name> <deck> <message regex> [MAX_OUTPUT <bytes>]): `eddy validate` of <deck>
+# (serially and at 4 ranks) and `eddy run` of it exit 3 (ExitCode::Deck) and print the whole
+# message exactly once, in at most MAX_OUTPUT bytes when given.
+function(eddy_deck_errors name deck message)
+  cmake_parse_arguments(D "" "MAX_OUTPUT" "" ${ARGN})
+  set(_limit "")
+  if(D_MAX_OUTPUT)
+    set(_limit MAX_OUTPUT ${D_MAX_OUTPUT})
+  endif()
+  foreach(_case validate.serial validate.np4 run.serial)
+    string(REGEX REPLACE "\\..*" "" _command ${_case})
+    set(_np 0)
+    if(_case MATCHES "np4$")
+      set(_np 4)
+    endif()
+    string(REGEX REPLACE "^[a-z]+\\." "" _how ${_case})
+    eddy_add_cli_test(NAME cli.${_command}.${name}.${_how} RANKS ${_np} EXPECT_EXIT 3
+                      ONCE "${message}" ${_limit} COMMAND ${_command} ${deck})
+  endforeach()
+endfunction()
+
+# Every error of a deck at once, each on its own located line, in file order: the schema's ...
+set(_f "${_decks}/many_errors\\.yaml")
+eddy_deck_errors(many_errors ${_decks}/many_errors.yaml
+  "eddy: error: ${_f}:3:10: run\\.steps: -1 is out of range; expected an integer >= 0\n${_f}:4:3: run\\.stpes: unknown key 'stpes' \\(did you mean 'steps'\\?\\)[^\n]*\n${_f}:6:14: grid\\.cells\\[1\\]: got 'two', which is not an integer[^\n]*\n${_f}:7:10: grid\\.ghost: 9 is out of range[^\n]*\n${_f}:9:3: parallel\\.gpu_aware_mpi: got 'maybe'; expected one of: auto, on, off\n")
+# ... and the models' rules beyond the schema.
+set(_f "${_decks}/many_rule_errors\\.yaml")
+eddy_deck_errors(many_rule_errors ${_decks}/many_rule_errors.yaml
+  "eddy: error: ${_f}:5:14: fluids\\.boundary\\.x_low: 'wall', but grid\\.periodic makes the x axis periodic[^\n]*\n${_f}:6:19: fluids\\.wall_velocity\\.y_high: element 1 is 1[^\n]*\n${_f}:7:10: output\\.fields: names 'q', which this run does not write[^\n]*\n")
+
+# Hostile decks (tests/fuzz/corpus/, the fuzzer's seeds too): rejected at a bounded cost, located.
+set(_hostile tests/fuzz/corpus)
+# Nine lines of nested aliases that would expand to gigabytes.
+eddy_deck_errors(alias_bomb ${_hostile}/alias_bomb.yaml
+  "${_hostile}/alias_bomb\\.yaml:5:8: e\\[0\\]: this alias makes the deck hold more than 10000 YAML nodes \\(keys, values, lists and maps\\); expected at most 10000")
+# A value longer than a deck may be (1 MiB): not repeated in the message.
+eddy_deck_errors(value_over_1mib ${_hostile}/value_over_1mib.yaml
+  "${_hostile}/value_over_1mib\\.yaml:2:1048572: \\(top level\\): the deck is longer than 1 MiB \\(1048576 bytes\\); byte 1048577 is here; expected a deck of at most 1 MiB"
+  MAX_OUTPUT 1000)
+# A wrong value of a million characters: elided.
+eddy_deck_errors(value_1mb_wrong ${_hostile}/value_1mb_wrong.yaml
+  "${_hostile}/value_1mb_wrong\\.yaml:5:3: parallel\\.gpu_aware_mpi: got 'y+\\.\\.\\. \\(1000000 characters\\)'; expected one of: auto, on, off"
+  MAX_OUTPUT 1000)
+# grid.cells nested 100 lists deep.
+eddy_deck_errors(deep_nesting ${_hostile}/deep_nesting.yaml
+  "${_hostile}/deep_nesting\\.yaml:2:24: grid\\.cells(\\[0\\])+: maps and lists nested 17 deep; expected at most 16")
+# An endless file: no more than 1 MiB of it is read.
+if(EXISTS /dev/zero)
+  eddy_add_cli_test(NAME cli.validate.endless_file EXPECT_EXIT 3 MAX_OUTPUT 1000
+                    ONCE "/dev/zero:1:1048577: \\(top level\\): the deck is longer than 1 MiB"
+                    COMMAND validate /dev/zero)
+endif()

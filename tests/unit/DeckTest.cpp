@@ -1,5 +1,6 @@
 // Deck parsing and validation: defaults, getters, the resolved deck, one located message per kind
-// of mistake, and docs/deck-reference.md against the schema.
+// of mistake, every mistake of a deck reported at once, the limits on what reading a deck may
+// cost, and docs/deck-reference.md against the schema.
 #include "ModelRegistry.hpp"
 
 #include "eddy/core/Error.hpp"
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -257,6 +259,236 @@ TEST(DeckErrors, AliasesAreExpanded) {
   EXPECT_EQ(d.getIntList("parallel.decomposition"), (std::vector<std::int64_t>{8, 8}));
 }
 
+/// The lines of a message.
+std::vector<std::string> linesOf(std::string const& msg) {
+  std::vector<std::string> lines;
+  std::istringstream in(msg);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(DeckErrors, EveryErrorIsReportedInFileOrder) {
+  // Five mistakes in three sections. The unknown key is found before the keys of its section
+  // are checked, yet it is listed at its place in the file.
+  std::string const msg = deckError(
+      "run:\n  steps: -1\n  stpes: 3\ngrid:\n  cells: [2, two]\n  ghost: 9\n"
+      "parallel:\n  gpu_aware_mpi: maybe\n");
+  auto const lines = linesOf(msg);
+  ASSERT_EQ(lines.size(), 5u) << msg;
+  EXPECT_EQ(lines[0], "t.yaml:2:10: run.steps: -1 is out of range; expected an integer >= 0");
+  EXPECT_EQ(lines[1].rfind("t.yaml:3:3: run.stpes: unknown key 'stpes' (did you mean 'steps'?)", 0),
+            0u)
+      << lines[1];
+  EXPECT_EQ(lines[2].rfind("t.yaml:5:14: grid.cells[1]: got 'two', which is not an integer", 0), 0u)
+      << lines[2];
+  EXPECT_EQ(lines[3], "t.yaml:6:10: grid.ghost: 9 is out of range; expected an integer in [1, 4]");
+  EXPECT_EQ(lines[4],
+            "t.yaml:8:3: parallel.gpu_aware_mpi: got 'maybe'; expected one of: auto, on, off");
+}
+
+TEST(DeckErrors, OneMistakeIsOneError) {
+  // A wrong list is not also compared with the lists whose length follows it.
+  EXPECT_EQ(deckError("grid:\n  cells: [2, 2, 2, 2]\n  length: [1, 1]\n"),
+            "t.yaml:2:3: grid.cells: got a list of 4 elements; expected a list of 2 or 3 "
+            "integers, each in [1, 1073741824]");
+  // A section that is not a map is not also missing its required keys.
+  EXPECT_EQ(linesOf(deckError("grid: 5\n")).size(), 1u);
+  // But every wrong element of a list is its own error.
+  auto const lines = linesOf(deckError("grid:\n  cells: [0, x, -3]\n"));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("t.yaml:2:11: grid.cells[0]: 0 is out of range", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("t.yaml:2:14: grid.cells[1]: got 'x'", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("t.yaml:2:17: grid.cells[2]: -3 is out of range", 0), 0u) << lines[2];
+}
+
+TEST(DeckErrors, AtMostTwentyAreListedThenCounted) {
+  std::string text = "grid: {cells: [2, 2]}\n";
+  for (int i = 0; i < 25; ++i) text += eddy::str("extra", 10 + i, ": 1\n");
+  auto const lines = linesOf(deckError(text));
+  ASSERT_EQ(lines.size(), eddy::io::DeckErrors::kShown + 1);
+  EXPECT_EQ(lines[0].rfind("t.yaml:2:1: extra10: unknown section 'extra10'", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[19].rfind("t.yaml:21:1: extra29: unknown section", 0), 0u) << lines[19];
+  EXPECT_EQ(lines[20], "... and 5 more errors");
+}
+
+TEST(DeckErrors, CollectorSortsCountsAndThrowsOnce) {
+  eddy::io::DeckErrors errors("f.yaml");
+  EXPECT_TRUE(errors.empty());
+  EXPECT_NO_THROW(errors.throwIfAny());
+  errors.add(5, 2, "b", "second", "fix b");
+  errors.add(0, 0, "", "of the whole file", "fix it");
+  errors.add(5, 2, "c", "third", "fix c");  // the same place as b: after it
+  errors.addText(3, 7, "YAML syntax error: x; fix a");
+  std::string const expected =
+      "f.yaml: (top level): of the whole file; fix it\n"
+      "f.yaml:3:7: YAML syntax error: x; fix a\n"
+      "f.yaml:5:2: b: second; fix b\n"
+      "f.yaml:5:2: c: third; fix c";
+  EXPECT_EQ(errors.message(), expected);
+  EXPECT_EQ(errors.size(), 4u);
+  try {
+    errors.throwIfAny();
+    FAIL() << "no DeckError";
+  } catch (eddy::DeckError const& e) {
+    EXPECT_EQ(e.what(), expected);
+    EXPECT_TRUE(e.collective());
+  }
+  // Past the cap the earliest places are kept, whatever the order they come in.
+  for (int line = 100; line > 70; --line) errors.add(line, 1, "k", "late", "x");
+  errors.add(1, 1, "first", "early", "x");
+  auto const lines = linesOf(errors.message());
+  ASSERT_EQ(lines.size(), eddy::io::DeckErrors::kShown + 1);
+  EXPECT_EQ(lines[0], "f.yaml: (top level): of the whole file; fix it");
+  EXPECT_EQ(lines[1], "f.yaml:1:1: first: early; x");
+  EXPECT_EQ(lines[19], "f.yaml:85:1: k: late; x");
+  EXPECT_EQ(lines[20], "... and 15 more errors");
+}
+
+TEST(DeckErrors, ElidedValues) {
+  using eddy::io::elided;
+  EXPECT_EQ(elided("steps"), "steps");
+  EXPECT_EQ(elided(std::string(60, 'x')), std::string(60, 'x'));
+  EXPECT_EQ(elided(std::string(61, 'x')), std::string(60, 'x') + "... (61 characters)");
+  EXPECT_EQ(elided("a\nb\tc\x01"), "a\\nb\\tc\\x01");
+  EXPECT_EQ(elided("a\nb\tc\x01", 3), "a\\nb... (6 characters)");
+  // Characters, not bytes: a UTF-8 character is never cut.
+  std::string e;
+  for (int i = 0; i < 61; ++i) e += "\xc3\xa9";
+  std::string e60;
+  for (int i = 0; i < 60; ++i) e60 += "\xc3\xa9";
+  EXPECT_EQ(elided(e), e60 + "... (61 characters)");
+}
+
+TEST(DeckErrors, LongValuesAreElidedInMessages) {
+  std::string const digits(1000000, '9');
+  EXPECT_EQ(deckError("run:\n  steps: " + digits + "\ngrid:\n  cells: [2, 2]\n"),
+            "t.yaml:2:10: run.steps: " + std::string(60, '9') +
+                "... (1000000 characters) does not fit in a 64-bit integer; expected an integer "
+                ">= 0");
+  std::string const key(1000000, 'k');
+  // (An implicit key is at most 1024 characters in YAML; an explicit one, `? key`, is not.)
+  std::string const unknown = deckError("grid:\n  cells: [2, 2]\n? " + key + "\n: 1\n");
+  EXPECT_EQ(unknown.rfind("t.yaml:3:3: " + std::string(60, 'k') +
+                              "... (1000000 characters): unknown section '" + std::string(60, 'k') +
+                              "... (1000000 characters)'; allowed sections",
+                          0),
+            0u)
+      << unknown.substr(0, 300);
+  EXPECT_LT(unknown.size(), 600u);
+  std::string const word(1000000, 'y');
+  std::string const choice =
+      deckError("grid:\n  cells: [2, 2]\nparallel:\n  gpu_aware_mpi: \"" + word + "\"\n");
+  EXPECT_EQ(choice, "t.yaml:4:3: parallel.gpu_aware_mpi: got the string \"" + std::string(60, 'y') +
+                        "... (1000000 characters)\"; expected one of: auto, on, off");
+  // A value with a line break stays on its line of the message.
+  EXPECT_EQ(deckError("run:\n  steps: \"1\\n2\"\ngrid:\n  cells: [2, 2]\n"),
+            "t.yaml:2:10: run.steps: got the string \"1\\n2\"; expected an integer >= 0");
+}
+
+TEST(DeckLimits, AliasBombIsRejectedBeforeItExpands) {
+  // Nine lines that expand to 9^9 strings (gigabytes): the alias that would pass 10000 nodes is
+  // the error, before it is copied.
+  std::string const bomb =
+      "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+      "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+      "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+      "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+      "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
+  EXPECT_EQ(deckError(bomb),
+            "t.yaml:5:8: e[0]: this alias makes the deck hold more than 10000 YAML nodes (keys, "
+            "values, lists and maps); expected at most 10000 (a deck holds parameters: about a "
+            "hundred values)");
+  // Text counts at its full size too: eleven aliases of a 200 kB string pass 2 MiB.
+  std::string const text = "a: &a " + std::string(200000, 'x') + "\nb: [" +
+                           "*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n";
+  std::string const msg = deckError(text);
+  EXPECT_EQ(msg.rfind("t.yaml:2:41: b[9]: this alias makes the deck's keys and values come to "
+                      "more than 2097152 bytes; expected at most 2097152",
+                      0),
+            0u)
+      << msg;
+}
+
+TEST(DeckLimits, TooManyNodesWithoutAliases) {
+  std::string list = "[1";
+  for (int i = 1; i < 10000; ++i) list += ", 1";
+  std::string const msg = deckError("grid:\n  cells: " + list + "]\n");
+  EXPECT_EQ(msg.rfind("t.yaml:2:", 0), 0u) << msg;
+  EXPECT_NE(msg.find(": grid.cells[9995]: the deck holds more than 10000 YAML nodes"),
+            std::string::npos)
+      << msg;
+  // 10000 nodes are read (and the list is the schema's error).
+  std::string const fits = deckError("grid:\n  cells: [1" + list.substr(2, 3 * 9994) + "]\n");
+  EXPECT_EQ(fits.rfind("t.yaml:2:3: grid.cells: got a list of 9995 elements", 0), 0u) << fits;
+}
+
+/// How deep a deck of `k` nests maps and lists (a section is a map; a list key is a list).
+int depthOf(Key const& k) {
+  if (!k.isSection()) return k.isList() ? 1 : 0;
+  int deepest = 0;
+  for (auto const& c : k.children()) deepest = std::max(deepest, depthOf(c));
+  return 1 + deepest;
+}
+
+TEST(DeckLimits, NestingDeeperThanTheLimitIsRejected) {
+  // The message says the sections nest at most 4 deep; the limit leaves room beyond that.
+  EXPECT_EQ(depthOf(deckSchema().root()), 4);
+  EXPECT_LT(depthOf(deckSchema().root()) + 8, eddy::io::DeckLimits::kDepth);
+
+  std::string const msg =
+      deckError("grid:\n  cells: " + std::string(100, '[') + "8" + std::string(100, ']') + "\n");
+  std::string path = "grid.cells";
+  for (int i = 0; i < 14; ++i) path += "[0]";
+  EXPECT_EQ(msg, "t.yaml:2:24: " + path +
+                     ": maps and lists nested 17 deep; expected at most 16 (the sections of a "
+                     "deck nest at most 4 deep)");
+  // 16 deep is read; the schema then says what is wrong.
+  std::string const fits =
+      deckError("grid:\n  cells: " + std::string(14, '[') + "8" + std::string(14, ']') + "\n");
+  EXPECT_EQ(fits.rfind("t.yaml:2:3: grid.cells: got a list of 1 elements", 0), 0u) << fits;
+  // An alias counts at its full depth where it is placed.
+  std::string const alias =
+      deckError("a: &a [[[[[[[[[[1]]]]]]]]]]\ngrid:\n  cells: [[[[[[[*a]]]]]]]\n");
+  EXPECT_EQ(alias.rfind("t.yaml:3:17: grid.cells[0][0][0][0][0][0][0]: this alias nests maps "
+                        "and lists 19 deep; expected at most 16",
+                        0),
+            0u)
+      << alias;
+}
+
+TEST(DeckLimits, LongDeckIsRejectedWhereItPassesTheLimit) {
+  std::size_t const limit = eddy::io::DeckLimits::kBytes;
+  std::string const head = "grid: {cells: [2, 2]}\n#";
+  std::string const full = head + std::string(limit - head.size() - 1, 'c') + "\n";
+  ASSERT_EQ(full.size(), limit);
+  EXPECT_EQ(parseDeck(full, "t.yaml", deckSchema()).getIntList("grid.cells"),
+            (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(deckError(full + "\n"),
+            "t.yaml:3:1: (top level): the deck is longer than 1 MiB (1048576 bytes); byte "
+            "1048577 is here; expected a deck of at most 1 MiB (a deck holds parameters, not "
+            "data)");
+  std::string const value = "run:\n  name: " + std::string(limit, 'x') + "\n";
+  EXPECT_EQ(
+      deckError(value).rfind("t.yaml:2:1048572: (top level): the deck is longer than 1 MiB", 0),
+      0u);
+}
+
+TEST(DeckLimits, LoadDeckReadsNoMoreThanTheLimit) {
+  // An endless file: read whole, it would never end.
+  std::ifstream zero("/dev/zero");
+  if (!zero.good()) GTEST_SKIP() << "no /dev/zero";
+  try {
+    eddy::io::loadDeck("/dev/zero", deckSchema(), MPI_COMM_WORLD);
+    FAIL() << "no DeckError";
+  } catch (eddy::DeckError const& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/dev/zero:1:1048577: (top level): the deck is longer "
+                                          "than 1 MiB",
+                                          0),
+              0u)
+        << e.what();
+  }
+}
+
 /// A model registers its own section: optional sections, nested sections, exclusive ranges.
 TEST(Schema, ModelRegistersItsSection) {
   eddy::io::Schema s;
@@ -388,6 +620,40 @@ TEST(Deck, ModelRulesAreLocatedDeckErrors) {
                        0),
             0u);
   EXPECT_EQ(checkError("grid: {cells: [8, 8]}\ndiffusion: {}\nfluids: {}\n"), "");
+}
+
+TEST(Deck, EveryModelRuleBrokenIsReported) {
+  // Three rules of one model and of the output, each located, in file order.
+  std::string const fluids = checkError(
+      "grid: {cells: [8, 8], periodic: [true, false]}\nfluids:\n  boundary: {x_low: wall}\n"
+      "  wall_velocity: {y_high: [0, 1]}\noutput: {fields: u q}\n");
+  auto const lines = linesOf(fluids);
+  ASSERT_EQ(lines.size(), 3u) << fluids;
+  EXPECT_EQ(lines[0].rfind("t.yaml:3:14: fluids.boundary.x_low: 'wall', but grid.periodic", 0), 0u)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind("t.yaml:4:19: fluids.wall_velocity.y_high: element 1 is 1", 0), 0u)
+      << lines[1];
+  EXPECT_EQ(
+      lines[2].rfind("t.yaml:5:10: output.fields: names 'q', which this run does not write", 0), 0u)
+      << lines[2];
+  // Rules of two models and of the registry at once.
+  auto const mixed = linesOf(checkError("grid: {cells: [8, 8]}\nfluids: {}\nmd: {}\n"));
+  ASSERT_EQ(mixed.size(), 3u);
+  EXPECT_EQ(mixed[0].rfind("t.yaml:1:1: grid.periodic: has a false entry", 0), 0u) << mixed[0];
+  EXPECT_EQ(mixed[1].rfind("t.yaml:1:8: grid.cells: has 2 entries; expected 3 for md", 0), 0u)
+      << mixed[1];
+  EXPECT_EQ(mixed[2].rfind("t.yaml:3:1: md: the md model reads grid.cells its own way and runs "
+                           "alone, but the deck also has fluids",
+                           0),
+            0u)
+      << mixed[2];
+  // A name in output.fields is elided like any value.
+  std::string const longName(100000, 'f');
+  EXPECT_EQ(
+      checkError("grid: {cells: [8, 8]}\ndiffusion: {}\noutput: {fields: " + longName + "}\n"),
+      "t.yaml:3:10: output.fields: names '" + std::string(60, 'f') +
+          "... (100000 characters)', which this run does not write; expected names from: "
+          "all, u");
 }
 
 TEST(Docs, DeckReferenceMatchesSchema) {
