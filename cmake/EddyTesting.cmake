@@ -1,5 +1,28 @@
 # Test registration. Labels: unit, mpi, validation, slow (CI runs `ctest -LE slow`).
 
+# eddy_fast_tests: `eddy`, the command-line tests' tools and every program of a test labelled
+# `unit` (eddy_add_test adds it): what the unit tests and the short CLI tests need, and all that
+# `scripts/test --preset asan` builds.
+add_custom_target(eddy_fast_tests)
+
+# Sanitizer builds: every test runs with the options below (ctest reads them from the file at
+# configure time, before it starts any test), so `ctest --preset asan` and `ctest --test-dir
+# build/asan` both work as they are. Leaks fail a test except those of the MPI stack itself
+# (tests/sanitizers/lsan.supp); the first ASan or UBSan report stops the program with its stack.
+# Open MPI unloads its components at MPI_Finalize, so by the leak check at exit the frame that
+# allocated is in no known module: fast_unwind_on_malloc=0 records whole stacks (down to
+# MPI_Init in libmpi, which the suppressions name; the frame-pointer unwinder stops in the
+# component). Options already in the environment come after ours and win.
+if(EDDY_ENABLE_SANITIZERS)
+  set(_supp ${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp)
+  file(WRITE ${PROJECT_BINARY_DIR}/EddySanitizerEnvironment.cmake
+       "set(ENV{ASAN_OPTIONS} \"detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:\$ENV{ASAN_OPTIONS}\")\n"
+       "set(ENV{LSAN_OPTIONS} \"suppressions=${_supp}:print_suppressions=0:\$ENV{LSAN_OPTIONS}\")\n"
+       "set(ENV{UBSAN_OPTIONS} \"halt_on_error=1:print_stacktrace=1:\$ENV{UBSAN_OPTIONS}\")\n")
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY TEST_INCLUDE_FILES
+               ${PROJECT_BINARY_DIR}/EddySanitizerEnvironment.cmake)
+endif()
+
 # eddy_add_test(NAME <name> SOURCES <src>... [LIBS <lib>...] [LABELS <label>...]
 #               [RANKS <n>...] [TIMEOUT <s>])
 # eddy_add_test(NAME <name> PROGRAM <test target> ARGS <arg>... [LABELS ...] [RANKS ...])
@@ -19,6 +42,9 @@ function(eddy_add_test)
       target_compile_definitions(${T_NAME} PRIVATE EDDY_TESTS_DEFAULT_SPACE_ONLY=1)
     endif()
     eddy_kokkos_sources(${T_NAME})
+    if("unit" IN_LIST T_LABELS)
+      add_dependencies(eddy_fast_tests ${T_NAME})
+    endif()
   endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)

@@ -205,7 +205,7 @@ foreach(n 1 4)
                        -DMIN_DATASETS=${_min} -DMODE=${mode}
                        -P ${CMAKE_CURRENT_SOURCE_DIR}/DamagedCheckpoint.cmake
                WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-      set_tests_properties(${_name} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 180
+      set_tests_properties(${_name} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 600
                                                FIXTURES_REQUIRED ${_fixture})
     endforeach()
   endforeach()
