@@ -10,6 +10,7 @@
 #include "ModelRegistry.hpp"
 #include "SnapshotOutput.hpp"
 #include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/Timer.hpp"
@@ -181,9 +182,9 @@ int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart)
   createOutputDirectory(rt.comm(), outDir);
   log::addFile(outDir + "/eddy.log");
   if (deck.getBool("run.debug_log")) log::enableDebug(outDir);
-  if (char const* dir = std::getenv("EDDY_DEBUG_LOG")) {
-    createOutputDirectory(rt.comm(), dir);
-    log::enableDebug(dir);
+  if (auto const dir = textFromEnvironment("EDDY_DEBUG_LOG")) {
+    createOutputDirectory(rt.comm(), *dir);
+    log::enableDebug(*dir);
   }
   std::string const aware = deck.getString("parallel.gpu_aware_mpi");
   if (aware != "auto") mpi::setGpuAware(aware == "on", "parallel.gpu_aware_mpi: " + aware);

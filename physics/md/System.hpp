@@ -329,9 +329,8 @@ class System {
   /// shifted by a box length across a periodic edge), so an owned row farther than the list
   /// radius from every face has none. The test reads a row's position (24 bytes) where walking
   /// its list would read every neighbour index (about 80 of them at the liquid's density, a
-  /// thread per row in strided loads). Measured on two H200s, LJ 16M atoms, full list: 3.7 ms
-  /// less per rebuild (of about 25), strong scaling 1.69x -> 1.88x. The margin of 1e-9
-  /// relative covers the rounding of the distance the list build compares.
+  /// thread per row in strided loads). The margin of 1e-9 relative covers the rounding of the
+  /// distance the list build compares.
   void splitRows(Exec const& space) {
     int const n = owned();
     detail::ensureExtent(m_interiorRows, static_cast<std::size_t>(n), "eddy::md::interiorRows");
