@@ -370,16 +370,8 @@ std::string quoted(std::string const& s) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
     } else {
-      out += static_cast<char>(c);
+      detail::appendEscaped(out, c);
     }
   }
   return out + "\"";

@@ -21,19 +21,7 @@ std::string elided(std::string const& text, std::size_t keep) {
   std::size_t shown = 0;
   for (unsigned char c : text) {
     if (starts(c) && shown++ == keep) break;
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
+    detail::appendEscaped(out, c);
   }
   if (characters > keep) out += str("... (", characters, " characters)");
   return out;

@@ -9,6 +9,7 @@
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -17,6 +18,22 @@ namespace eddy::io::detail {
 
 std::string location(std::string const& file, int line, int column) {
   return str(file, ':', line, ':', column);
+}
+
+void appendEscaped(std::string& out, unsigned char c) {
+  if (c == '\n') {
+    out += "\\n";
+  } else if (c == '\r') {
+    out += "\\r";
+  } else if (c == '\t') {
+    out += "\\t";
+  } else if (c < 0x20 || c == 0x7f) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    out += buf;
+  } else {
+    out += static_cast<char>(c);
+  }
 }
 
 std::string describe(YamlNode const& node) {

@@ -37,6 +37,10 @@ struct YamlEntry {
 /// `file:line:col`
 std::string location(std::string const& file, int line, int column);
 
+/// Appends `c` to `out`, control characters escaped as in YAML double-quoted text (\n, \r, \t,
+/// \xNN), so that a message or a resolved value stays on one line.
+void appendEscaped(std::string& out, unsigned char c);
+
 /// Parses one YAML document (located in messages as the file of `errors`). Returns a Null node
 /// for empty text. Adds to `errors` and goes on for a duplicate key (the first value is kept) or
 /// a key that is not a scalar (the entry is dropped). Adds the error and throws `errors` as an
