@@ -1,6 +1,7 @@
 #include "CheckpointOutput.hpp"
 
 #include "Format.hpp"
+#include "ModelRegistry.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Log.hpp"
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -44,34 +46,49 @@ std::string checkpointDirectory(io::Deck const& deck) {
 
 }  // namespace
 
-CheckpointOutput::CheckpointOutput(Runtime const& rt, io::Deck const& deck, std::string model)
-    : m_model(std::move(model)), m_directory(checkpointDirectory(deck)) {
-  if (!deck.has("checkpoint")) return;
-  m_every = deck.getInt("checkpoint.every");
+CheckpointOutput::CheckpointOutput(Runtime const& rt, io::Deck const& deck, std::string model,
+                                   std::string const& timeUnits)
+    : m_comm(rt.comm()), m_model(std::move(model)), m_directory(checkpointDirectory(deck)) {
+  // Without a checkpoint section a run that stops early still writes one, as the section's
+  // defaults would.
+  bool const section = deck.has("checkpoint");
+  auto const schemaDefault = [](char const* key) {
+    return deckSchema().find(str("checkpoint.", key))->defaultVal();
+  };
+  m_options.directory = m_directory;
+  m_options.runName = deck.getString("run.name");
+  m_options.deckYaml = deck.resolvedYaml();
+  m_options.mode = io::snapshotModeFromString(
+      section ? deck.getString("checkpoint.mode") : std::get<std::string>(schemaDefault("mode")));
+  m_options.keep = static_cast<int>(section ? deck.getInt("checkpoint.keep")
+                                            : std::get<std::int64_t>(schemaDefault("keep")));
+  if (!section) return;
+  m_schedule = Schedule::fromDeck(deck, "checkpoint");
   m_atEnd = deck.getBool("checkpoint.at_end");
-  if (m_every == 0 && !m_atEnd) return;
-  createCheckpointDirectory(rt.comm(), m_directory);
-  io::CheckpointWriter::Options o;
-  o.directory = m_directory;
-  o.runName = deck.getString("run.name");
-  o.deckYaml = deck.resolvedYaml();
-  o.mode = io::snapshotModeFromString(deck.getString("checkpoint.mode"));
-  o.keep = static_cast<int>(deck.getInt("checkpoint.keep"));
-  m_writer = std::make_unique<io::CheckpointWriter>(rt.comm(), o);
-  log::info(str(
-      "checkpoints: ", m_every > 0 ? str("every ", m_every, " steps") : std::string(),
-      m_every > 0 && m_atEnd ? " and " : "", m_atEnd ? "after the last step" : "", " to ",
-      m_directory, "/", o.runName, "_<step>.chk.h5, keeping ", o.keep, " (",
-      m_writer->mode() == io::SnapshotMode::Collective ? "collective MPI-IO" : "gathered to rank 0",
-      ")"));
+  if (!m_schedule.active() && !m_atEnd) return;
+  open();
+  log::info(str("checkpoints: ", m_schedule.active() ? m_schedule.describe(timeUnits) : "",
+                m_schedule.active() && m_atEnd ? " and " : "",
+                m_atEnd ? "after the last step" : "", " to ", m_directory, "/",
+                m_options.runName, "_<step>.chk.h5, keeping ", m_options.keep, " (",
+                m_writer->mode() == io::SnapshotMode::Collective ? "collective MPI-IO"
+                                                                 : "gathered to rank 0",
+                ")"));
 }
 
-bool CheckpointOutput::due(long long step, long long lastStep) const {
-  return active() && ((m_every > 0 && step % m_every == 0) || (m_atEnd && step == lastStep));
+void CheckpointOutput::open() {
+  createCheckpointDirectory(m_comm, m_directory);
+  m_writer = std::make_unique<io::CheckpointWriter>(m_comm, m_options);
 }
 
-void CheckpointOutput::write(io::CheckpointData& data, SnapshotOutput const& snapshots) {
+bool CheckpointOutput::due(NextStep const& next) const {
+  return (m_schedule.active() && m_schedule.due(next.step, next.before, next.after)) ||
+         (m_atEnd && next.last);
+}
+
+std::string CheckpointOutput::write(io::CheckpointData& data, SnapshotOutput const& snapshots) {
   double const start = log::elapsed();
+  if (!m_writer) open();
   data.model = m_model;
   data.attributes.texts["snapshot_index"] = snapshots.indexText();
   auto const written = m_writer->write(data);
@@ -80,6 +97,8 @@ void CheckpointOutput::write(io::CheckpointData& data, SnapshotOutput const& sna
   log::info(str("checkpoint step ", data.step, " written: ", written.path, " (", written.bytes,
                 " bytes, ", log::elapsed() - start, " s", removed, ")"));
   if (!written.removeFailure.empty()) log::warn(written.removeFailure);
+  m_slowest = std::max(m_slowest, log::elapsed() - start);
+  return written.path;
 }
 
 std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck const& deck,
@@ -107,11 +126,14 @@ std::unique_ptr<io::CheckpointReader> openRestart(Runtime const& rt, io::Deck co
     throw DeckError(str("restart file '", path, "' is a checkpoint of the ", file->model(),
                         " model; this deck runs ", model, " (expected a checkpoint of the ",
                         model, " model)"));
-  long long const steps = deck.getInt("run.steps");
+  long long const steps = lastStep(deck);
   if (file->step() > steps)
     throw DeckError(str("restart file '", path, "' is at step ", file->step(),
                         ", beyond run.steps = ", steps,
                         " (run.steps counts from step 0; raise it to continue)"));
+  if (auto const end = endTime(deck); end && file->time() > *end + timeTolerance(*end))
+    throw DeckError(str("restart file '", path, "' is at time ", file->time(),
+                        ", beyond run.end_time = ", *end, " (raise it to continue)"));
   std::string const checked =
       file->checked()
           ? str("checksums of ", file->checksums().size(), " datasets checked")

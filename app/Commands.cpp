@@ -45,7 +45,9 @@ Environment:
   EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
 
 Exit codes: 0 success, 1 run-time error, 2 bad command line, 3 invalid deck,
-            4 file or I/O error, 70 error on some ranks only (job aborted).
+            4 file or I/O error, 70 error on some ranks only (job aborted),
+            75 stopped early with a checkpoint (SIGTERM, SIGUSR1, SIGINT or
+            run.max_wall_time): continue with --restart latest.
 )";
 }
 

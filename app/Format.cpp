@@ -20,10 +20,10 @@ std::string formatDuration(double s) {
   return buf;
 }
 
-std::string progressTail(double elapsed, long long done, long long total, double workPerStep,
+std::string progressTail(double elapsed, double fraction, long long steps, double workPerStep,
                          char const* unit) {
-  double const rate = done > 0 && elapsed > 0 ? workPerStep * done / elapsed : 0.0;
-  double const eta = done > 0 ? elapsed / done * (total - done) : 0.0;
+  double const rate = steps > 0 && elapsed > 0 ? workPerStep * steps / elapsed : 0.0;
+  double const eta = fraction > 0 ? elapsed / fraction * (1.0 - fraction) : 0.0;
   char buf[128];
   std::snprintf(buf, sizeof buf, "elapsed %s  ETA %s  %.3e %s/s", formatDuration(elapsed).c_str(),
                 formatDuration(eta).c_str(), rate, unit);

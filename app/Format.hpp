@@ -12,8 +12,9 @@ namespace eddy::app {
 std::string formatDuration(double seconds);
 
 /// The tail of a progress line: "elapsed 12.3s  ETA 4m05s  1.234e+08 <unit>/s", from the seconds
-/// since the loop started, the steps done of `total`, and the work (cells, atoms) of one step.
-std::string progressTail(double elapsed, long long done, long long total, double workPerStep,
+/// since the loop started, the `fraction` of the loop done, the steps it took, and the work
+/// (cells, atoms) of one step.
+std::string progressTail(double elapsed, double fraction, long long steps, double workPerStep,
                          char const* unit);
 
 /// The 16 hex digits of a double's bits, for checksums compared across runs.

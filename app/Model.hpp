@@ -138,6 +138,10 @@ class Model {
   /// takes the next step with nothing read in between (TimeLoop.hpp), so the step may leave
   /// work to the next one.
   virtual void step(ExecSpace const& space, double dt, long long s, bool more) = 0;
+  /// True when the model takes only its fixed step (maxDt() every time): the run then does not
+  /// shorten a step to land on run.end_time or on an output time, it stops or writes at the
+  /// first step that reaches it.
+  virtual bool fixedStep() const { return false; }
   virtual long long stepCount() const = 0;
   virtual double time() const = 0;
   /// The last step's dt (the model's own before the first step).

@@ -1,5 +1,7 @@
 #include "ModelRegistry.hpp"
 
+#include "RunControl.hpp"
+
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
@@ -79,6 +81,7 @@ void checkDeck(io::Deck const& deck) {
                      models[0] == m ? models[1]->name : models[0]->name),
                  str("expected one of ", m->name, " and the other model sections"));
   for (ModelSpec const* m : models) m->check(deck, errors);
+  checkRunControl(deck, errors);
 
   if (deck.has("output") && !models.empty()) {
     auto const fields = snapshotFields(deck);

@@ -8,6 +8,7 @@
 #include "DiagnosticsOutput.hpp"
 #include "Model.hpp"
 #include "ModelRegistry.hpp"
+#include "RunControl.hpp"
 #include "SnapshotOutput.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Environment.hpp"
@@ -16,6 +17,7 @@
 #include "eddy/core/Timer.hpp"
 #include "eddy/core/Transport.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -23,7 +25,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iomanip>
 #include <limits>
+#include <optional>
 
 namespace eddy::app {
 
@@ -64,7 +68,8 @@ CartDecomposition decomposition(Runtime const& rt, io::Deck const& deck) {
                                      toIndex3(deck.getIntList("parallel.decomposition"), 0));
 }
 
-/// Runs `models` from their step (0, or the restart's) to run.steps: one time loop for every
+/// Runs `models` from their step (0, or the restart's) to the end of the run (run.steps,
+/// run.end_time) or an early stop (a stop signal, run.max_wall_time): one time loop for every
 /// model and every combination of models, with the progress lines, diagnostics, snapshots and
 /// checkpoints of the deck. Returns the exit code.
 int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
@@ -72,27 +77,32 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
   ExecSpace const space;
   auto const& entries = models.entries();
   Model& lead = models.lead();
-  long long const steps = deck.getInt("run.steps");
+  std::string const timeUnits = lead.timeUnits();
+  std::optional<double> const endTime = app::endTime(deck);
+  long long const steps = lastStep(deck);
   long long const every = deck.getInt("run.progress_every");
+  bool const fixedStep = std::any_of(entries.begin(), entries.end(),
+                                     [](auto const& e) { return e.model->fixedStep(); });
 
-  CheckpointOutput checkpoints(rt, deck, models.names());
+  CheckpointOutput checkpoints(rt, deck, models.names(), timeUnits);
   auto const restartFile =
       openRestart(rt, deck, restart, checkpoints.directory(), models.names());
   if (restartFile)
     for (auto const& e : entries) e.model->restore(space, StateIn(*restartFile, models.prefix(e)));
   long long const first = lead.stepCount();
+  double const firstTime = lead.time();
   long long const restartStep = restartFile ? first : -1;
 
   std::vector<std::string> available;
   for (auto const& f : snapshotFields(deck)) available.push_back(f.name);
-  SnapshotOutput output(rt, deck, available);
+  SnapshotOutput output(rt, deck, available, timeUnits);
   if (restartFile) output.resume(restartFile->text("snapshot_index"), first);
   auto snapshot = [&] {
     io::SnapshotData d;
     d.step = lead.stepCount();
     d.time = lead.time();
     d.dt = lead.lastDt();
-    d.timeUnits = lead.timeUnits();
+    d.timeUnits = timeUnits;
     for (auto const& e : entries) {
       std::string const prefix = models.prefix(e);
       std::vector<std::string> wanted;
@@ -109,6 +119,7 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
     }
     output.write(d);
   };
+  std::string lastCheckpoint;
   auto checkpoint = [&] {
     io::CheckpointData d;
     d.step = lead.stepCount();
@@ -117,60 +128,119 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
       StateOut out(d, models.prefix(e));
       e.model->save(space, out);
     }
-    checkpoints.write(d, output);
+    lastCheckpoint = checkpoints.write(d, output);
   };
 
   std::vector<Column> columns{{"step", "1"}};
   for (auto const& e : entries)
     for (auto c : e.model->columns()) columns.push_back({models.prefix(e) + c.name, c.unit});
-  DiagnosticsOutput diagnostics(rt, deck, columns, restartStep);
+  DiagnosticsOutput diagnostics(rt, deck, columns, restartStep, timeUnits);
   for (auto const& e : entries) e.model->begin(space, restartStep);
-  auto sampleDue = [&](long long s) {
-    bool due = diagnostics.due(s);
-    for (auto const& e : entries) due = due || e.model->sampleDue(s);
+  auto sampleDue = [&](NextStep const& n) {
+    bool due = diagnostics.due(n);
+    for (auto const& e : entries) due = due || e.model->sampleDue(n.step);
     return due;
   };
-  auto sample = [&] {
-    long long const s = lead.stepCount();
-    if (diagnostics.due(s)) {
-      std::vector<double> row{static_cast<double>(s)};
+  auto sample = [&](NextStep const& n) {
+    if (diagnostics.due(n)) {
+      std::vector<double> row{static_cast<double>(n.step)};
       for (auto const& e : entries)
         for (double v : e.model->values(space)) row.push_back(v);
       diagnostics.record(row);
     }
     for (auto const& e : entries)
-      if (e.model->sampleDue(s)) e.model->sample(space);
+      if (e.model->sampleDue(n.step)) e.model->sample(space);
   };
 
   auto const [work, unit] = lead.work();
   double const loopStart = log::elapsed();
-  auto report = [&] {
+  auto progress = [&] {
     long long const done = lead.stepCount();
-    char head[64];
-    std::snprintf(head, sizeof head, "step %8lld/%lld  ", done, steps);
-    std::string line = head;
+    double const t = lead.time();
+    // The fraction of the run done since the loop started, for the ETA: of the steps, or of
+    // the simulated time, whichever is further.
+    double fraction = 0;
+    std::string head = str("step ", std::setw(8), done);
+    if (steps != std::numeric_limits<long long>::max()) {
+      head += str("/", steps);
+      if (steps > first) fraction = double(done - first) / double(steps - first);
+    }
+    if (endTime) {
+      head += str("  t_end ", *endTime);
+      if (*endTime > firstTime)
+        fraction = std::max(fraction, (t - firstTime) / (*endTime - firstTime));
+    }
+    fraction = std::min(fraction, 1.0);  // md ends at the first step past run.end_time
+    std::string line = head + "  ";
     for (auto const& e : entries) line += e.model->progress(space) + "  ";
-    log::info(line + progressTail(log::elapsed() - loopStart, done - first, steps - first, work,
+    log::info(line + progressTail(log::elapsed() - loopStart, fraction, done - first, work,
                                   unit.c_str()));
   };
-  // Each step: every model's largest step, then all of them by the smallest, in order.
-  auto step = [&](long long s, bool more) {
+
+  // Each step: every model's largest step, then all of them by the smallest, in order; cut
+  // short to land on run.end_time and on the outputs in simulated time, unless a model takes
+  // only its fixed step. A step cut short ends exactly there, up to round-off, which
+  // timeTolerance covers; one that would leave less than a whole step before the target is
+  // split into two halves instead of leaving a sliver.
+  StopRequest stop(rt, deck);
+  Schedule const schedules[] = {Schedule::fromDeck(deck, "diagnostics"),
+                                Schedule::fromDeck(deck, "output"),
+                                Schedule::fromDeck(deck, "checkpoint")};
+  double slowestStep = 0, lastPlan = -1;
+  auto plan = [&] {
+    NextStep n;
+    long long const s = lead.stepCount();
+    double const t = lead.time();
+    double const now = log::elapsed();
+    if (lastPlan >= 0) slowestStep = std::max(slowestStep, now - lastPlan);
+    lastPlan = now;
+    if (s >= steps || (endTime && t >= *endTime - timeTolerance(*endTime))) {
+      n.step = -1;
+      return n;
+    }
     double dt = std::numeric_limits<double>::infinity();
     for (auto const& e : entries) dt = std::fmin(dt, e.model->maxDt(space));
-    for (auto const& e : entries) e.model->step(space, dt, s, more);
+    if (!fixedStep) {
+      double target = endTime.value_or(std::numeric_limits<double>::infinity());
+      for (auto const& schedule : schedules) target = std::fmin(target, schedule.nextTime(t));
+      double const left = target - t;
+      if (left <= dt)
+        dt = left;
+      else if (left < 2 * dt)
+        dt = 0.5 * left;
+    }
+    n.step = s + 1;
+    n.dt = dt;
+    n.before = t;
+    n.after = t + dt;
+    n.last = n.step >= steps || (endTime && n.after >= *endTime - timeTolerance(*endTime));
+    if (!n.last && stop.due(slowestStep, checkpoints.slowestWrite())) n.last = n.stop = true;
+    return n;
+  };
+  auto step = [&](NextStep const& n, bool more) {
+    for (auto const& e : entries) e.model->step(space, n.dt, n.step - 1, more);
   };
 
-  report();
-  runTimeLoop(first, steps, every,
-              loopActions(step, report, sampleDue, sample,
-                          [&](long long s) { return output.due(s, steps); }, snapshot,
-                          [&](long long s) { return checkpoints.due(s, steps); }, checkpoint));
+  progress();
+  NextStep start;
+  start.before = start.after = firstTime;
+  NextStep const last = runTimeLoop(
+      first == 0, start,
+      loopActions(plan, step, [&](NextStep const& n) { return n.step % every == 0; }, progress,
+                  sampleDue, sample, [&](NextStep const& n) { return output.due(n); }, snapshot,
+                  [&](NextStep const& n) { return checkpoints.due(n); }, checkpoint));
   space.fence();
   double const loopSeconds = log::elapsed() - loopStart;
-  report();
+  progress();
   for (auto const& e : entries)
     log::info(str("final", models.coupled() ? " " + e.spec->name : std::string(), ": ",
                   e.model->finalLine(space, loopSeconds, lead.stepCount() - first)));
+  if (last.stop) {
+    log::warn(str("stopped early at step ", last.step, " (", stop.reason(), "); checkpoint ",
+                  lastCheckpoint, " holds the run: continue it with `eddy run ", deck.path(),
+                  " --restart latest` (exit code ", kExitStoppedEarly, ")"));
+    return kExitStoppedEarly;
+  }
   return 0;
 }
 

@@ -10,10 +10,9 @@
 namespace eddy::app {
 
 SnapshotOutput::SnapshotOutput(Runtime const& rt, io::Deck const& deck,
-                               std::vector<std::string> available) {
-  if (!deck.has("output")) return;
-  m_every = deck.getInt("output.every");
-  if (m_every <= 0) return;
+                               std::vector<std::string> available, std::string const& timeUnits)
+    : m_schedule(Schedule::fromDeck(deck, "output")) {
+  if (!m_schedule.active()) return;
   std::string list = deck.getString("output.fields");
   std::replace(list.begin(), list.end(), ',', ' ');
   std::istringstream words(list);
@@ -34,14 +33,14 @@ SnapshotOutput::SnapshotOutput(Runtime const& rt, io::Deck const& deck,
   o.mode = io::snapshotModeFromString(deck.getString("output.mode"));
   m_writer = std::make_unique<io::SnapshotWriter>(rt.comm(), o);
   log::info(str(
-      "output: snapshots every ", m_every, " steps to ", o.directory, "/", o.runName,
+      "output: snapshots ", m_schedule.describe(timeUnits), " to ", o.directory, "/", o.runName,
       "_<step>.h5, index ", m_writer->xdmfPath(), " (",
       m_writer->mode() == io::SnapshotMode::Collective ? "collective MPI-IO" : "gathered to rank 0",
       ")"));
 }
 
-bool SnapshotOutput::due(long long step, long long lastStep) const {
-  return active() && (step % m_every == 0 || step == lastStep);
+bool SnapshotOutput::due(NextStep const& next) const {
+  return active() && (m_schedule.due(next.step, next.before, next.after) || next.last);
 }
 
 bool SnapshotOutput::wants(std::string const& name) const {

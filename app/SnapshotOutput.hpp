@@ -3,6 +3,9 @@
 /// which fields, and host copies of device fields in the layout eddy::io expects.
 #pragma once
 
+#include "RunControl.hpp"
+#include "TimeLoop.hpp"
+
 #include "eddy/core/Runtime.hpp"
 #include "eddy/io/Deck.hpp"
 #include "eddy/io/Snapshot.hpp"
@@ -14,16 +17,18 @@
 namespace eddy::app {
 
 /// Snapshots of a run as the deck's `output` section asks; does nothing without that section
-/// or with `output.every: 0`.
+/// or with `output.every: 0` (and no `output.every_time`).
 class SnapshotOutput {
  public:
   /// `available`: the grid fields the run can write (checkDeck made sure that `output.fields`
   /// names only these).
-  SnapshotOutput(Runtime const& rt, io::Deck const& deck, std::vector<std::string> available);
+  /// `timeUnits`: the run's, for the log line.
+  SnapshotOutput(Runtime const& rt, io::Deck const& deck, std::vector<std::string> available,
+                 std::string const& timeUnits);
 
   bool active() const { return m_writer != nullptr; }
-  /// True at step 0, every `output.every` steps, and at the last step.
-  bool due(long long step, long long lastStep) const;
+  /// True at step 0, on the schedule (output.every or output.every_time), and at the last step.
+  bool due(NextStep const& next) const;
   /// True when `name` was asked for.
   bool wants(std::string const& name) const;
   /// Collective: writes the snapshot and logs its path.
@@ -37,7 +42,7 @@ class SnapshotOutput {
 
  private:
   std::unique_ptr<io::SnapshotWriter> m_writer;
-  long long m_every = 0;
+  Schedule m_schedule;
   std::vector<std::string> m_fields;
 };
 

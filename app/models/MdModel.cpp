@@ -352,6 +352,7 @@ class MdModel final : public Model {
     // With nothing read before the next step, the closing half kick joins its drift.
     m_system.step(space, more);
   }
+  bool fixedStep() const override { return true; }
   long long stepCount() const override { return m_system.steps(); }
   double time() const override {
     return static_cast<double>(m_system.steps()) * m_system.parameters().dt;

@@ -11,7 +11,24 @@ namespace sections {
 Key run() {
   return Key::section("run", "Run control: the name of the run, its length and its output.")
       .add(Key::string("name", "Name of the run; prefixes output files.").defaultValue("eddy"))
-      .add(Key::integer("steps", "Number of time steps to take.").atLeast(0).defaultValue(100))
+      .add(Key::integer("steps",
+                        "Number of time steps to take (counted from step 0, also in a restarted "
+                        "run); with end_time and no steps, the run takes as many as it needs.")
+               .atLeast(0)
+               .defaultValue(100))
+      .add(Key::real("end_time",
+                     "Simulated time at which the run ends, in the model's time unit; a run whose "
+                     "models can shorten their step (fluids, diffusion) lands on it exactly, md "
+                     "stops at the first step that reaches it. With steps too, whichever comes "
+                     "first ends the run.")
+               .greaterThan(0))
+      .add(Key::string("max_wall_time",
+                       "Wall-clock limit of the run: seconds (3600), H:MM:SS or D-HH:MM:SS. Near "
+                       "it the run writes a checkpoint and exits with code 75, so that a batch "
+                       "job resubmits it with `--restart latest`; it keeps room for two of its "
+                       "slowest steps and two of its slowest checkpoints (before the first "
+                       "checkpoint, a tenth of the limit, at most a minute). SIGTERM, SIGUSR1 and "
+                       "SIGINT do the same at once."))
       .add(Key::string("output_dir", "Directory for output, logs and checkpoints.")
                .defaultValue("output"))
       .add(Key::integer("progress_every", "Print a progress line every this many steps.")
@@ -92,6 +109,11 @@ Key diagnostics() {
       .add(Key::integer("every", "Write a row every this many steps (step 0 included).")
                .atLeast(1)
                .defaultValue(10))
+      .add(Key::real("every_time",
+                     "Write a row every this much simulated time instead, exclusive with every: "
+                     "at its multiples (fluids and diffusion shorten a step to land on each, "
+                     "md writes at the first step past it) and at step 0.")
+               .greaterThan(0))
       .add(Key::string("file", "File name inside run.output_dir.").defaultValue("diagnostics.csv"));
 }
 
@@ -106,6 +128,11 @@ Key output() {
                         "0 = no snapshots.")
                .atLeast(0)
                .defaultValue(100))
+      .add(Key::real("every_time",
+                     "Write a snapshot every this much simulated time instead, exclusive with "
+                     "every: at its multiples (landed on as diagnostics.every_time says), step 0 "
+                     "and the end.")
+               .greaterThan(0))
       .add(Key::string("fields",
                        "Grid fields to write: `all`, or names separated by spaces or commas "
                        "(fluids: pressure u v w divergence; diffusion: u; in a run of several "
@@ -130,6 +157,10 @@ Key checkpoint() {
       .add(Key::integer("every", "Write a checkpoint every this many steps; 0 = only at the end.")
                .atLeast(0)
                .defaultValue(1000))
+      .add(Key::real("every_time",
+                     "Write a checkpoint every this much simulated time instead, exclusive with "
+                     "every: at its multiples (landed on as diagnostics.every_time says).")
+               .greaterThan(0))
       .add(Key::integer("keep",
                         "Checkpoints kept; older ones are deleted once a newer one is complete.")
                .atLeast(1)

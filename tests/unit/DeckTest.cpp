@@ -127,7 +127,8 @@ TEST(Deck, ResolvedYamlRoundTrips) {
 TEST(DeckErrors, UnknownKeySuggestsClosest) {
   expectError("run:\n  stpes: 3\ngrid:\n  cells: [2, 2]\n",
               {"t.yaml:2:3: run.stpes: unknown key 'stpes'", "did you mean 'steps'?",
-               "allowed keys in run: name, steps, output_dir, progress_every, debug_log"});
+               "allowed keys in run: name, steps, end_time, max_wall_time, output_dir, "
+               "progress_every, debug_log"});
   // A key of another section says where it belongs.
   expectError("grid:\n  cells: [2, 2]\n  steps: 3\n",
               {"t.yaml:3:3: grid.steps: unknown key", "did you mean run.steps?",
