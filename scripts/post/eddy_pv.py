@@ -92,7 +92,7 @@ def save(v, path, pixels):
     if folder:
         os.makedirs(folder, exist_ok=True)
     pv.Render(v)
-    pv.SaveScreenshot(path, v, ImageResolution=pixels)
+    pv.SaveScreenshot(path, v, ImageResolution=pixels, CompressionLevel="9")
     print("wrote %s" % path)
 
 
