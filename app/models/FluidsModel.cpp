@@ -113,18 +113,21 @@ Key section() {
                .add(Key::integer("max_iterations",
                                  "Iteration cap; missing the tolerance stops the run.")
                         .atLeast(1)
+                        .atMost(1000000)
                         .defaultValue(500))
                .add(Key::integer("pre_sweeps",
                                  "mgcg: red-black Gauss-Seidel sweeps on each multigrid level "
                                  "before its residual goes to the next level (the coarsest "
                                  "level is solved by its own sweeps).")
                         .atLeast(0)
+                        .atMost(64)
                         .defaultValue(2))
                .add(Key::integer("post_sweeps",
                                  "mgcg: sweeps on each level after the coarser level's "
                                  "correction is added; pre_sweeps + post_sweeps >= 1. Fewer "
                                  "sweeps make a V-cycle cheaper and may take more iterations.")
                         .atLeast(0)
+                        .atMost(64)
                         .defaultValue(2))
                .add(Key::choice("guess", choiceNames(kGuess),
                                 "Initial guess of each step's solve: the pressure increments of "

@@ -103,6 +103,7 @@ Key section() {
                         .defaultValue(0.0))
                .add(Key::integer("bins", "Number of shells over [0, r_max).")
                         .atLeast(1)
+                        .atMost(1 << 20)
                         .defaultValue(100)))
       .add(Key::section("velocity_histogram",
                         "Distribution of the atom speeds |v|, written to "
@@ -112,6 +113,7 @@ Key section() {
                         .defaultValue(0))
                .add(Key::integer("bins", "Number of bins over [0, v_max).")
                         .atLeast(1)
+                        .atMost(1 << 20)
                         .defaultValue(50))
                .add(Key::real("v_max", "Upper end of the bins; faster atoms are counted apart.")
                         .greaterThan(0)

@@ -164,6 +164,7 @@ Key checkpoint() {
       .add(Key::integer("keep",
                         "Checkpoints kept; older ones are deleted once a newer one is complete.")
                .atLeast(1)
+               .atMost(100000)
                .defaultValue(2))
       .add(Key::string("directory",
                        "Directory of the checkpoint files (created if missing); empty = "
