@@ -29,7 +29,8 @@ struct Deck::Impl {
     int column = 0;
   };
   std::string path;
-  std::vector<Item> items;
+  std::vector<Item> items;  ///< line < 0: given by overrides[-line - 1]
+  std::vector<DeckOverride> overrides;
 
   Item const& item(std::string const& keyPath, char const* getter) const {
     for (auto const& i : items)
@@ -40,12 +41,12 @@ struct Deck::Impl {
                     "optional key without default is absent unless given: check has())"));
   }
 
-  /// The key where the deck gives it, else the nearest enclosing section the deck gives, else
-  /// nullptr.
+  /// The key where the deck (or an override) gives it, else the nearest enclosing section the
+  /// deck gives, else nullptr.
   Item const* nearestGiven(std::string const& keyPath) const {
     for (std::string p = keyPath;;) {
       for (auto const& i : items)
-        if (i.path == p && i.line > 0) return &i;
+        if (i.path == p && i.line != 0) return &i;
       auto const dot = p.rfind('.');
       if (dot == std::string::npos) return nullptr;
       p.resize(dot);
@@ -432,6 +433,12 @@ std::string const& Deck::path() const {
 
 std::string Deck::resolvedYaml() const {
   std::ostringstream os;
+  if (!m_impl->overrides.empty()) {
+    os << "# deck overrides:";
+    for (std::size_t i = 0; i < m_impl->overrides.size(); ++i)
+      os << (i ? ", " : " ") << m_impl->overrides[i].text();
+    os << '\n';
+  }
   auto const& items = m_impl->items;
   for (std::size_t i = 0; i < items.size(); ++i) {
     auto const& it = items[i];
@@ -450,15 +457,21 @@ std::string Deck::resolvedYaml() const {
   return os.str();
 }
 
+std::vector<DeckOverride> const& Deck::overrides() const {
+  return m_impl->overrides;
+}
+
 bool Deck::given(std::string const& keyPath) const {
   for (auto const& i : m_impl->items)
-    if (i.path == keyPath) return i.line > 0;
+    if (i.path == keyPath) return i.line != 0;
   return false;
 }
 
 std::string Deck::location(std::string const& keyPath) const {
   auto const* i = m_impl->nearestGiven(keyPath);
-  return i ? detail::location(m_impl->path, i->line, i->column) : m_impl->path;
+  if (!i) return m_impl->path;
+  if (i->line < 0) return m_impl->overrides.at(static_cast<std::size_t>(-i->line - 1)).argument();
+  return detail::location(m_impl->path, i->line, i->column);
 }
 
 bool Deck::has(std::string const& keyPath) const {
@@ -492,25 +505,42 @@ std::vector<bool> Deck::getBoolList(std::string const& keyPath) const {
 void DeckErrors::add(Deck const& deck, std::string const& keyPath, std::string const& what,
                      std::string const& expected) {
   auto const* i = deck.m_impl->nearestGiven(keyPath);
+  // A key an override gives is located at its argument: the errors of one deck know its
+  // overrides.
+  if (m_arguments.empty())
+    for (auto const& o : deck.m_impl->overrides) m_arguments.push_back(o.argument());
   add(i ? i->line : 0, i ? i->column : 0, keyPath, what, expected);
 }
 
-Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema) {
+Deck parseDeck(std::string const& text, std::string const& path, Schema const& schema,
+               std::vector<DeckOverride> const& overrides) {
   DeckErrors errors(path);
-  YamlNode const root = detail::parseYaml(text, errors);
+  std::vector<std::string> arguments;
+  for (auto const& o : overrides) arguments.push_back(o.argument());
+  errors.setArguments(std::move(arguments));
+  YamlNode root = detail::parseYaml(text, errors);
+  detail::applyOverrides(root, overrides, errors);
   Deck::Impl impl;
   impl.path = path;
+  impl.overrides = overrides;
   Validator(schema, impl.items, errors).run(root);
   errors.throwIfAny();
   return Deck(std::move(impl));
 }
 
-Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm) {
+Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm,
+              std::vector<DeckOverride> const& overrides) {
   int rank = 0;
   checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   std::string text;
-  // status[0]: errno of the failed read on rank 0 (0 = read); status[1]: text size.
-  long long status[2] = {0, 0};
+  // Rank 0's overrides, "key=value" each followed by a NUL (no argument holds one), so that
+  // every rank runs rank 0's deck even if a launcher gave the ranks different arguments.
+  std::string packed;
+  if (rank == 0)
+    for (auto const& o : overrides) packed += o.keyPath + '=' + o.value + '\0';
+  // status[0]: errno of the failed read on rank 0 (0 = read); status[1]: text size;
+  // status[2]: size of the packed overrides.
+  long long status[3] = {0, 0, static_cast<long long>(packed.size())};
   if (rank == 0) {
     errno = 0;
     if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
@@ -527,7 +557,7 @@ Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm) {
     }
     status[1] = static_cast<long long>(text.size());
   }
-  checkMpi(MPI_Bcast(status, 2, MPI_LONG_LONG, 0, comm), "MPI_Bcast");
+  checkMpi(MPI_Bcast(status, 3, MPI_LONG_LONG, 0, comm), "MPI_Bcast");
   if (status[0] != 0)
     throw IoError(str("cannot read deck '", path, "': ", std::strerror(static_cast<int>(status[0])),
                       "; expected a readable YAML file"),
@@ -535,7 +565,14 @@ Deck loadDeck(std::string const& path, Schema const& schema, MPI_Comm comm) {
   text.resize(static_cast<std::size_t>(status[1]));
   if (status[1] > 0)
     checkMpi(MPI_Bcast(text.data(), static_cast<int>(status[1]), MPI_CHAR, 0, comm), "MPI_Bcast");
-  return parseDeck(text, path, schema);
+  // The command line bounds the overrides' size (ARG_MAX): an int counts it.
+  packed.resize(static_cast<std::size_t>(status[2]));
+  if (status[2] > 0)
+    checkMpi(MPI_Bcast(packed.data(), static_cast<int>(status[2]), MPI_CHAR, 0, comm), "MPI_Bcast");
+  std::vector<DeckOverride> same;
+  for (std::size_t at = 0, end; (end = packed.find('\0', at)) != std::string::npos; at = end + 1)
+    same.push_back(parseOverride(packed.substr(at, end - at)));
+  return parseDeck(text, path, schema, same);
 }
 
 }  // namespace eddy::io

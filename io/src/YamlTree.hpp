@@ -9,6 +9,7 @@
 
 namespace eddy::io {
 class DeckErrors;
+struct DeckOverride;
 }
 
 namespace eddy::io::detail {
@@ -49,6 +50,14 @@ void appendEscaped(std::string& out, unsigned char c);
 /// nesting, more nodes or text once aliases are counted at their full size. An alias is measured
 /// before it is copied, so a nest of aliases costs no more than the limits.
 YamlNode parseYaml(std::string const& text, DeckErrors& errors);
+
+/// Sets each override's value, parsed as YAML text of its own, at its key path of `root` (a map,
+/// or the Null of an empty deck), in order, adding the maps of sections on the path that `root`
+/// lacks. The nodes it adds are at line -k (column 0) for the k-th override, which `errors`
+/// (given the arguments, DeckErrors::setArguments) locates at its argument. Adds to `errors`
+/// and goes on with the next override for a value that is not YAML or a path through a value
+/// that is not a section. Any other root is left as it is, for the schema to report.
+void applyOverrides(YamlNode& root, std::vector<DeckOverride> const& overrides, DeckErrors& errors);
 
 /// "a map", "a list", "no value", `1.5`, `the string "100"`: how a node is named in messages
 /// (long values elided).

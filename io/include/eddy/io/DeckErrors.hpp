@@ -34,15 +34,21 @@ std::string elided(std::string const& text, std::size_t keep = 60);
 /// it is thrown once as an eddy::DeckError whose message holds them all, one line each,
 /// `file:line:col: key.path: what; expected` (`file: ...` for a rule of the whole file), in file
 /// order (errors at one place in the order they were found). At most kShown are listed; a last
-/// line counts the others.
+/// line counts the others. A value given on the command line (`--set key.path=value`) has no
+/// place in the file: its errors are located at the argument, `--set run.steps=abc: run.steps:
+/// ...`, after the file's.
 class DeckErrors {
  public:
   static constexpr std::size_t kShown = 20;
 
   explicit DeckErrors(std::string file);
 
-  /// An error at `line:column` (1-based; line 0: the file as a whole) of `path` (a key path,
-  /// "" = the top level): `what` is wrong and `expected` what is allowed.
+  /// Names the command-line arguments that lines -1, -2, ... stand for (`--set run.steps=abc`).
+  void setArguments(std::vector<std::string> arguments);
+
+  /// An error at `line:column` (1-based; line 0: the file as a whole; line -k: the k-th
+  /// argument of setArguments, column unused) of `path` (a key path, "" = the top level):
+  /// `what` is wrong and `expected` what is allowed.
   void add(int line, int column, std::string const& path, std::string const& what,
            std::string const& expected);
   /// An error of key `keyPath` of a resolved deck (a model's rule across keys), located where
@@ -51,6 +57,9 @@ class DeckErrors {
            std::string const& expected);
   /// An error whose text after the location is given whole ("YAML syntax error: ...").
   void addText(int line, int column, std::string const& text);
+  /// Every error of `other` placed at `line:column` of this file instead of its own place (the
+  /// errors of a command-line value, parsed as YAML text of its own, located at its argument).
+  void addAll(DeckErrors const& other, int line, int column);
 
   bool empty() const { return m_count == 0; }
   /// The number of errors added (also those past kShown).
@@ -67,7 +76,10 @@ class DeckErrors {
     std::size_t order;
     std::string text;
   };
+  /// Where line:column is: `file:line:col`, the file, or the argument it stands for.
+  std::string where(int line, int column) const;
   std::string m_file;
+  std::vector<std::string> m_arguments;
   std::vector<Entry> m_first;  ///< the kShown first in file order, sorted
   std::size_t m_count = 0;
 };
