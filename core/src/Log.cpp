@@ -73,13 +73,23 @@ double elapsed() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - state().start).count();
 }
 
-void info(std::string const& line) {
+namespace {
+void line(std::string const& text, bool shown) {
   auto& s = state();
   if (s.rank != 0) return;
   std::lock_guard<std::mutex> lock(s.mutex);
-  std::string const text = stamp() + line;
-  if (!s.quiet) std::cout << text << '\n' << std::flush;
-  if (s.file) *s.file << text << '\n' << std::flush;
+  std::string const stamped = stamp() + text;
+  if (shown) std::cout << stamped << '\n' << std::flush;
+  if (s.file) *s.file << stamped << '\n' << std::flush;
+}
+}  // namespace
+
+void info(std::string const& text) {
+  line(text, !state().quiet);
+}
+
+void result(std::string const& text) {
+  line(text, true);
 }
 
 void warn(std::string const& line) {

@@ -16,7 +16,8 @@ void addFile(std::string const& path);
 /// Opens `dir/eddy.debug.<rank>.log` on every rank; `debug()` lines go there.
 void enableDebug(std::string const& dir);
 
-/// Silences `info` (for commands whose output is data, such as `eddy validate`).
+/// Keeps `info` lines off stdout (`eddy run --quiet`); the log file still gets them, and
+/// warnings and `result` lines are printed as before.
 void setQuiet(bool quiet);
 
 /// Seconds since the runtime started (monotonic clock).
@@ -24,6 +25,8 @@ double elapsed();
 
 /// A line from rank 0, prefixed with the wall-clock time and the elapsed seconds.
 void info(std::string const& line);
+/// A line of the outcome from rank 0 (a run's final lines): as `info`, but printed when quiet.
+void result(std::string const& line);
 /// A warning from rank 0 (to stderr as well as the log file).
 void warn(std::string const& line);
 /// A warning from this rank, whichever it is, prefixed `[rank N]`.
