@@ -20,23 +20,37 @@ std::string versionLine() {
   return str("eddy ", kVersion, " (", gitDescribe(), "), Kokkos ", compat::kokkosVersion());
 }
 
+namespace {
+std::string const kExitCodes =
+    R"(Exit codes: 0 success, 1 run-time error, 2 bad command line, 3 invalid deck,
+            4 file or I/O error, 70 error on some ranks only (job aborted),
+            75 stopped early with a checkpoint (SIGTERM, SIGUSR1, SIGINT or
+            run.max_wall_time): continue with --restart latest.
+)";
+}  // namespace
+
 std::string helpText() {
   return R"(Usage: eddy <command> [arguments]
 
 Commands:
   run DECK                    run the simulation described by the YAML deck DECK
+      --set KEY.PATH=VALUE    override one deck value (repeatable), e.g. --set run.steps=200
       --restart FILE          continue from checkpoint FILE (bitwise as if never stopped;
                               `latest`: the newest checkpoint of the run, if any)
+      --quiet, -q             print only warnings, errors and the final lines (the log file
+                              <output_dir>/eddy.log still gets everything)
   validate DECK               check DECK against the schema and print it resolved (defaults
                               filled in); exit code 3 and every error, one located line each,
                               if it is wrong
+      --set KEY.PATH=VALUE    as for run: check and print the deck with the override
   info                        versions (Eddy, Kokkos, MPI, HDF5, yaml-cpp), backends, devices,
                               ranks and whether MPI is GPU-aware
   --help, -h                  this text
   --version, -V               the version
 
 Launch in parallel with:  mpirun -n N eddy run DECK   (one rank per GPU on GPU nodes)
-Kokkos options (--kokkos-device-id, --kokkos-num-threads, ...) may follow the command.
+Kokkos options (--kokkos-device-id, --kokkos-num-threads, ...) may follow the command;
+`eddy info --kokkos-help` lists them.
 
 Environment:
   EDDY_GPU_AWARE_MPI=0|1      override the probe of MPI's GPU awareness
@@ -44,11 +58,7 @@ Environment:
   EDDY_DEBUG_LOG=DIR          write a per-rank debug log DIR/eddy.debug.<rank>.log
   EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
 
-Exit codes: 0 success, 1 run-time error, 2 bad command line, 3 invalid deck,
-            4 file or I/O error, 70 error on some ranks only (job aborted),
-            75 stopped early with a checkpoint (SIGTERM, SIGUSR1, SIGINT or
-            run.max_wall_time): continue with --restart latest.
-)";
+)" + kExitCodes;
 }
 
 int info(Runtime const& rt) {
@@ -87,42 +97,68 @@ int info(Runtime const& rt) {
 }
 
 namespace {
-std::string requireDeckArgument(std::vector<std::string> const& args, char const* command) {
-  if (args.empty() || args[0].empty() || args[0][0] == '-')
-    throw UsageError(str("'eddy ", command, "' needs a deck: eddy ", command, " DECK"));
-  return args[0];
+
+/// The arguments of `eddy run` and `eddy validate`: one deck and options, in any order.
+struct DeckCommand {
+  std::string deck;
+  std::vector<io::DeckOverride> overrides;
+  std::string restart;  ///< run only
+  bool quiet = false;   ///< run only
+};
+
+DeckCommand parseDeckCommand(std::vector<std::string> const& args, std::string const& command) {
+  bool const run = command == "run";
+  std::string const synopsis =
+      run ? "eddy run DECK [--set key.path=value]... [--restart FILE|latest] [--quiet]"
+          : "eddy validate DECK [--set key.path=value]...";
+  DeckCommand c;
+  auto optionValue = [&](std::size_t& i, std::string const& option, char const* what) {
+    if (i + 1 >= args.size() || args[i + 1].empty())
+      throw UsageError(str("'eddy ", command, "' option ", option, " needs ", what));
+    return args[++i];
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string const& a = args[i];
+    if (a == "--set") {
+      c.overrides.push_back(io::parseOverride(optionValue(i, a, "key.path=value")));
+    } else if (a.rfind("--set=", 0) == 0) {
+      c.overrides.push_back(io::parseOverride(a.substr(6)));
+    } else if (run && a == "--restart") {
+      c.restart = optionValue(i, a, "a checkpoint file (or 'latest')");
+    } else if (run && a.rfind("--restart=", 0) == 0 && a.size() > 10) {
+      c.restart = a.substr(10);
+    } else if (run && (a == "--quiet" || a == "-q")) {
+      c.quiet = true;
+    } else if (c.deck.empty() && !a.empty() && a[0] != '-') {
+      c.deck = a;
+    } else {
+      throw UsageError(str("'eddy ", command, "' got an unexpected argument '", a,
+                           "'; expected: ", synopsis, " (eddy ", command, " --help)"));
+    }
+  }
+  if (c.deck.empty()) throw UsageError(str("'eddy ", command, "' needs a deck: ", synopsis));
+  return c;
 }
+
 }  // namespace
 
 int validate(Runtime const& rt, std::vector<std::string> const& args) {
-  std::string const path = requireDeckArgument(args, "validate");
-  if (args.size() > 1)
-    throw UsageError(str("'eddy validate' takes one deck; unexpected argument '", args[1], "'"));
-  io::Deck const deck = loadDeck(path, rt.comm());
+  DeckCommand const c = parseDeckCommand(args, "validate");
+  io::Deck const deck = loadDeck(c.deck, rt.comm(), c.overrides);
   if (rt.rank() == 0) {
-    std::cout << "# " << path << ": valid. Resolved deck (defaults filled in):\n"
+    std::cout << "# " << c.deck << ": valid. Resolved deck (defaults filled in"
+              << (c.overrides.empty() ? "" : ", overrides applied") << "):\n"
               << deck.resolvedYaml() << std::flush;
   }
   return 0;
 }
 
 int run(Runtime const& rt, std::vector<std::string> const& args) {
-  std::string const path = requireDeckArgument(args, "run");
-  std::string restart;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--restart") {
-      if (i + 1 >= args.size() || args[i + 1].empty())
-        throw UsageError("'eddy run' option --restart needs a checkpoint file (or 'latest')");
-      restart = args[++i];
-    } else if (args[i].rfind("--restart=", 0) == 0 && args[i].size() > 10) {
-      restart = args[i].substr(10);
-    } else {
-      throw UsageError(str("'eddy run' got an unexpected argument '", args[i],
-                           "'; expected: eddy run DECK [--restart FILE|latest]"));
-    }
-  }
-  io::Deck const deck = loadDeck(path, rt.comm());
-  return runDeck(rt, deck, restart);
+  DeckCommand const c = parseDeckCommand(args, "run");
+  // Quiet before the deck is read: what the run prints from here on goes to the log file too.
+  log::setQuiet(c.quiet);
+  io::Deck const deck = loadDeck(c.deck, rt.comm(), c.overrides);
+  return runDeck(rt, deck, c.restart);
 }
 
 }  // namespace eddy::app

@@ -12,9 +12,10 @@ namespace eddy::app {
 
 /// `eddy info`: versions, backends, devices, ranks, GPU-awareness of MPI.
 int info(Runtime const& rt);
-/// `eddy validate DECK`: checks the deck and prints it resolved, defaults filled in.
+/// `eddy validate DECK [--set key.path=value]...`: checks the deck and prints it resolved,
+/// defaults filled in and overrides applied.
 int validate(Runtime const& rt, std::vector<std::string> const& args);
-/// `eddy run DECK [options]`: runs the deck.
+/// `eddy run DECK [--set key.path=value]... [--restart FILE|latest] [--quiet]`: runs the deck.
 int run(Runtime const& rt, std::vector<std::string> const& args);
 
 /// The version line printed by `eddy --version`.

@@ -211,8 +211,9 @@ void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory) {
   errors.throwIfAny();
 }
 
-io::Deck loadDeck(std::string const& path, MPI_Comm comm) {
-  io::Deck deck = io::loadDeck(path, deckSchema(), comm);
+io::Deck loadDeck(std::string const& path, MPI_Comm comm,
+                  std::vector<io::DeckOverride> const& overrides) {
+  io::Deck deck = io::loadDeck(path, deckSchema(), comm, overrides);
   checkDeck(deck);
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);

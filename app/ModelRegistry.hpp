@@ -50,10 +50,12 @@ RankMemory rankMemory(MPI_Comm comm);
 /// key to change, saying how many ranks the run needs.
 void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory);
 
-/// Collective: reads `path` on rank 0, validates it against deckSchema(), checkDeck() and
-/// checkRanks() on every rank of `comm` (so a bad deck raises the same eddy::DeckError
-/// everywhere and is reported once): what `eddy validate` and `eddy run` both do. The schema's
-/// errors are reported all together; when there are none, the rules' errors are.
-io::Deck loadDeck(std::string const& path, MPI_Comm comm);
+/// Collective: reads `path` on rank 0, applies rank 0's `overrides` (`--set`) and validates the
+/// result against deckSchema(), checkDeck() and checkRanks() on every rank of `comm` (so a bad
+/// deck raises the same eddy::DeckError everywhere and is reported once): what `eddy validate`
+/// and `eddy run` both do. The schema's errors are reported all together; when there are none,
+/// the rules' errors are.
+io::Deck loadDeck(std::string const& path, MPI_Comm comm,
+                  std::vector<io::DeckOverride> const& overrides = {});
 
 }  // namespace eddy::app

@@ -71,9 +71,9 @@ CartDecomposition decomposition(Runtime const& rt, io::Deck const& deck) {
 /// Runs `models` from their step (0, or the restart's) to the end of the run (run.steps,
 /// run.end_time) or an early stop (a stop signal, run.max_wall_time): one time loop for every
 /// model and every combination of models, with the progress lines, diagnostics, snapshots and
-/// checkpoints of the deck. Returns the exit code.
-int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
-              std::string const& restart) {
+/// checkpoints of the deck. Returns the exit code; `endStep` is the step it ended at.
+int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models, std::string const& restart,
+              long long& endStep) {
   ExecSpace const space;
   auto const& entries = models.entries();
   Model& lead = models.lead();
@@ -233,8 +233,9 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models,
   double const loopSeconds = log::elapsed() - loopStart;
   progress();
   for (auto const& e : entries)
-    log::info(str("final", models.coupled() ? " " + e.spec->name : std::string(), ": ",
-                  e.model->finalLine(space, loopSeconds, lead.stepCount() - first)));
+    log::result(str("final", models.coupled() ? " " + e.spec->name : std::string(), ": ",
+                    e.model->finalLine(space, loopSeconds, lead.stepCount() - first)));
+  endStep = lead.stepCount();
   if (last.stop) {
     log::warn(str("stopped early at step ", last.step, " (", stop.reason(), "); checkpoint ",
                   lastCheckpoint, " holds the run: continue it with `eddy run ", deck.path(),
@@ -261,6 +262,11 @@ int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart)
   transport::select(deck.getString("parallel.transport"));  // auto honours EDDY_TRANSPORT
 
   log::info(str(versionLine(), ", ", rt.size(), " rank(s), execution space ", ExecSpace::name()));
+  if (!deck.overrides().empty()) {
+    std::string list;
+    for (auto const& o : deck.overrides()) list += (list.empty() ? "" : ", ") + o.text();
+    log::info("deck overrides: " + list);
+  }
   log::info(str("deck ", deck.path(), " (resolved):\n", deck.resolvedYaml()));
 
   CartDecomposition const decomp = decomposition(rt, deck);
@@ -279,11 +285,18 @@ int runDeck(Runtime const& rt, io::Deck const& deck, std::string const& restart)
   ModelSet models(ModelContext{rt, deck, decomp, length});
   for (auto const& e : models.entries())
     for (auto const& line : e.model->startLines()) log::info(line);
-  int const code = runModels(rt, deck, models, restart);
+  long long endStep = 0;
+  int const code = runModels(rt, deck, models, restart, endStep);
 
   double const wall = log::elapsed() - wallStart;
   std::string const summary = timing::summary(rt.comm(), wall);
   log::info(str("timing summary (", rt.size(), " ranks):\n", summary));
+  long long const steps = lastStep(deck);
+  std::string const of = steps == std::numeric_limits<long long>::max()
+                             ? str(" (run.end_time ", deck.getDouble("run.end_time"), ")")
+                             : str(" of ", steps);
+  log::result(str(code == kExitStoppedEarly ? "stopped: step " : "done: step ", endStep, of,
+                  " in ", formatDuration(wall), "; log ", outDir, "/eddy.log"));
   return code;
 }
 
