@@ -45,7 +45,7 @@ Commands:
       --set KEY.PATH=VALUE    as for run: check and print the deck with the override
   info                        versions (Eddy, Kokkos, MPI, HDF5, yaml-cpp), backends, devices,
                               ranks and whether MPI is GPU-aware
-  --help, -h                  this text
+  --help, -h                  this text; `eddy <command> --help`: that command's options
   --version, -V               the version
 
 Launch in parallel with:  mpirun -n N eddy run DECK   (one rank per GPU on GPU nodes)
@@ -59,6 +59,57 @@ Environment:
   EDDY_ERROR_TIMEOUT=SECONDS  how long ranks wait for each other after an error (default 30)
 
 )" + kExitCodes;
+}
+
+std::string commandHelpText(std::string const& command) {
+  std::string const set =
+      R"(  --set KEY.PATH=VALUE    override one deck value without editing the deck (repeatable;
+                          also --set=KEY.PATH=VALUE). VALUE is YAML: 200, 0.5, [64, 64],
+                          moving_wall. The key may be one the deck leaves to its default,
+                          or in a section the deck does not have (--set output.every=50
+                          adds an output section). Checked as the deck is: an error is
+                          located at the argument (exit 3). A later --set of a key wins.
+)";
+  std::string const help = "  --help, -h              this text\n";
+  if (command == "run")
+    return R"(Usage: eddy run DECK [options]
+       mpirun -n N eddy run DECK [options]
+
+Runs the simulation described by the YAML deck DECK: checks it as `eddy validate` does, then
+steps it to run.steps, writing the log, diagnostics, snapshots and checkpoints the deck asks for
+under run.output_dir.
+
+Options:
+)" + set +
+           R"(  --restart FILE          continue from checkpoint FILE (bitwise as if never stopped);
+                          `latest`: the newest checkpoint of the run, if any (else step 0).
+                          run.steps is the total, counted from step 0
+  --quiet, -q             print only warnings, errors, the final lines and the closing
+                          line; <output_dir>/eddy.log still gets every line
+)" + help + "Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=N, ...) may follow.\n\n" +
+           kExitCodes;
+  if (command == "validate")
+    return R"(Usage: eddy validate DECK [options]
+       mpirun -n N eddy validate DECK [options]
+
+Checks DECK as `eddy run` would on N ranks (schema, the models' rules, the decomposition and
+memory) and prints it resolved, defaults filled in. Every error is printed, one located line
+each (file:line:col, or the --set argument), with exit code 3.
+
+Options:
+)" + set + help +
+           "\n" + kExitCodes;
+  if (command == "info")
+    return R"(Usage: eddy info
+       mpirun -n N eddy info
+
+Prints the versions of Eddy, Kokkos, MPI, HDF5 and yaml-cpp, the Kokkos backends, the devices,
+the ranks and which GPU each rank drives, and whether MPI is GPU-aware.
+
+Options:
+)" + help + "\n" +
+           kExitCodes;
+  return "";
 }
 
 int info(Runtime const& rt) {

@@ -22,5 +22,8 @@ int run(Runtime const& rt, std::vector<std::string> const& args);
 std::string versionLine();
 /// The text printed by `eddy --help`.
 std::string helpText();
+/// The text printed by `eddy <command> --help` (usage, options, exit codes); "" for a command
+/// that is not one of run, validate, info.
+std::string commandHelpText(std::string const& command);
 
 }  // namespace eddy::app

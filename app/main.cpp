@@ -25,6 +25,17 @@ int main(int argc, char** argv) {
     std::cout << eddy::app::versionLine() << '\n';
     return 0;
   }
+  // `eddy <command> --help` too, before Kokkos, which would take --help for its own options.
+  // The value after --set or --restart is not an option.
+  std::string const commandHelp = eddy::app::commandHelpText(args[0]);
+  for (std::size_t i = 1; i < args.size() && !commandHelp.empty(); ++i) {
+    if (args[i] == "--set" || args[i] == "--restart") {
+      ++i;
+    } else if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << commandHelp;
+      return 0;
+    }
+  }
 
   int code = 0;
   try {
