@@ -65,14 +65,14 @@ function(eddy_add_test)
 endfunction()
 
 # eddy_add_cli_test(NAME <name> RANKS <n> EXPECT_EXIT <code|nonzero> [MATCH <regex>...]
-#                   [ONCE <regex>] [MAX_OUTPUT <bytes>] [LABELS ...] [ENV VAR=value...]
-#                   COMMAND <args>...)
+#                   [NO_MATCH <regex>...] [ONCE <regex>] [MAX_OUTPUT <bytes>] [LABELS ...]
+#                   [ENV VAR=value...] COMMAND <args>...)
 # Runs the `eddy` executable (under mpiexec with RANKS > 0, with the ENV variables set) and checks
-# its exit code, that its output matches every MATCH regex, that ONCE occurs exactly one time,
-# and that the output is at most MAX_OUTPUT bytes.
+# its exit code, that its output matches every MATCH regex and no NO_MATCH regex, that ONCE
+# occurs exactly one time, and that the output is at most MAX_OUTPUT bytes.
 function(eddy_add_cli_test)
   cmake_parse_arguments(T "" "NAME;RANKS;EXPECT_EXIT;ONCE;FILE_BLOCKS;MAX_OUTPUT"
-                        "MATCH;LABELS;ENV;COMMAND" ${ARGN})
+                        "MATCH;NO_MATCH;LABELS;ENV;COMMAND" ${ARGN})
   if(T_RANKS)
     set(_launch ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${EDDY_MPIEXEC_PREFLAGS})
     set(_labels "mpi;${T_LABELS}")
@@ -89,7 +89,8 @@ function(eddy_add_cli_test)
   set(_match "${T_MATCH}")
   add_test(NAME ${T_NAME}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${_cmd}" "-DEXPECT_EXIT=${T_EXPECT_EXIT}"
-                   "-DMATCH=${_match}" "-DONCE=${T_ONCE}" "-DMAX_OUTPUT=${T_MAX_OUTPUT}"
+                   "-DMATCH=${_match}" "-DNO_MATCH=${T_NO_MATCH}" "-DONCE=${T_ONCE}"
+                   "-DMAX_OUTPUT=${T_MAX_OUTPUT}"
                    -P ${PROJECT_SOURCE_DIR}/tests/cli/CheckCommand.cmake
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${_labels}" TIMEOUT 120)

@@ -1,6 +1,6 @@
 # Runs CMD; checks its exit code (EXPECT_EXIT: a number, or "nonzero"), that the combined output
-# matches every regex in MATCH, that the regex ONCE occurs exactly once, and that the output is
-# at most MAX_OUTPUT bytes (when given).
+# matches every regex in MATCH and none in NO_MATCH, that the regex ONCE occurs exactly once, and
+# that the output is at most MAX_OUTPUT bytes (when given).
 # No time-out here: ctest's TIMEOUT property of the test bounds the run.
 execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
@@ -22,6 +22,11 @@ endif()
 foreach(re IN LISTS MATCH)
   if(NOT all MATCHES "${re}")
     message(FATAL_ERROR "output does not match '${re}'")
+  endif()
+endforeach()
+foreach(re IN LISTS NO_MATCH)
+  if(all MATCHES "${re}")
+    message(FATAL_ERROR "output matches '${re}' (at '${CMAKE_MATCH_0}'), which it must not")
   endif()
 endforeach()
 if(ONCE)
