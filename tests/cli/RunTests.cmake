@@ -80,7 +80,7 @@ endforeach()
 # before anything is allocated, with the ranks the run would need.
 # Counts the solver keeps in an int are bounded by the schema, so none narrows.
 eddy_add_cli_test(NAME cli.validate.poisson_iterations_beyond_int EXPECT_EXIT 3
-                  MATCH "poisson_iterations_beyond_int.yaml:8:5: fluids.poisson.max_iterations: 3000000000 is out of range"
+                  MATCH "poisson_iterations_beyond_int.yaml:8:21: fluids.poisson.max_iterations: 3000000000 is out of range"
                   COMMAND validate tests/cli/decks/poisson_iterations_beyond_int.yaml)
 eddy_add_cli_test(NAME cli.validate.cells_beyond_int EXPECT_EXIT 3
                   MATCH "cells_beyond_int.yaml:[0-9]+:[0-9]+: grid.cells\\[0\\]: 2147483648 is out of range"
