@@ -130,6 +130,27 @@ inline std::vector<Violation> violations(Parameters const& p) {
   return out;
 }
 
+/// |x(i) - x0(i)|^2, or infinity when it is not finite: the term of System::blewUp's search.
+/// (Named functors, not lambdas: nvcc cannot stub two extended lambdas of that member.)
+template <class X, class X0>
+struct DisplacementSquared {
+  X x;
+  X0 x0;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
+    double d2 = 0;
+    for (int d = 0; d < 3; ++d) d2 += (x(i, d) - x0(i, d)) * (x(i, d) - x0(i, d));
+    return d2 - d2 == 0.0 ? d2 : math::infinity();
+  }
+};
+/// The id of atom i.
+template <class Ids>
+struct AtomId {
+  Ids ids;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const {
+    return static_cast<std::int64_t>(ids(i));
+  }
+};
+
 template <class Exec = ExecSpace>
 class System {
  public:
@@ -252,14 +273,9 @@ class System {
     auto const x = m_particles.positions();
     auto const x0 = m_list.buildPositions();
     auto const ids = m_particles.ids();
-    auto const far = globalMaxLoc(
-        space, m_comm, static_cast<std::int64_t>(owned()),
-        KOKKOS_LAMBDA(std::int64_t i) {
-          double d2 = 0;
-          for (int d = 0; d < 3; ++d) d2 += (x(i, d) - x0(i, d)) * (x(i, d) - x0(i, d));
-          return d2 - d2 == 0.0 ? d2 : math::infinity();
-        },
-        KOKKOS_LAMBDA(std::int64_t i) { return static_cast<std::int64_t>(ids(i)); });
+    auto const far = globalMaxLoc(space, m_comm, static_cast<std::int64_t>(owned()),
+                                  DisplacementSquared<decltype(x), decltype(x0)>{x, x0},
+                                  AtomId<decltype(ids)>{ids});
     throw Error(str("md: the system blew up at step ", m_steps, " (t = ", m_steps * m_params.dt,
                     "): ",
                     notFinite ? str("the position of atom ", far.index, " (rank ", far.rank,
