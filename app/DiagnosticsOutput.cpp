@@ -12,7 +12,7 @@ DiagnosticsOutput::DiagnosticsOutput(Runtime const& rt, io::Deck const& deck,
   std::string const path =
       deck.getString("run.output_dir") + "/" + deck.getString("diagnostics.file");
   // The series' own `every` is not used: m_schedule decides (also in simulated time).
-  m_series = std::make_unique<io::TimeSeries>(rt.comm(), path, deck.getInt("diagnostics.every"));
+  m_series = std::make_unique<io::TimeSeries>(rt.comm(), path, 1);
   for (auto const& c : columns) m_series->addColumn(c.name, c.unit);
   if (restartStep >= 0)
     m_series->resume(restartStep);

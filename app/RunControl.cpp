@@ -106,13 +106,6 @@ std::optional<double> parseWallTime(std::string const& text) {
 }
 
 void checkRunControl(io::Deck const& deck, io::DeckErrors& errors) {
-  for (char const* section : {"diagnostics", "output", "checkpoint"}) {
-    std::string const s = section;
-    if (deck.given(s + ".every") && deck.given(s + ".every_time"))
-      errors.add(deck, s + ".every_time",
-                 str("is given with ", s, ".every; a schedule is in steps or in time"),
-                 str("expected one of ", s, ".every (steps) and ", s, ".every_time (time)"));
-  }
   if (deck.has("run.max_wall_time") && !parseWallTime(deck.getString("run.max_wall_time")))
     errors.add(deck, "run.max_wall_time",
                str("got '", io::elided(deck.getString("run.max_wall_time")), "'"),

@@ -25,8 +25,8 @@ class Schedule {
   static Schedule never() { return Schedule(); }
   static Schedule steps(long long every);
   static Schedule time(double interval);
-  /// The schedule of `section`'s keys `every` (steps) and `every_time` (simulated time): the
-  /// one the deck gives (checkRunControl refuses both), else `every`'s default.
+  /// The schedule of `section`'s keys `every` (steps) and `every_time` (simulated time, which the
+  /// schema puts instead of `every`).
   static Schedule fromDeck(io::Deck const& deck, std::string const& section);
 
   bool active() const { return m_steps > 0 || m_interval > 0; }
@@ -52,8 +52,8 @@ std::optional<double> endTime(io::Deck const& deck);
 /// counts as having reached it (the step cut short for the event ends there up to round-off).
 double timeTolerance(double scale);
 
-/// Adds the deck's run-control rules that the schema cannot state to `errors`: `every` and
-/// `every_time` of one section are exclusive; run.max_wall_time parses.
+/// Adds the deck's run-control rules that the schema cannot state to `errors`: run.max_wall_time
+/// parses.
 void checkRunControl(io::Deck const& deck, io::DeckErrors& errors);
 
 /// run.max_wall_time in seconds (0: none): "3600", "1:00:00" or "1-00:00:00" (days-h:mm:ss, as

@@ -171,9 +171,21 @@ class Validator {
         if (e.key == name) return &e;
       return nullptr;
     };
+    // Keys given in place of a sibling (insteadOf): the sibling gets no default, and may not be
+    // given too.
+    std::vector<std::string> replaced;
+    for (auto const& k : spec.children()) {
+      if (k.replaces().empty() || !entry(k.name())) continue;
+      replaced.push_back(k.replaces());
+      if (YamlEntry const* both = entry(k.name()); both && entry(k.replaces()))
+        error(both->line, both->column, join(path, k.name()),
+              str("is given with ", join(path, k.replaces())),
+              str("expected one of ", join(path, k.replaces()), " and ", join(path, k.name())));
+    }
     for (auto const& k : spec.children()) {
       std::string const kp = join(path, k.name());
       YamlEntry const* e = entry(k.name());
+      bool const standIn = std::find(replaced.begin(), replaced.end(), k.name()) != replaced.end();
       if (k.isSection()) {
         if (e)
           section(k, &e->value, e->line, e->column, kp);
@@ -188,7 +200,7 @@ class Validator {
                    : str("missing required key '", k.name(), "' (section '", path,
                          "' is not in the deck)"),
               str("expected ", k.expectation(), ": ", k.doc()));
-      } else if (k.defaultVal().index() != 0 || k.defaultElement().index() != 0) {
+      } else if (!standIn && (k.defaultVal().index() != 0 || k.defaultElement().index() != 0)) {
         m_out.push_back({kp, false, k.defaultVal()});  // a defaultEach list is filled below
       }
     }

@@ -113,7 +113,8 @@ Key diagnostics() {
                      "Write a row every this much simulated time instead, exclusive with every: "
                      "at its multiples (fluids and diffusion shorten a step to land on each, "
                      "md writes at the first step past it) and at step 0.")
-               .greaterThan(0))
+               .greaterThan(0)
+               .insteadOf("every"))
       .add(Key::string("file", "File name inside run.output_dir.").defaultValue("diagnostics.csv"));
 }
 
@@ -132,7 +133,8 @@ Key output() {
                      "Write a snapshot every this much simulated time instead, exclusive with "
                      "every: at its multiples (landed on as diagnostics.every_time says), step 0 "
                      "and the end.")
-               .greaterThan(0))
+               .greaterThan(0)
+               .insteadOf("every"))
       .add(Key::string("fields",
                        "Grid fields to write: `all`, or names separated by spaces or commas "
                        "(fluids: pressure u v w divergence; diffusion: u; in a run of several "
@@ -160,7 +162,8 @@ Key checkpoint() {
       .add(Key::real("every_time",
                      "Write a checkpoint every this much simulated time instead, exclusive with "
                      "every: at its multiples (landed on as diagnostics.every_time says).")
-               .greaterThan(0))
+               .greaterThan(0)
+               .insteadOf("every"))
       .add(Key::integer("keep",
                         "Checkpoints kept; older ones are deleted once a newer one is complete.")
                .atLeast(1)

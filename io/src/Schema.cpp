@@ -236,6 +236,11 @@ Key& Key::lengths(std::vector<int> allowed) {
   m_lengths = std::move(allowed);
   return *this;
 }
+Key& Key::insteadOf(std::string name) {
+  EDDY_REQUIRE(!isSection(), "schema key '", m_name, "': insteadOf() needs a key, not a section");
+  m_insteadOf = std::move(name);
+  return *this;
+}
 Key& Key::sameLengthAs(std::string keyPath) {
   EDDY_REQUIRE(isList(), "schema key '", m_name, "': sameLengthAs() needs a list key");
   m_sameLengthAs = std::move(keyPath);

@@ -26,7 +26,7 @@ eddy_add_cli_test(NAME cli.run.md_end_time EXPECT_EXIT 0
                   COMMAND run ${_decks}/lj_end_time.yaml)
 
 eddy_bad_deck(every_and_every_time "9:3: output\\.every_time: is given with output\\.every"
-              "expected one of output\\.every \\(steps\\) and output\\.every_time")
+              "expected one of output\\.every and output\\.every_time")
 eddy_bad_deck(bad_wall_time "3:3: run\\.max_wall_time: got '1:30'"
               "expected seconds \\(3600\\), H:MM:SS")
 

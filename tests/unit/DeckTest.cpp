@@ -94,6 +94,28 @@ TEST(Deck, GettersRejectWrongTypeAndUnknownPath) {
   EXPECT_THROW(d.getInt("run"), eddy::Error);
 }
 
+// A key given instead of a sibling (every_time instead of every) leaves the sibling out of the
+// resolved deck, which therefore reads back; both given is one located error.
+TEST(Deck, KeyInsteadOfSiblingLeavesItOut) {
+  std::string const text = "grid:\n  cells: [4, 4]\noutput:\n  every_time: 0.5\n";
+  auto const d = parseDeck(text, "t.yaml", deckSchema());
+  EXPECT_FALSE(d.has("output.every"));
+  EXPECT_EQ(d.getDouble("output.every_time"), 0.5);
+  EXPECT_TRUE(d.has("diagnostics.every") || !d.has("diagnostics"));
+  std::string const resolved = d.resolvedYaml();
+  EXPECT_EQ(resolved.find("  every: "), std::string::npos) << resolved;
+  auto const again = parseDeck(resolved, "resolved.yaml", deckSchema());
+  EXPECT_EQ(again.resolvedYaml(), resolved);
+  // Without every_time, every takes its default.
+  EXPECT_EQ(parseDeck("grid:\n  cells: [4, 4]\noutput:\n  fields: all\n", "t.yaml",
+                      deckSchema())
+                .getInt("output.every"),
+            100);
+  expectError("grid:\n  cells: [4, 4]\noutput:\n  every: 5\n  every_time: 0.5\n",
+              {"t.yaml:5:3: output.every_time: is given with output.every",
+               "expected one of output.every and output.every_time"});
+}
+
 TEST(Deck, CopyAndMoveKeepValues) {
   auto const d = parseDeck(kGood, "good.yaml", deckSchema());
   eddy::io::Deck c(d);

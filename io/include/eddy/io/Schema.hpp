@@ -79,6 +79,10 @@ class Key {
   /// This list must have as many elements as another list key: a sibling name ("cells") or a
   /// full path ("grid.cells") of a key validated earlier (earlier section, or same section).
   Key& sameLengthAs(std::string keyPath);
+  /// This key stands instead of sibling `name` (`every_time` instead of `every`): when the deck
+  /// gives this key, the sibling is left out of the resolved deck rather than given its default,
+  /// and a deck that gives both is refused at this key.
+  Key& insteadOf(std::string name);
   /// Sections only: absent from the resolved deck unless the deck gives it.
   Key& optional();
   /// Sections only: appends a key or a nested section. Throws on a duplicate name.
@@ -99,6 +103,7 @@ class Key {
   std::vector<std::string> const& choices() const { return m_choices; }
   std::vector<int> const& allowedLengths() const { return m_lengths; }
   std::string const& lengthPeer() const { return m_sameLengthAs; }
+  std::string const& replaces() const { return m_insteadOf; }
   std::vector<Key> const& children() const { return m_children; }
   Key const* child(std::string const& name) const;
 
@@ -127,6 +132,7 @@ class Key {
   std::vector<std::string> m_choices;
   std::vector<int> m_lengths;
   std::string m_sameLengthAs;
+  std::string m_insteadOf;
   std::vector<Key> m_children;
 };
 
