@@ -146,8 +146,9 @@ class Model {
   virtual double time() const = 0;
   /// The last step's dt (the model's own before the first step).
   virtual double lastDt() const = 0;
-  /// Unit of time in snapshots: "s", or "1" in reduced units.
-  virtual std::string timeUnits() const { return "s"; }
+  /// Unit of time in snapshots and logs: "T", the time unit of the deck's own consistent units
+  /// (docs/user-guide.md), or a model's named unit such as md's "tau".
+  virtual std::string timeUnits() const { return "T"; }
   /// Work of one step and its unit ("cell-updates", "atom-steps"), for the rate in progress lines.
   virtual std::pair<double, std::string> work() const = 0;
 

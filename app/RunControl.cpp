@@ -69,8 +69,8 @@ double Schedule::nextTime(double t) const {
 std::string Schedule::describe(std::string const& timeUnits) const {
   if (m_steps > 0) return str("every ", m_steps, " steps");
   if (m_interval > 0)
-    return str("every ", m_interval, " of simulated time",
-               timeUnits == "1" ? std::string() : " (" + timeUnits + ")");
+    return str("every ", m_interval, timeUnits == "1" ? std::string() : " [" + timeUnits + "]",
+               " of simulated time");
   return "never";
 }
 

@@ -24,13 +24,13 @@ Key section() {
       .add(Key::real("diffusivity", "Diffusivity kappa.")
                .greaterThan(0)
                .defaultValue(0.01)
-               .unit("m^2/s"))
+               .unit("L^2/T"))
       .add(Key::real("dt",
                      "Time step; 0 takes `stability` times the explicit limit. With other models "
                      "in the run, the run's step is the smallest any of them can take.")
                .atLeast(0)
                .defaultValue(0.0)
-               .unit("s"))
+               .unit("T"))
       .add(Key::real("stability", "Fraction of the explicit stability limit used when dt is 0.")
                .greaterThan(0)
                .atMost(1)
@@ -85,7 +85,7 @@ class DiffusionModel final : public Model {
         m_lastDt(m_model.dt()) {}
 
   std::vector<std::string> startLines() const override {
-    return {str("diffusion: kappa ", m_params.diffusivity, " m^2/s, dt ", m_model.dt(), " s (",
+    return {str("diffusion: kappa ", m_params.diffusivity, " [L^2/T], dt ", m_model.dt(), " [T] (",
                 m_model.dt() / m_model.stableDt(), " of the stability limit)")};
   }
 
@@ -110,7 +110,13 @@ class DiffusionModel final : public Model {
     return buf;
   }
   std::vector<Column> columns() const override {
-    return {{"t", "s"}, {"dt", "s"}, {"total", "1"}, {"max_abs_u", "1"}, {"l2_error", "1"}};
+    // The scalar is dimensionless (the equation is linear: any unit of u scales out); its
+    // integral has the unit of the domain's volume.
+    return {{"t", "T"},
+            {"dt", "T"},
+            {"total", m_decomp.dims() == 3 ? "L^3" : "L^2"},
+            {"max_abs_u", "1"},
+            {"l2_error", "1"}};
   }
   std::vector<double> values(ExecSpace const& space) override {
     auto const d = m_model.diagnostics(space);
@@ -139,7 +145,7 @@ class DiffusionModel final : public Model {
   std::string finalLine(ExecSpace const&, double, long long) override {
     double const analytic =
         m_params.amplitude * std::exp(-m_model.decayRate() * m_model.time());
-    return str("t ", m_model.time(), " s, L2 error vs analytic ", m_last.l2Error, ", relative ",
+    return str("t ", m_model.time(), " [T], L2 error vs analytic ", m_last.l2Error, ", relative ",
                m_last.l2Error / analytic, ", checksum ", hexBits(m_last.checksum), " (",
                m_last.checksum, ")");
   }

@@ -46,7 +46,7 @@ Key section() {
         .lengths({2, 3})
         .sameLengthAs("grid.cells")
         .defaultEach(0.0)
-        .unit("m/s");
+        .unit("L/T");
   };
   return Key::section("fluids",
                       "Incompressible Navier-Stokes on a staggered (MAC) grid: RK3 with one "
@@ -55,11 +55,11 @@ Key section() {
       .add(Key::real("viscosity", "Kinematic viscosity nu (e.g. 1 / Re for U = L = 1).")
                .greaterThan(0)
                .defaultValue(0.01)
-               .unit("m^2/s"))
+               .unit("L^2/T"))
       .add(Key::real("density", "Density; scales the reported pressure only.")
                .greaterThan(0)
                .defaultValue(1.0)
-               .unit("kg/m^3"))
+               .unit("M/L^3"))
       .add(Key::choice("initial", choiceNames(kInitial),
                        "Initial velocity: at rest, the Taylor-Green vortex (periodic domain), or "
                        "the Poiseuille parabola of a channel (periodic x, walls in y).")
@@ -67,18 +67,18 @@ Key section() {
       .add(Key::real("velocity_scale", "Amplitude U of the Taylor-Green vortex.")
                .greaterThan(0)
                .defaultValue(1.0)
-               .unit("m/s"))
+               .unit("L/T"))
       .add(Key::realList("body_force", "Body force per unit mass (drives a periodic channel).")
                .lengths({2, 3})
                .sameLengthAs("grid.cells")
                .defaultEach(0.0)
-               .unit("m/s^2"))
+               .unit("L/T^2"))
       .add(Key::real("dt",
                      "Fixed time step; 0 follows the cfl target (capped by max_dt and the "
                      "viscous limit).")
                .atLeast(0)
                .defaultValue(0.0)
-               .unit("s"))
+               .unit("T"))
       .add(Key::real("cfl", "Target CFL number dt sum_a max|u_a| / h_a when dt is 0.")
                .greaterThan(0)
                .atMost(1.7)
@@ -86,7 +86,7 @@ Key section() {
       .add(Key::real("max_dt", "Upper bound of the time step; 0 = none.")
                .atLeast(0)
                .defaultValue(0.0)
-               .unit("s"))
+               .unit("T"))
       .add(Key::section("boundary", "Boundary condition per domain face.")
                .add(face("x_low", "x = 0"))
                .add(face("x_high", "x = Lx"))
@@ -210,11 +210,11 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
 }
 
 std::vector<FieldInfo> fields(io::Deck const& deck) {
-  std::vector<FieldInfo> f{{"pressure", "Pa", Centering::Cell},
-                           {"u", "m/s", Centering::FaceX},
-                           {"v", "m/s", Centering::FaceY}};
-  if (deck.getIntList("grid.cells").size() == 3) f.push_back({"w", "m/s", Centering::FaceZ});
-  f.push_back({"divergence", "1/s", Centering::Cell});
+  std::vector<FieldInfo> f{{"pressure", "M/(L T^2)", Centering::Cell},
+                           {"u", "L/T", Centering::FaceX},
+                           {"v", "L/T", Centering::FaceY}};
+  if (deck.getIntList("grid.cells").size() == 3) f.push_back({"w", "L/T", Centering::FaceZ});
+  f.push_back({"divergence", "1/T", Centering::Cell});
   return f;
 }
 
@@ -250,10 +250,10 @@ class FluidsModel final : public Model {
                      toString(p.boundaries.at(a, side).kind));
     std::string const overlap = m_deck.getString("parallel.overlap");
     return {
-        str("fluids: ", m_decomp.dims(), "D MAC grid, nu ", p.viscosity, " m^2/s, initial ",
+        str("fluids: ", m_decomp.dims(), "D MAC grid, nu ", p.viscosity, " [L^2/T], initial ",
             toString(p.initial), ", ", faces, "; dt ",
-            p.dt > 0 ? str(p.dt, " s fixed") : str("from cfl ", p.cfl), " (viscous limit ",
-            m_model.viscousDt(), " s); poisson ", toString(p.poisson.method), " (",
+            p.dt > 0 ? str(p.dt, " [T] fixed") : str("from cfl ", p.cfl), " (viscous limit ",
+            m_model.viscousDt(), " [T]); poisson ", toString(p.poisson.method), " (",
             m_model.poisson().levels(), " levels",
             p.poisson.method == fluids::PoissonMethod::MultigridCG
                 ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")",
@@ -290,12 +290,12 @@ class FluidsModel final : public Model {
     return buf;
   }
   std::vector<Column> columns() const override {
-    return {{"t", "s"},
-            {"dt", "s"},
+    return {{"t", "T"},
+            {"dt", "T"},
             {"CFL", "1"},
-            {"KE", "m^2/s^2"},
-            {"enstrophy", "1/s^2"},
-            {"max_div", "1/s"},
+            {"KE", "L^2/T^2"},
+            {"enstrophy", "1/T^2"},
+            {"max_div", "1/T"},
             {"poisson_iterations", "1"},
             {"poisson_residual", "1"}};
   }
@@ -313,15 +313,15 @@ class FluidsModel final : public Model {
     auto const wants = [&fields](char const* name) {
       return std::find(fields.begin(), fields.end(), name) != fields.end();
     };
-    // The model's pressure is kinematic (p / rho); the file holds Pa, like the diagnostics.
+    // The model's pressure is kinematic (p / rho); the file holds rho times it, in M/(L T^2).
     if (wants("pressure"))
       data.fields.push_back(
-          {"pressure", "Pa", ownedEntries(space, m_model.pressure(), m_params.density)});
+          {"pressure", "M/(L T^2)", ownedEntries(space, m_model.pressure(), m_params.density)});
     for (int c = 0; c < m_decomp.dims(); ++c)
       if (wants(kVelocityName[c]))
-        data.fields.push_back({kVelocityName[c], "m/s", m_model.cellValues(space, c)});
+        data.fields.push_back({kVelocityName[c], "L/T", m_model.cellValues(space, c)});
     if (wants("divergence"))
-      data.fields.push_back({"divergence", "1/s", m_model.cellValues(space, -1)});
+      data.fields.push_back({"divergence", "1/T", m_model.cellValues(space, -1)});
     io::GridVector velocity{"velocity", {}};
     for (int c = 0; c < m_decomp.dims(); ++c)
       if (wants(kVelocityName[c])) velocity.components.push_back(kVelocityName[c]);
@@ -341,15 +341,15 @@ class FluidsModel final : public Model {
     out.reals("last_poisson_residual") = {s.poissonResidual};
     out.reals("last_max_divergence") = {s.maxDivergence};
     for (int c = 0; c < m_decomp.dims(); ++c)
-      out.grid(checkpointGrid(space, m_model.velocity(c), m_decomp, kVelocityName[c], "m/s"));
+      out.grid(checkpointGrid(space, m_model.velocity(c), m_decomp, kVelocityName[c], "L/T"));
     // Kinematic pressure (p / rho), as the model holds it.
-    out.grid(checkpointGrid(space, m_model.pressure(), m_decomp, "pressure", "m^2/s^2"));
-    out.grid(checkpointGrid(space, m_model.poissonGuess(), m_decomp, "poisson_guess", "m^2/s^2"));
+    out.grid(checkpointGrid(space, m_model.pressure(), m_decomp, "pressure", "L^2/T^2"));
+    out.grid(checkpointGrid(space, m_model.poissonGuess(), m_decomp, "poisson_guess", "L^2/T^2"));
     int const known = m_model.poissonIncrements();
     out.integers("poisson_increments") = {known};
     for (int i = 1; i < known; ++i)
       out.grid(checkpointGrid(space, m_model.poissonIncrement(i), m_decomp,
-                              str("poisson_increment_", i), "m^2/s^2"));
+                              str("poisson_increment_", i), "L^2/T^2"));
     auto const& dts = m_model.poissonIncrementDt();
     if (known > 0) out.reals("poisson_increment_dt") = {dts.begin(), dts.begin() + known};
   }
@@ -400,7 +400,7 @@ class FluidsModel final : public Model {
                                 last.maxError, " (relative ", last.maxError / last.referenceScale,
                                 ")")
                           : std::string();
-    return str("t ", m_model.time(), " s, KE ", last.kineticEnergy, ", enstrophy ",
+    return str("t ", m_model.time(), " [T], KE ", last.kineticEnergy, ", enstrophy ",
                last.enstrophy, ", max|div u| ", last.maxDivergence, reference, ", checksum ",
                hexBits(last.checksum), " (", last.checksum, "); Poisson ", m_poissonIterations,
                " iterations in ", stepsRun, " steps",

@@ -8,6 +8,11 @@ namespace eddy::io {
 
 namespace sections {
 
+namespace {
+/// Times of the run: the deck's own time unit T, or md's tau (docs/user-guide.md#units).
+constexpr char const* kTimeUnit = "T (md: tau)";
+}  // namespace
+
 Key run() {
   return Key::section("run", "Run control: the name of the run, its length and its output.")
       .add(Key::string("name", "Name of the run; prefixes output files.").defaultValue("eddy"))
@@ -21,7 +26,8 @@ Key run() {
                      "models can shorten their step (fluids, diffusion) lands on it exactly, md "
                      "stops at the first step that reaches it. With steps too, whichever comes "
                      "first ends the run.")
-               .greaterThan(0))
+               .greaterThan(0)
+               .unit(kTimeUnit))
       .add(Key::string("max_wall_time",
                        "Wall-clock limit of the run: seconds (3600), H:MM:SS or D-HH:MM:SS. Near "
                        "it the run writes a checkpoint and exits with code 75, so that a batch "
@@ -57,7 +63,7 @@ Key grid() {
                .greaterThan(0)
                .sameLengthAs("grid.cells")
                .defaultEach(1.0)
-               .unit("m"))
+               .unit("L"))
       .add(Key::boolList("periodic", "Whether each direction is periodic.")
                .lengths({2, 3})
                .sameLengthAs("grid.cells")
@@ -114,6 +120,7 @@ Key diagnostics() {
                      "at its multiples (fluids and diffusion shorten a step to land on each, "
                      "md writes at the first step past it) and at step 0.")
                .greaterThan(0)
+               .unit(kTimeUnit)
                .insteadOf("every"))
       .add(Key::string("file", "File name inside run.output_dir.").defaultValue("diagnostics.csv"));
 }
@@ -134,6 +141,7 @@ Key output() {
                      "every: at its multiples (landed on as diagnostics.every_time says), step 0 "
                      "and the end.")
                .greaterThan(0)
+               .unit(kTimeUnit)
                .insteadOf("every"))
       .add(Key::string("fields",
                        "Grid fields to write: `all`, or names separated by spaces or commas "
@@ -163,6 +171,7 @@ Key checkpoint() {
                      "Write a checkpoint every this much simulated time instead, exclusive with "
                      "every: at its multiples (landed on as diagnostics.every_time says).")
                .greaterThan(0)
+               .unit(kTimeUnit)
                .insteadOf("every"))
       .add(Key::integer("keep",
                         "Checkpoints kept; older ones are deleted once a newer one is complete.")

@@ -37,7 +37,7 @@ std::vector<Violation> violations(Parameters const& p, int dims,
   double const limit = stabilityLimit(p.diffusivity, dims, spacing);
   if (p.dt > limit * (1 + 1e-12))
     out.push_back({"diffusion.dt",
-                   str(p.dt, " s exceeds the explicit stability limit ", limit, " s"),
+                   str(p.dt, " [T] exceeds the explicit stability limit ", limit, " [T]"),
                    "expected a smaller dt, or 0 to take diffusion.stability of the limit"});
   return out;
 }
@@ -120,7 +120,7 @@ void Model::step(ExecSpace const& space, double dt) {
   ScopedRegion region("eddy::diffusion::step");
   if (!(dt > 0 && dt <= stableDt() * (1 + 1e-12)))
     throw Error(str("diffusion: step ", m_step + 1, " asked for a time step of ", dt,
-                    " s; expected one in (0, ", stableDt(), "] s, the explicit stability limit"),
+                    " [T]; expected one in (0, ", stableDt(), "] [T], the explicit stability limit"),
                 ExitCode::Failure, true);
   m_halo->exchange(space, *m_u);
   mirrorWallGhosts(space, m_decomp, *m_u);

@@ -28,8 +28,8 @@ namespace eddy::diffusion {
 
 /// Physical parameters (deck section `diffusion`).
 struct Parameters {
-  double diffusivity = 0.01;         ///< kappa [m^2/s]
-  double dt = 0.0;                   ///< time step [s]; 0 = `stability` x the explicit limit
+  double diffusivity = 0.01;         ///< kappa [L^2/T]
+  double dt = 0.0;                   ///< time step [T]; 0 = `stability` x the explicit limit
   double stability = 0.5;            ///< fraction of the explicit stability limit
   std::array<int, 3> mode{1, 1, 1};  ///< Fourier mode numbers of the initial state
   double amplitude = 1.0;            ///< A
@@ -56,7 +56,7 @@ struct Diagnostics {
 class Model {
  public:
   /// Sets up fields and the halo exchange on `decomp` (collective over `comm`) and the initial
-  /// state. `length` is the domain size per axis [m].
+  /// state. `length` is the domain size per axis [L].
   Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
         std::array<double, 3> const& length, int ghost, Parameters const& params);
   ~Model();

@@ -28,7 +28,7 @@ char const* toString(BoundaryKind kind);
 /// One domain face: its kind and, for a moving wall, its velocity (tangential only).
 struct FaceBoundary {
   BoundaryKind kind = BoundaryKind::Wall;
-  std::array<double, 3> velocity{0.0, 0.0, 0.0};  ///< [m/s]
+  std::array<double, 3> velocity{0.0, 0.0, 0.0};  ///< [L/T]
 };
 
 /// The six domain faces, index 2 * axis + side (side 0 = low, 1 = high); z unused in 2D.

@@ -130,7 +130,7 @@ std::string Model::largestVelocity(ExecSpace const& space) const {
 }
 
 void Model::blewUp(ExecSpace const& space, long long step, std::string const& quantity) const {
-  throw Error(str("fluids: the flow blew up at step ", step, " (t = ", m_time, " s): ", quantity,
+  throw Error(str("fluids: the flow blew up at step ", step, " (t = ", m_time, " [T]): ", quantity,
                   "; the largest velocity: ", largestVelocity(space), ". Lower ",
                   m_params.dt > 0 ? "fluids.dt" : "fluids.cfl",
                   " (the last checkpoint holds the last good state)"),

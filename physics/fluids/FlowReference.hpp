@@ -15,11 +15,11 @@ struct FlowReference {
   enum Kind { None = 0, TaylorGreen = 1, Poiseuille = 2 };
   int kind = None;
   int dims = 2;
-  double U = 1.0;                 ///< Taylor-Green amplitude [m/s]
+  double U = 1.0;                 ///< Taylor-Green amplitude [L/T]
   double kx = 0, ky = 0, kz = 0;  ///< Taylor-Green wave numbers 2 pi / L [1/m]
   double decay = 1.0;             ///< Taylor-Green factor exp(-nu |k|^2 t) (2D)
-  double curvature = 0.0;         ///< Poiseuille f / (2 nu) [1/(m s)]
-  double height = 1.0;            ///< Poiseuille channel height (y extent) [m]
+  double curvature = 0.0;         ///< Poiseuille f / (2 nu) [1/(L T)]
+  double height = 1.0;            ///< Poiseuille channel height (y extent) [L]
 
   /// Velocity component c at (x, y, z).
   KOKKOS_INLINE_FUNCTION double velocity(int c, double x, double y, double z) const {

@@ -116,8 +116,8 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
   double const limit = viscousLimit(p, grid);
   if (p.dt > limit * (1 + 1e-12))
     out.push_back({"fluids.dt",
-                   str(p.dt, " s exceeds the viscous stability limit ", limit,
-                       " s of the scheme (h^2 / (2 nu sum 1/h_a^2))"),
+                   str(p.dt, " [T] exceeds the viscous stability limit ", limit,
+                       " [T] of the scheme (h^2 / (2 nu sum 1/h_a^2))"),
                    "expected a smaller dt, or 0 to follow fluids.cfl"});
   if (p.initial == InitialCondition::TaylorGreen)
     for (int a = 0; a < grid.dims; ++a)
@@ -360,7 +360,7 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
         str("fluids: the pressure Poisson solve (", toString(m_params.poisson.method),
             ") did not reach the relative residual ", m_params.poisson.tolerance, " within ",
             m_params.poisson.maxIterations, " iterations at step ", m_step + 1, " (t = ", m_time,
-            " s): final residual ", stats.relativeResidual, "; residual history: ", history.str(),
+            " [T]): final residual ", stats.relativeResidual, "; residual history: ", history.str(),
             ". Raise fluids.poisson.max_iterations or the tolerance",
             m_params.poisson.method != PoissonMethod::MultigridCG ? ", or use mgcg"
             : m_params.poisson.mixedPrecision
@@ -463,7 +463,7 @@ StepStats Model::step(ExecSpace const& space, double dt) {
   double const rate = m_rate ? *m_rate : maxRate(space);
   if (!(dt > 0 && std::isfinite(dt)))
     throw Error(str("fluids: step ", m_step + 1, " asked for a time step of ", dt,
-                    " s; expected a finite dt > 0"),
+                    " [T]; expected a finite dt > 0"),
                 ExitCode::Failure, true);
   s.dt = dt;
   s.cfl = s.dt * rate;
@@ -471,7 +471,7 @@ StepStats Model::step(ExecSpace const& space, double dt) {
   // limit, which the deck allows.
   if (s.cfl > kMaxCfl * (1 + 1e-12))
     throw Error(str("fluids: CFL number ", s.cfl, " at step ", m_step + 1, " (dt ", s.dt,
-                    " s) exceeds ", kMaxCfl, ", the stability limit of the RK3 scheme; lower ",
+                    " [T]) exceeds ", kMaxCfl, ", the stability limit of the RK3 scheme; lower ",
                     m_params.dt > 0 ? "fluids.dt" : "fluids.cfl"),
                 ExitCode::Failure, true);
   {

@@ -105,15 +105,15 @@ struct GuessState {
 
 /// Physical and numerical parameters (deck section `fluids`).
 struct Parameters {
-  double viscosity = 0.01;  ///< kinematic viscosity nu [m^2/s]
-  double density = 1.0;     ///< rho [kg/m^3]; only scales the reported pressure
+  double viscosity = 0.01;  ///< kinematic viscosity nu [L^2/T]
+  double density = 1.0;     ///< rho [M/L^3]; only scales the reported pressure
   InitialCondition initial = InitialCondition::Rest;
-  double velocityScale = 1.0;                ///< U of the Taylor-Green vortex [m/s]
-  std::array<double, 3> bodyForce{0, 0, 0};  ///< f [m/s^2]
+  double velocityScale = 1.0;                ///< U of the Taylor-Green vortex [L/T]
+  std::array<double, 3> bodyForce{0, 0, 0};  ///< f [L/T^2]
   FlowBoundaries boundaries;                 ///< per domain face
-  double dt = 0.0;                           ///< fixed time step [s]; 0 = from the CFL target
+  double dt = 0.0;                           ///< fixed time step [T]; 0 = from the CFL target
   double cfl = 0.5;            ///< target CFL number dt sum_a max|u_a| / h_a (when dt = 0)
-  double maxDt = 0.0;          ///< upper bound of dt [s]; 0 = none
+  double maxDt = 0.0;          ///< upper bound of dt [T]; 0 = none
   double viscousSafety = 1.0;  ///< fraction of the viscous limit h^2 / (2 nu sum 1/h_a^2 ...)
   /// Overlap halo exchanges with the work on cells that need no ghost (velocity and CG; it
   /// sets poisson.overlap).
@@ -126,7 +126,7 @@ struct Parameters {
 struct FlowGrid {
   int dims = 3;
   std::array<bool, 3> periodic{false, false, false};
-  std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per axis [m]
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per axis [L]
   /// Of `decomp`'s global grid over a domain of `length`.
   static FlowGrid of(CartDecomposition const& decomp, std::array<double, 3> const& length);
 };
@@ -155,8 +155,8 @@ struct StepStats {
 
 /// Domain-integrated quantities, identical on every rank and decomposition.
 struct Diagnostics {
-  double kineticEnergy = 0.0;  ///< (1/2V) integral |u|^2 [m^2/s^2]
-  double enstrophy = 0.0;      ///< (1/2V) sum of |curl u|^2 over the cell edges [1/s^2] (wall edges
+  double kineticEnergy = 0.0;  ///< (1/2V) integral |u|^2 [L^2/T^2]
+  double enstrophy = 0.0;      ///< (1/2V) sum of |curl u|^2 over the cell edges [1/T^2] (wall edges
                                ///< at full weight); in a periodic box dissipation = 2 nu this
   double maxSpeed = 0.0;       ///< max |u_a| over components and faces
   double maxDivergence = 0.0;  ///< max |div u| over cells
@@ -172,7 +172,7 @@ struct Diagnostics {
 class Model {
  public:
   /// Sets up fields, halo exchanges, the Poisson solver and the initial state (projected).
-  /// Collective over `comm`. `length` is the domain size per axis [m]. Throws
+  /// Collective over `comm`. `length` is the domain size per axis [L]. Throws
   /// eddy::ConfigError for inconsistent parameters (boundaries vs periodicity, dt above the
   /// viscous limit, ...).
   Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
@@ -206,7 +206,7 @@ class Model {
   /// u_a(low face)) / h_a (c = -1), for snapshots. Waits for `space`.
   std::vector<double> cellValues(ExecSpace const& space, int c) const;
 
-  /// Collective: the whole of velocity component `c` (or the pressure for c = 3, in Pa) on
+  /// Collective: the whole of velocity component `c` (or the pressure for c = 3, times rho) on
   /// every rank, x fastest, as a global array of globalExtent(c) entries. For tests and output.
   std::vector<double> gather(ExecSpace const& space, int c) const;
   /// Global entries per axis of component c (faces: N + 1 along its axis between walls).

@@ -109,8 +109,9 @@ def main():
         a.grid(alpha=0.3)
         a.legend(loc="best", fontsize=9)
     nx, ny = snap.fields["u"].shape[2], snap.fields["u"].shape[1]
-    fig.suptitle("Lid-driven cavity, Re = %s, %d x %d cells, t = %s %s%s"
-                 % (ep.fmt(re), nx, ny, ep.fmt(snap.time), snap.time_units, note))
+    unit = "" if snap.time_units in ("", "1") else " [%s]" % snap.time_units
+    fig.suptitle("Lid-driven cavity, Re = %s, %d x %d cells, t = %s%s%s"
+                 % (ep.fmt(re), nx, ny, ep.fmt(snap.time), unit, note))
     fig.tight_layout()
     ep.save(fig, args.output, args.dpi)
 

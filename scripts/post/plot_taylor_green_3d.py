@@ -64,8 +64,7 @@ def main():
     else:
         source = "no reference data given (--reference): the run's own rates"
     unit = series.unit("KE") + "/" + series.unit("t")
-    if unit == "m^2/s^2/s":
-        unit = "m^2/s^3"
+    unit = {"L^2/T^2/T": "L^2/T^3", "m^2/s^2/s": "m^2/s^3"}.get(unit, unit)
     a2.set_ylabel("dissipation rate [%s]" % unit)
     a2.set_xlabel(series.label("t"))
     a2.legend()

@@ -98,7 +98,7 @@ eddy_add_cli_test(NAME cli.run.beyond_memory EXPECT_EXIT 3
 # no output of that step is written, the last good checkpoint stays and restarts.
 foreach(n 1 4)
   eddy_add_cli_test(NAME cli.run.fluids_runaway.np${n} RANKS ${n} EXPECT_EXIT 1
-                    MATCH "fluids: CFL number 1\\.70[0-9]* at step 214 \\(dt 0\\.001 s\\) exceeds 1\\.7"
+                    MATCH "fluids: CFL number 1\\.70[0-9]* at step 214 \\(dt 0\\.001 \\[T\\]\\) exceeds 1\\.7"
                           "checkpoint step 200 written"
                     ONCE "eddy: error"
                     COMMAND run tests/cli/decks/fluids_runaway.yaml)

@@ -63,7 +63,7 @@ std::string freshDirectory(std::string const& name) {
 io::CheckpointGrid block(CartDecomposition const& d, int a) {
   io::CheckpointGrid g;
   g.name = a == 0 ? "faces" : "cells";
-  g.units = a == 0 ? "m/s" : "Pa";
+  g.units = a == 0 ? "L/T" : "M/(L T^2)";
   g.global = kCells;
   g.offset = d.offset();
   g.count = d.localCells();

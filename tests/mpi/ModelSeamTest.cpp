@@ -127,7 +127,7 @@ TEST(ModelSeam, TwoModelsTakeTheSmallerOfTheirStepsTogether) {
   std::string header;
   auto const table = rows(outDir("own") + "/diagnostics.csv", &header);
   ASSERT_EQ(table.size(), 5u);  // steps 0, 3, 6, 9, 12
-  EXPECT_EQ(header.rfind("step [1],fluids_t [s],fluids_dt [s]", 0), 0u) << header;
+  EXPECT_EQ(header.rfind("step [1],fluids_t [T],fluids_dt [T]", 0), 0u) << header;
   std::vector<std::string> names;
   std::istringstream h(header);
   for (std::string c; std::getline(h, c, ',');) names.push_back(c.substr(0, c.find(' ')));

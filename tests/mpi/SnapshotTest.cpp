@@ -63,7 +63,7 @@ eddy::io::SnapshotData makeData(CartDecomposition const& d, long long step, bool
   s.grid.origin = {0.0, 0.0, 0.0};
   s.grid.spacing = {0.1, 0.2, 0.3};
   for (int f = 0; f < 2; ++f) {
-    eddy::io::GridArray a{f == 0 ? "alpha" : "beta", f == 0 ? "Pa" : "m/s", {}};
+    eddy::io::GridArray a{f == 0 ? "alpha" : "beta", f == 0 ? "M/(L T^2)" : "L/T", {}};
     Index3 const n = d.localCells(), o = d.offset();
     for (int k = 0; k < n[2]; ++k)
       for (int j = 0; j < n[1]; ++j)
@@ -83,8 +83,8 @@ eddy::io::SnapshotData makeData(CartDecomposition const& d, long long step, bool
       s.particles.id.push_back(id);
       s.particles.type.push_back(static_cast<std::int32_t>(id % 3));
     }
-    s.particles.positionUnits = "m";
-    s.particles.velocityUnits = "m/s";
+    s.particles.positionUnits = "sigma";
+    s.particles.velocityUnits = "sigma/tau";
   }
   return s;
 }
@@ -143,7 +143,7 @@ void checkFile(std::string const& path, CartDecomposition const& d, long long st
   EXPECT_EQ(readScalarAttribute<std::int64_t>(file, "ranks", H5T_NATIVE_INT64), worldSize());
   EXPECT_EQ(readStringAttribute(file, "eddy_version"), std::string(eddy::kVersion));
   EXPECT_EQ(readStringAttribute(file, "deck"), deck);
-  EXPECT_EQ(readStringAttribute(file, "time_units"), "s");
+  EXPECT_EQ(readStringAttribute(file, "time_units"), "T");
 
   Index3 const n = d.globalCells();
   // 2D grids are stored one cell thick: (1, ny, nx).
@@ -155,7 +155,7 @@ void checkFile(std::string const& path, CartDecomposition const& d, long long st
     auto const v = readDataset<double>(file, f == 0 ? "/fields/alpha" : "/fields/beta",
                                        H5T_NATIVE_DOUBLE, dims, units);
     EXPECT_EQ(dims, expectDims);
-    EXPECT_EQ(units, f == 0 ? "Pa" : "m/s");
+    EXPECT_EQ(units, f == 0 ? "M/(L T^2)" : "L/T");
     ASSERT_EQ(v.size(), std::size_t(n[0]) * n[1] * n[2]);
     int bad = 0;
     std::size_t at = 0;
@@ -177,10 +177,10 @@ void checkFile(std::string const& path, CartDecomposition const& d, long long st
     std::string units;
     auto const x = readDataset<double>(file, "/particles/position", H5T_NATIVE_DOUBLE, dims, units);
     EXPECT_EQ(dims, (std::vector<hsize_t>{total, 3}));
-    EXPECT_EQ(units, "m");
+    EXPECT_EQ(units, "sigma");
     auto const v = readDataset<double>(file, "/particles/velocity", H5T_NATIVE_DOUBLE, dims, units);
     EXPECT_EQ(dims, (std::vector<hsize_t>{total, 3}));
-    EXPECT_EQ(units, "m/s");
+    EXPECT_EQ(units, "sigma/tau");
     auto const id = readDataset<std::int64_t>(file, "/particles/id", H5T_NATIVE_INT64, dims, units);
     EXPECT_EQ(dims, (std::vector<hsize_t>{total}));
     auto const type =

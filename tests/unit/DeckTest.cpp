@@ -524,7 +524,7 @@ TEST(Schema, ModelRegistersItsSection) {
           .add(Key::realList("gravity", "g.")
                    .sameLengthAs("grid.cells")
                    .defaultEach(0.0)
-                   .unit("m/s^2"))
+                   .unit("L/T^2"))
           .add(Key::string("restart", "optional key without default"))
           .add(
               Key::section("solver", "Pressure solver.")

@@ -5,12 +5,12 @@
 /// and docs/deck-reference.md all come from that description:
 /// @code
 ///   Key fluids = Key::section("fluids", "Incompressible Navier-Stokes solver.")
-///       .add(Key::real("viscosity", "Kinematic viscosity.").greaterThan(0).unit("m^2/s")
+///       .add(Key::real("viscosity", "Kinematic viscosity.").greaterThan(0).unit("L^2/T")
 ///                .required())
 ///       .add(Key::choice("scheme", {"upwind", "central"}, "Advection scheme.")
 ///                .defaultValue("upwind"))
 ///       .add(Key::realList("gravity", "Body force per unit mass.").lengths({2, 3})
-///                .sameLengthAs("grid.cells").defaultEach(0.0).unit("m/s^2"));
+///                .sameLengthAs("grid.cells").defaultEach(0.0).unit("L/T^2"));
 ///   schema.add(std::move(fluids));  // see deckSchema() in app/ModelRegistry.cpp
 /// @endcode
 #pragma once

@@ -53,8 +53,8 @@ struct ParticleArrays {
   std::vector<double> velocity;     ///< 3 per particle
   std::vector<std::int64_t> id;     ///< global id
   std::vector<std::int32_t> type;   ///< species
-  std::string positionUnits = "1";  ///< "1" for reduced (dimensionless) units
-  std::string velocityUnits = "1";
+  std::string positionUnits = "1";  ///< e.g. md's "sigma"; "1" for dimensionless
+  std::string velocityUnits = "1";  ///< e.g. md's "sigma/tau"
   std::size_t count() const { return id.size(); }
 };
 
@@ -64,7 +64,7 @@ struct SnapshotData {
   long long step = 0;
   double time = 0.0;
   double dt = 0.0;
-  std::string timeUnits = "s";
+  std::string timeUnits = "T";  ///< "T" (the deck's own time unit), "tau" (md) or "1"
   bool hasGrid = false;
   GridGeometry grid;
   std::vector<GridArray> fields;
