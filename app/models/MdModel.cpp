@@ -32,7 +32,9 @@ constexpr Choice<md::Thermostat> kThermostat[] = {{"none", md::Thermostat::None}
 Key section() {
   return Key::section(
              "md",
-             "Lennard-Jones 12-6 molecular dynamics in reduced units (epsilon = sigma = mass = 1) "
+             "Lennard-Jones 12-6 molecular dynamics in Lennard-Jones units (lengths in sigma, energies "
+             "in epsilon, the atom mass m, time tau = sigma sqrt(m / epsilon), temperature "
+             "epsilon / k_B: each 1) "
              "in a periodic 3D box. grid.cells counts cubic lattice cells of edge (4 / "
              "density)^(1/3) "
              "per axis, 4 atoms each (N = 4 nx ny nz); the ranks split these cells "
@@ -45,21 +47,27 @@ Key section() {
                        "lattice cell (overlaps give huge forces: for tests, or with a thermostat "
                        "and a small dt).")
                .defaultValue("fcc"))
-      .add(Key::real("density", "Number density rho*.").greaterThan(0).defaultValue(0.8442))
+      .add(Key::real("density", "Number density rho*.")
+               .greaterThan(0)
+               .defaultValue(0.8442)
+               .unit("sigma^-3"))
       .add(Key::real("temperature",
                      "Initial temperature T*: Gaussian velocities drawn per atom from (seed, "
                      "global id), zero total momentum, rescaled to exactly T* (the same state on "
                      "any rank count).")
                .atLeast(0)
-               .defaultValue(1.44))
+               .defaultValue(1.44)
+               .unit("epsilon/k_B"))
       .add(Key::real("cutoff", "Cutoff radius rc of the potential.")
                .greaterThan(0)
-               .defaultValue(2.5))
+               .defaultValue(2.5)
+               .unit("sigma"))
       .add(Key::real("skin", "Verlet skin: lists hold pairs within rc + skin.")
                .atLeast(0)
-               .defaultValue(0.3))
+               .defaultValue(0.3)
+               .unit("sigma"))
       .add(Key::boolean("shift", "Shift the potential so that U(rc) = 0.").defaultValue(false))
-      .add(Key::real("dt", "Time step.").greaterThan(0).defaultValue(0.005))
+      .add(Key::real("dt", "Time step.").greaterThan(0).defaultValue(0.005).unit("tau"))
       .add(Key::choice("neighbor", choiceNames(kList, {"auto"}),
                        "Neighbour list: half (each pair once, scatter-add forces, ghost forces "
                        "summed back to their owners), full (no atomics, twice the pairs), or "
@@ -72,15 +80,20 @@ Key section() {
                .defaultValue("none"))
       .add(Key::real("thermostat_temperature", "Target temperature of the thermostat.")
                .greaterThan(0)
-               .defaultValue(1.44))
+               .defaultValue(1.44)
+               .unit("epsilon/k_B"))
       .add(Key::integer("thermostat_steps",
                         "Steps the thermostat acts for, then NVE; 0 = the whole run.")
                .atLeast(0)
                .defaultValue(0))
-      .add(Key::real("berendsen_tau", "Berendsen coupling time.").greaterThan(0).defaultValue(0.5))
+      .add(Key::real("berendsen_tau", "Berendsen coupling time.")
+               .greaterThan(0)
+               .defaultValue(0.5)
+               .unit("tau"))
       .add(Key::real("langevin_damping", "Langevin friction coefficient gamma.")
                .greaterThan(0)
-               .defaultValue(1.0))
+               .defaultValue(1.0)
+               .unit("1/tau"))
       .add(Key::integer("seed",
                         "Seed of the counter-based random numbers (velocities, random lattice, "
                         "Langevin noise), which are functions of (seed, atom id, step).")
@@ -100,7 +113,8 @@ Key section() {
                         .defaultValue(0))
                .add(Key::real("r_max", "Largest distance; 0 = the cutoff (at most the cutoff).")
                         .atLeast(0)
-                        .defaultValue(0.0))
+                        .defaultValue(0.0)
+                        .unit("sigma"))
                .add(Key::integer("bins", "Number of shells over [0, r_max).")
                         .atLeast(1)
                         .atMost(1 << 20)
@@ -117,7 +131,8 @@ Key section() {
                         .defaultValue(50))
                .add(Key::real("v_max", "Upper end of the bins; faster atoms are counted apart.")
                         .greaterThan(0)
-                        .defaultValue(5.0)));
+                        .defaultValue(5.0)
+                        .unit("sigma/tau")));
 }
 
 /// The parameters of the deck, the lattice cells those of grid.cells (3 of them: check()).
@@ -360,7 +375,7 @@ class MdModel final : public Model {
     return static_cast<double>(m_system.steps()) * m_system.parameters().dt;
   }
   double lastDt() const override { return m_system.parameters().dt; }
-  std::string timeUnits() const override { return "1"; }  // reduced LJ units
+  std::string timeUnits() const override { return "tau"; }
   std::pair<double, std::string> work() const override {
     return {static_cast<double>(m_system.atoms()), "atom-steps"};
   }
@@ -378,8 +393,9 @@ class MdModel final : public Model {
     return buf;
   }
   std::vector<Column> columns() const override {
-    return {{"time", "tau"},     {"T", "eps/kB"}, {"PE", "eps/atom"},    {"KE", "eps/atom"},
-            {"E", "eps/atom"}, {"P", "eps/sigma^3"}, {"rebuilds", "1"}};
+    return {{"time", "tau"},          {"T", "epsilon/k_B"},        {"PE", "epsilon/atom"},
+            {"KE", "epsilon/atom"},  {"E", "epsilon/atom"},       {"P", "epsilon/sigma^3"},
+            {"rebuilds", "1"}};
   }
   std::vector<double> values(ExecSpace const& space) override {
     auto const d = m_system.diagnostics(space);
@@ -403,6 +419,8 @@ class MdModel final : public Model {
     out.velocity = a.v;
     out.id = a.id;
     out.type = a.type;
+    out.positionUnits = "sigma";
+    out.velocityUnits = "sigma/tau";
   }
 
   /// The state: every atom's position, velocity, force and position at the last neighbour-list
@@ -427,7 +445,7 @@ class MdModel final : public Model {
     particles.type = s.type;
     particles.columns = {{"position", 3, "sigma", s.x},
                          {"velocity", 3, "sigma/tau", s.v},
-                         {"force", 3, "eps/sigma", s.f},
+                         {"force", 3, "epsilon/sigma", s.f},
                          {"build_position", 3, "sigma", s.x0}};
     out.particles(std::move(particles));
   }
