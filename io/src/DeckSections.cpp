@@ -9,7 +9,8 @@ namespace eddy::io {
 namespace sections {
 
 namespace {
-/// Times of the run: the deck's own time unit T, or md's tau (docs/user-guide.md#units).
+/// Times of the run: the deck's own time unit T, or md's tau
+/// (docs/user-guide.md#units-and-non-dimensionalisation).
 constexpr char const* kTimeUnit = "T (md: tau)";
 }  // namespace
 
