@@ -1,6 +1,7 @@
 /// @file MacKernels.hpp
 /// @brief Stencil kernels of the flow model on the staggered (MAC) grid: momentum right-hand
-/// side, Runge-Kutta update, divergence, projection correction and vorticity.
+/// side, Runge-Kutta update, divergence, projection correction, vorticity and the velocity
+/// gradient at cell centres.
 ///
 /// Index conventions: velocity component c at local face (i, j, k) sits on the low face of cell
 /// (i, j, k) normal to axis c; p at the cell centre. Ghosts (halo exchange + wall ghosts) must be
@@ -97,6 +98,35 @@ KOKKOS_INLINE_FUNCTION double vorticity(MacGrid const& g, VelocityViews const& u
   double const dub = (u.c[b](i, j, k) - u.c[b](i - ea[0], j - ea[1], k - ea[2])) * g.invH[a];
   double const dua = (u.c[a](i, j, k) - u.c[a](i - eb[0], j - eb[1], k - eb[2])) * g.invH[b];
   return dub - dua;
+}
+
+/// The mean of face field `f` (normal to axis `a`) over the two faces of cell (i, j, k) along
+/// a: the value at the cell centre.
+KOKKOS_INLINE_FUNCTION double cellMean(FieldView const& f, int a, int i, int j, int k) {
+  return 0.5 * (f(i, j, k) + f(i + (a == 0), j + (a == 1), k + (a == 2)));
+}
+
+/// The velocity gradient g[a][b] = d u_a / d x_b at the centre of cell (i, j, k), to second
+/// order: along a, the difference of the cell's two faces (the divergence's terms); across,
+/// the central difference of the cell means (cellMean) of the two neighbouring cells. The
+/// cell's vorticity g[b][a] - g[a][b] is then the mean of the four edge values of vorticity()
+/// around it, the enstrophy's. Reads one ghost layer of every component, edges and corners
+/// included (halo exchange and wall ghosts: current between steps). Entries of axes >= dims
+/// are 0.
+KOKKOS_INLINE_FUNCTION void cellGradient(MacGrid const& g, VelocityViews const& u, int i, int j,
+                                         int k, double (&grad)[3][3]) {
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) grad[a][b] = 0.0;
+  for (int a = 0; a < g.dims; ++a) {
+    FieldView const& f = u.c[a];
+    for (int b = 0; b < g.dims; ++b) {
+      int const di = b == 0, dj = b == 1, dk = b == 2;
+      grad[a][b] = a == b ? (f(i + di, j + dj, k + dk) - f(i, j, k)) * g.invH[b]
+                          : (cellMean(f, a, i + di, j + dj, k + dk) -
+                             cellMean(f, a, i - di, j - dj, k - dk)) *
+                                (0.5 * g.invH[b]);
+    }
+  }
 }
 
 }  // namespace eddy::fluids::mac

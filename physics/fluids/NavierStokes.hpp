@@ -153,6 +153,15 @@ struct StepStats {
   double maxDivergence = 0.0;    ///< max |div u| after the projection [1/s]
 };
 
+/// A cell-centred quantity derived from the velocity, for output (Model::derivedValues).
+enum class Derived {
+  VorticityX,  ///< d w / d y - d v / d z [1/T] (3D)
+  VorticityY,  ///< d u / d z - d w / d x [1/T] (3D)
+  VorticityZ,  ///< d v / d x - d u / d y [1/T]; the vorticity of a 2D flow
+  QCriterion,  ///< Q = (|Omega|^2 - |S|^2) / 2 of the velocity gradient [1/T^2]
+  Speed        ///< |u| of the cell-centred velocity [L/T]
+};
+
 /// Domain-integrated quantities, identical on every rank and decomposition.
 struct Diagnostics {
   double kineticEnergy = 0.0;  ///< (1/2V) integral |u|^2 [L^2/T^2]
@@ -205,6 +214,14 @@ class Model {
   /// (c < dims: the average of its two faces), or of the divergence sum_a (u_a(high face) -
   /// u_a(low face)) / h_a (c = -1), for snapshots. Waits for `space`.
   std::vector<double> cellValues(ExecSpace const& space, int c) const;
+
+  /// Host values at this rank's owned cell centres (x fastest) of `q`, computed on the device
+  /// from the velocity gradient at each cell centre (mac::cellGradient, second order; Omega and
+  /// S its antisymmetric and symmetric parts) and the cell means of the components. Reads one
+  /// ghost layer of the velocity, current between steps (every step, restore and the initial
+  /// state leave it so). Holds one cell field on the device while it runs; waits for `space`.
+  /// Throws eddy::Error for VorticityX or VorticityY in 2D.
+  std::vector<double> derivedValues(ExecSpace const& space, Derived q) const;
 
   /// Collective: the whole of velocity component `c` (or the pressure for c = 3, times rho) on
   /// every rank, x fastest, as a global array of globalExtent(c) entries. For tests and output.
