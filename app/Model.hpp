@@ -39,6 +39,9 @@ struct FieldInfo {
   std::string name;   ///< dataset name, and what `output.fields` calls it
   std::string units;  ///< stored with the dataset
   Centering centering = Centering::Cell;  ///< where the model holds it
+  /// Written only when `output.fields` names it, not for `all`: a quantity computed for the
+  /// snapshot (vorticity), which costs compute and storage the run does not otherwise need.
+  bool onRequest = false;
 };
 
 /// One column of the diagnostics time series: name and unit.

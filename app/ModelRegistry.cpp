@@ -1,4 +1,5 @@
 #include "ModelRegistry.hpp"
+#include "SnapshotOutput.hpp"
 
 #include "RunControl.hpp"
 
@@ -13,7 +14,6 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 
 namespace eddy::app {
 
@@ -85,20 +85,25 @@ void checkDeck(io::Deck const& deck) {
 
   if (deck.has("output") && !models.empty()) {
     auto const fields = snapshotFields(deck);
-    std::string list = deck.getString("output.fields");
-    std::replace(list.begin(), list.end(), ',', ' ');
-    std::istringstream words(list);
-    for (std::string w; words >> w;) {
+    for (std::string const& w : requestedFields(deck)) {
       if (w == "all") continue;
       bool const known = std::any_of(fields.begin(), fields.end(),
                                      [&w](FieldInfo const& f) { return f.name == w; });
       if (known) continue;
-      std::string allowed = "all";
-      for (auto const& f : fields) allowed += ", " + f.name;
+      std::string allowed = "all", onRequest;
+      for (auto const& f : fields) {
+        if (f.onRequest)
+          onRequest += (onRequest.empty() ? "" : ", ") + f.name;
+        else
+          allowed += ", " + f.name;
+      }
       errors.add(deck, "output.fields",
                  str("names '", io::elided(w), "', which this run does not write"),
-                 fields.empty() ? std::string("expected all (this model writes particles only)")
-                                : str("expected names from: ", allowed));
+                 fields.empty()
+                     ? std::string("expected all (this model writes particles only)")
+                     : str("expected names from: ", allowed,
+                           onRequest.empty() ? std::string()
+                                             : "; and, written only when named: " + onRequest));
     }
   }
   errors.throwIfAny();

@@ -93,9 +93,7 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models, std::st
   double const firstTime = lead.time();
   long long const restartStep = restartFile ? first : -1;
 
-  std::vector<std::string> available;
-  for (auto const& f : snapshotFields(deck)) available.push_back(f.name);
-  SnapshotOutput output(rt, deck, available, timeUnits);
+  SnapshotOutput output(rt, deck, snapshotFields(deck), timeUnits);
   if (restartFile) output.resume(restartFile->text("snapshot_index"), first);
   auto snapshot = [&] {
     io::SnapshotData d;

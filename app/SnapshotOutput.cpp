@@ -9,22 +9,37 @@
 
 namespace eddy::app {
 
-SnapshotOutput::SnapshotOutput(Runtime const& rt, io::Deck const& deck,
-                               std::vector<std::string> available, std::string const& timeUnits)
-    : m_schedule(Schedule::fromDeck(deck, "output")) {
-  if (!m_schedule.active()) return;
+std::vector<std::string> requestedFields(io::Deck const& deck) {
+  std::vector<std::string> names;
+  if (!deck.has("output")) return names;
   std::string list = deck.getString("output.fields");
   std::replace(list.begin(), list.end(), ',', ' ');
   std::istringstream words(list);
-  for (std::string w; words >> w;) {
+  for (std::string w; words >> w;) names.push_back(w);
+  return names;
+}
+
+SnapshotOutput::SnapshotOutput(Runtime const& rt, io::Deck const& deck,
+                               std::vector<FieldInfo> const& available,
+                               std::string const& timeUnits)
+    : m_schedule(Schedule::fromDeck(deck, "output")) {
+  if (!m_schedule.active()) return;
+  // `all` and names may come together ("all vorticity"): each field once.
+  auto add = [this](std::string const& name) {
+    if (std::find(m_fields.begin(), m_fields.end(), name) == m_fields.end())
+      m_fields.push_back(name);
+  };
+  for (std::string const& w : requestedFields(deck)) {
     if (w == "all") {
-      m_fields = available;
-      break;
+      for (auto const& f : available)
+        if (!f.onRequest) add(f.name);
+      continue;
     }
-    EDDY_REQUIRE(std::find(available.begin(), available.end(), w) != available.end(),
+    EDDY_REQUIRE(std::any_of(available.begin(), available.end(),
+                             [&w](FieldInfo const& f) { return f.name == w; }),
                  "SnapshotOutput: output.fields names '", w, "', which checkDeck should have "
                  "refused");
-    m_fields.push_back(w);
+    add(w);
   }
   io::SnapshotWriter::Options o;
   o.directory = deck.getString("run.output_dir");

@@ -3,6 +3,7 @@
 /// which fields, and host copies of device fields in the layout eddy::io expects.
 #pragma once
 
+#include "Model.hpp"
 #include "RunControl.hpp"
 #include "TimeLoop.hpp"
 
@@ -16,14 +17,18 @@
 
 namespace eddy::app {
 
+/// The words of `output.fields` (separated by spaces or commas) in deck order; none without an
+/// `output` section.
+std::vector<std::string> requestedFields(io::Deck const& deck);
+
 /// Snapshots of a run as the deck's `output` section asks; does nothing without that section
 /// or with `output.every: 0` (and no `output.every_time`).
 class SnapshotOutput {
  public:
   /// `available`: the grid fields the run can write (checkDeck made sure that `output.fields`
-  /// names only these).
-  /// `timeUnits`: the run's, for the log line.
-  SnapshotOutput(Runtime const& rt, io::Deck const& deck, std::vector<std::string> available,
+  /// names only these); `all` stands for those not written on request only. `timeUnits`: the
+  /// run's, for the log line.
+  SnapshotOutput(Runtime const& rt, io::Deck const& deck, std::vector<FieldInfo> const& available,
                  std::string const& timeUnits);
 
   bool active() const { return m_writer != nullptr; }

@@ -3,6 +3,7 @@
 #include "../DeckChoice.hpp"
 #include "../Format.hpp"
 #include "../Model.hpp"
+#include "../SnapshotOutput.hpp"
 
 #include "eddy/core/FieldHost.hpp"
 #include "fluids/NavierStokes.hpp"
@@ -213,9 +214,23 @@ std::vector<FieldInfo> fields(io::Deck const& deck) {
   std::vector<FieldInfo> f{{"pressure", "M/(L T^2)", Centering::Cell},
                            {"u", "L/T", Centering::FaceX},
                            {"v", "L/T", Centering::FaceY}};
-  if (deck.getIntList("grid.cells").size() == 3) f.push_back({"w", "L/T", Centering::FaceZ});
+  bool const three = deck.getIntList("grid.cells").size() == 3;
+  if (three) f.push_back({"w", "L/T", Centering::FaceZ});
   f.push_back({"divergence", "1/T", Centering::Cell});
+  // Derived at cell centres for the snapshot (snapshot() below): on request only.
+  f.push_back({"vorticity", "1/T", Centering::Cell, true});
+  f.push_back({"q_criterion", "1/T^2", Centering::Cell, true});
+  f.push_back({"speed", "L/T", Centering::Cell, true});
   return f;
+}
+
+/// Whether output.fields names a derived field (alone or, in a run of several models, with its
+/// prefix).
+bool wantsDerived(io::Deck const& deck) {
+  for (std::string const& w : requestedFields(deck))
+    for (char const* name : {"vorticity", "q_criterion", "speed"})
+      if (w == name || w == std::string("fluids_") + name) return true;
+  return false;
 }
 
 double bytesPerCell(io::Deck const& deck) {
@@ -224,12 +239,14 @@ double bytesPerCell(io::Deck const& deck) {
   bool const mgcg = p.poisson.method == fluids::PoissonMethod::MultigridCG;
   // Velocity and its stage buffer per component, pressure, phi and the older increments of the
   // guess, the solver's work fields; mgcg's coarser levels add about 3 fields / (2^dims - 1).
-  double const fields =
-      2.0 * dims + 2 + fluids::guessHistory(p.guess) + (mgcg ? 4 : 3) + (mgcg ? 3.0 / ((1 << dims) - 1) : 0);
+  // A derived snapshot field holds one more cell field while it is computed.
+  double const fields = 2.0 * dims + 2 + fluids::guessHistory(p.guess) + (mgcg ? 4 : 3) +
+                        (mgcg ? 3.0 / ((1 << dims) - 1) : 0) + (wantsDerived(deck) ? 1 : 0);
   return 8.0 * fields;
 }
 
 char const* const kVelocityName[3] = {"u", "v", "w"};
+char const* const kAxisName[3] = {"x", "y", "z"};
 
 class FluidsModel final : public Model {
  public:
@@ -327,6 +344,29 @@ class FluidsModel final : public Model {
       if (wants(kVelocityName[c])) velocity.components.push_back(kVelocityName[c]);
     if (static_cast<int>(velocity.components.size()) == m_decomp.dims())
       data.vectors.push_back(velocity);
+    // Derived at cell centres from the face velocities (fluids::Model::derivedValues).
+    if (wants("vorticity")) {
+      if (m_decomp.dims() == 2) {
+        data.fields.push_back(
+            {"vorticity", "1/s", m_model.derivedValues(space, fluids::Derived::VorticityZ)});
+      } else {
+        io::GridVector vorticity{"vorticity", {}};
+        fluids::Derived const component[3] = {fluids::Derived::VorticityX,
+                                              fluids::Derived::VorticityY,
+                                              fluids::Derived::VorticityZ};
+        for (int c = 0; c < 3; ++c) {
+          std::string const name = str("vorticity_", kAxisName[c]);
+          data.fields.push_back({name, "1/s", m_model.derivedValues(space, component[c])});
+          vorticity.components.push_back(name);
+        }
+        data.vectors.push_back(vorticity);
+      }
+    }
+    if (wants("q_criterion"))
+      data.fields.push_back(
+          {"q_criterion", "1/s^2", m_model.derivedValues(space, fluids::Derived::QCriterion)});
+    if (wants("speed"))
+      data.fields.push_back({"speed", "m/s", m_model.derivedValues(space, fluids::Derived::Speed)});
   }
 
   /// The state: face velocities, pressure and the Poisson guess with the increments it

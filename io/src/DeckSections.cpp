@@ -145,10 +145,15 @@ Key output() {
                .unit(kTimeUnit)
                .insteadOf("every"))
       .add(Key::string("fields",
-                       "Grid fields to write: `all`, or names separated by spaces or commas "
-                       "(fluids: pressure u v w divergence; diffusion: u; in a run of several "
-                       "models each name starts with its model's, as in fluids_u). Particles "
-                       "(md) are always written.")
+                       "Grid fields to write: `all`, or names separated by spaces or commas, or "
+                       "both (fluids: pressure u v w divergence; diffusion: u; in a run of "
+                       "several models each name starts with its model's, as in fluids_u). "
+                       "Derived fields are written only when named, not by `all`, as each costs a "
+                       "kernel and a field of storage per snapshot; fluids: vorticity (the vector "
+                       "vorticity_x, _y, _z in 3D, the scalar omega_z in 2D, 1/s), q_criterion "
+                       "(Q = (|Omega|^2 - |S|^2) / 2 of the velocity gradient, 1/s^2) and speed "
+                       "(|u|, m/s), at cell centres from second-order differences of the face "
+                       "velocities. Particles (md) are always written.")
                .defaultValue("all"))
       .add(Key::choice("mode", {"auto", "collective", "gather"},
                        "How ranks write: collective MPI-IO into one file (parallel HDF5 only), or "
