@@ -70,6 +70,12 @@ eddy_bad_deck(bad_enum "5:3: parallel\\.gpu_aware_mpi: got 'maybe'" "expected on
 eddy_bad_deck(syntax_error "[34]:[0-9]+: YAML syntax error" "end of sequence flow not found")
 eddy_bad_deck(empty "1:1: \\(top level\\): the deck is empty" "expected a map of sections")
 eddy_bad_deck(not_a_map "2:1: \\(top level\\): the deck is a list" "expected a map of sections")
+eddy_bad_deck(derived_unknown "7:3: output\\.fields: names 'vortcity', which this run does not write"
+              "expected names from: all, pressure, u, v, divergence; and, written only when named: vorticity, q_criterion, speed")
+# The flow's derived fields are accepted by name, next to `all`.
+eddy_add_cli_test(NAME cli.validate.derived_fields EXPECT_EXIT 0
+                  MATCH "valid\\. Resolved deck" "fields: .all, vorticity q_criterion speed."
+                  COMMAND validate ${_decks}/derived_fields.yaml)
 
 # eddy_deck_errors(<name> <deck> <message regex> [MAX_OUTPUT <bytes>]): `eddy validate` of <deck>
 # (serially and at 4 ranks) and `eddy run` of it exit 3 (ExitCode::Deck) and print the whole

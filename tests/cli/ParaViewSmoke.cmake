@@ -69,3 +69,23 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ParaView check of the 2D run failed (${rc})")
 endif()
 
+
+# The flow's derived fields: the vorticity is a vector joined from its stored components, like
+# the velocity; the speed of the Taylor-Green vortex (U = 1, decaying) stays within [0, 1].
+set(out4 "${ROOT}/output/cli_paraview_derived")
+file(REMOVE_RECURSE "${out4}")
+file(READ ${ROOT}/tests/cli/decks/derived_fields.yaml deck)
+string(REGEX REPLACE "output_dir: [^\n]*" "output_dir: ${out4}" deck "${deck}")
+file(MAKE_DIRECTORY ${out4})
+file(WRITE ${out4}/deck.yaml "${deck}")
+execute_process(COMMAND ${EDDY} run ${out4}/deck.yaml WORKING_DIRECTORY ${ROOT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "eddy run (derived fields) failed (${rc}):\n${o}${e}")
+endif()
+run_pvbatch(rc ${ROOT}/scripts/paraview/check_run.py ${out4}/derived.xmf
+            --arrays velocity,vorticity,vorticity_x,vorticity_y,vorticity_z,q_criterion,speed
+            --vectors velocity,vorticity --steps 3 --range speed:0:1 --png ${out4}/derived.png)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ParaView check of the derived fields failed (${rc})")
+endif()

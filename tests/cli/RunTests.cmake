@@ -243,6 +243,16 @@ foreach(n 1 4)
   set_tests_properties(cli.run.lj_snapshots.np${n} PROPERTIES RESOURCE_LOCK cli_lj_snapshots)
 endforeach()
 
+# Snapshots with the flow's derived fields (vorticity, Q, speed) next to `all`.
+foreach(n 1 2)
+  eddy_add_cli_test(NAME cli.run.derived_fields.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "snapshot step 0 written: output/cli_derived_fields/derived_000000.h5"
+                          "snapshot step 4 written: output/cli_derived_fields/derived_000004.h5"
+                    ONCE "snapshot step 4 written"
+                    COMMAND run tests/cli/decks/derived_fields.yaml)
+  set_tests_properties(cli.run.derived_fields.np${n} PROPERTIES RESOURCE_LOCK cli_derived_fields)
+endforeach()
+
 # ParaView opens a run: scripts/setup installs paraview, python3-paraview and xvfb.
 find_program(EDDY_PVBATCH pvbatch)
 find_program(EDDY_XVFB_RUN xvfb-run)

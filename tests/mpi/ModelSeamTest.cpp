@@ -163,4 +163,58 @@ TEST(ModelSeam, ModelsThatCannotShareARunAreADeckError) {
   }
 }
 
+/// The text of the XDMF index of a run of `fields` (output.fields) on a Taylor-Green box of
+/// 8^dims cells, alone or (`withDiffusion`) with a diffusion model beside the flow: step 0.
+std::string indexOf(std::string const& name, int dims, std::string const& fields,
+                    bool withDiffusion = false) {
+  std::ostringstream d;
+  d << "run: {name: " << name << ", steps: 0, output_dir: " << outDir(name) << "}\n"
+    << "grid: {cells: " << (dims == 3 ? "[8, 8, 8]" : "[8, 8]")
+    << ", periodic: " << (dims == 3 ? "[true, true, true]" : "[true, true]") << "}\n"
+    << "fluids: {initial: taylor_green}\n"
+    << (withDiffusion ? "diffusion: {}\n" : "") << "output: {every: 1, fields: \"" << fields
+    << "\"}\n";
+  eddy::io::Deck const deck = eddy::io::parseDeck(d.str(), name + ".yaml", deckSchema());
+  eddy::app::checkDeck(deck);
+  EXPECT_EQ(eddy::app::runDeck(eddy::test::runtime(), deck), 0);
+  std::ifstream in(outDir(name) + "/" + name + ".xmf");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool has(std::string const& text, std::string const& what) {
+  return text.find(what) != std::string::npos;
+}
+
+TEST(ModelSeam, DerivedFieldsAreWrittenOnlyWhenNamed) {
+  std::string const all = indexOf("derived_all", 3, "all");
+  EXPECT_TRUE(has(all, "/fields/pressure<")) << all;
+  EXPECT_TRUE(has(all, "Attribute Name=\"velocity\" AttributeType=\"Vector\"")) << all;
+  for (char const* derived : {"vorticity", "q_criterion", "speed"})
+    EXPECT_FALSE(has(all, derived)) << derived;
+
+  // 3D: vorticity is a vector of its three stored components, as the velocity is.
+  std::string const named = indexOf("derived_named", 3, "all, vorticity q_criterion speed");
+  EXPECT_TRUE(has(named, "/fields/pressure<"));
+  EXPECT_TRUE(has(named, "Attribute Name=\"vorticity\" AttributeType=\"Vector\"")) << named;
+  for (char const* c : {"vorticity_x", "vorticity_y", "vorticity_z", "q_criterion", "speed"})
+    EXPECT_TRUE(has(named, eddy::str("Attribute Name=\"", c, "\" AttributeType=\"Scalar\""))) << c;
+
+  // Named alone: only they are written. 2D: the vorticity is the scalar omega_z.
+  std::string const flat = indexOf("derived_2d", 2, "vorticity");
+  EXPECT_TRUE(has(flat, "Attribute Name=\"vorticity\" AttributeType=\"Scalar\"")) << flat;
+  EXPECT_FALSE(has(flat, "vorticity_"));
+  EXPECT_FALSE(has(flat, "/fields/pressure<"));
+  EXPECT_FALSE(has(flat, "speed"));
+
+  // In a run of several models the names carry the model's prefix, the components too.
+  std::string const coupled =
+      indexOf("derived_coupled", 3, "fluids_vorticity diffusion_u", true);
+  EXPECT_TRUE(has(coupled, "Attribute Name=\"fluids_vorticity\" AttributeType=\"Vector\""));
+  EXPECT_TRUE(has(coupled, "/fields/fluids_vorticity_x<"));
+  EXPECT_TRUE(has(coupled, "/fields/diffusion_u<"));
+  EXPECT_FALSE(has(coupled, "fluids_u<"));
+}
+
 }  // namespace

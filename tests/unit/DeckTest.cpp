@@ -645,6 +645,33 @@ TEST(Deck, ModelRulesAreLocatedDeckErrors) {
   EXPECT_EQ(checkError("grid: {cells: [8, 8]}\ndiffusion: {}\nfluids: {}\n"), "");
 }
 
+TEST(Deck, DerivedFieldsAreNamedInOutputFields) {
+  // The flow's derived fields are valid names, alone or with `all`, in 2D and 3D ...
+  for (char const* cells : {"[8, 8]", "[8, 8, 8]"})
+    EXPECT_EQ(checkError(std::string("grid: {cells: ") + cells +
+                         "}\nfluids: {}\noutput: {fields: \"all, vorticity q_criterion speed\"}\n"),
+              "")
+        << cells;
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nfluids: {}\ndiffusion: {}\n"
+                       "output: {fields: fluids_vorticity fluids_speed diffusion_u}\n"),
+            "");
+  // ... an unknown one is refused with the derived names listed apart (not part of `all`) ...
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nfluids: {}\noutput: {fields: u vortcity}\n"),
+            "t.yaml:3:10: output.fields: names 'vortcity', which this run does not write; "
+            "expected names from: all, pressure, u, v, divergence; and, written only when named: "
+            "vorticity, q_criterion, speed");
+  // ... and so are they for a model that does not derive them, or without the prefix of a run
+  // of several models.
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\ndiffusion: {}\noutput: {fields: vorticity}\n"),
+            "t.yaml:3:10: output.fields: names 'vorticity', which this run does not write; "
+            "expected names from: all, u");
+  EXPECT_EQ(checkError("grid: {cells: [8, 8]}\nfluids: {}\ndiffusion: {}\n"
+                       "output: {fields: speed}\n")
+                .rfind("t.yaml:4:10: output.fields: names 'speed', which this run does not write",
+                       0),
+            0u);
+}
+
 TEST(Deck, EveryModelRuleBrokenIsReported) {
   // Three rules of one model and of the output, each located, in file order.
   std::string const fluids = checkError(
