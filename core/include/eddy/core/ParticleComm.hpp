@@ -20,6 +20,12 @@
 /// `pack(i, double* row)`, `unpack(i, double const* row)` and (migration only) `copy(from, to)`.
 /// The first three doubles of a row are the position: exchanges shift them across periodic
 /// boundaries. Codecs hold Views, so take a fresh one after every resize.
+///
+/// Periodic images (optional, migration codecs): a codec with `static constexpr int imageSlot`
+/// keeps at row[imageSlot + a] the particle's image count along axis a (an integer in a double).
+/// Every shift of the position by +L along a (it left the box at the low end) subtracts 1 from
+/// it and every shift by -L adds 1, so position + image * L, the unwrapped position, is what the
+/// dynamics made of it however often the particle crossed the box.
 #pragma once
 
 #include "eddy/core/ChunkedScan.hpp"
@@ -35,6 +41,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace eddy {
 
@@ -92,6 +99,27 @@ KOKKOS_INLINE_FUNCTION std::int64_t doubleAsInt64(double v) {
   } u;
   u.d = v;
   return u.i;
+}
+
+/// The codec's imageSlot, or -1 for a codec that counts no images.
+template <class Codec, class = void>
+struct ImageSlot : std::integral_constant<int, -1> {};
+template <class Codec>
+struct ImageSlot<Codec, std::void_t<decltype(Codec::imageSlot)>>
+    : std::integral_constant<int, Codec::imageSlot> {};
+
+/// The change of the image count of a position shifted by `shift` (0 or +-L): -1, 0 or +1.
+KOKKOS_INLINE_FUNCTION double imageStep(double shift) {
+  return shift > 0 ? -1.0 : (shift < 0 ? 1.0 : 0.0);
+}
+
+/// Adds `shift` to the position along `axis` of a codec row, and counts the image when the
+/// codec has them (ImageSlot).
+template <class Codec>
+KOKKOS_INLINE_FUNCTION void shiftRow(double* row, int axis, double shift) {
+  row[axis] += shift;
+  if constexpr (ImageSlot<Codec>::value >= 0)
+    row[ImageSlot<Codec>::value + axis] += imageStep(shift);
 }
 
 /// Position shift of a row sent in direction s (0: -1, 1: +1) along an axis: +L when it leaves
@@ -226,7 +254,8 @@ std::array<int, 2> selectSides(Exec const& space, int n, Side const& side,
 }
 
 /// Packs codec rows of list0[0, n0) then list1[0, n1) into `buffer`, adding shift[s] to the
-/// position (the first three doubles) along `axis` of rows going to side s.
+/// position (the first three doubles) along `axis` of rows going to side s (shiftRow: images
+/// counted).
 template <class Exec, class Codec>
 void packRows(Exec const& space, Codec const& codec,
               Kokkos::View<int*, typename Exec::memory_space> const& list0,
@@ -243,7 +272,7 @@ void packRows(Exec const& space, Codec const& codec,
         int const i = first ? list0(t) : list1(t - n0);
         double* row = buffer.data() + static_cast<std::size_t>(t) * W;
         codec.pack(i, row);
-        row[axis] += first ? shift0 : shift1;
+        shiftRow<Codec>(row, axis, first ? shift0 : shift1);
       });
 }
 
@@ -267,7 +296,7 @@ void copyRowsToSelf(Exec const& space, Codec const& codec,
         int const i = fromHigh ? list1(t) : list0(t - n1);
         double row[W];
         codec.pack(i, row);
-        row[axis] += fromHigh ? shift1 : shift0;
+        shiftRow<Codec>(row, axis, fromHigh ? shift1 : shift0);
         codec.unpack(first + t, row);
       });
 }

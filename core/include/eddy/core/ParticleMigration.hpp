@@ -3,7 +3,8 @@
 ///
 /// Axis by axis (x, y, z), every particle with position below the rank's low edge goes to the
 /// low neighbour and every one at or above the high edge to the high neighbour, its position
-/// shifted by the box length when it crosses the periodic boundary; the axis is repeated until
+/// shifted by the box length when it crosses the periodic boundary (and its image count changed
+/// by one, for a codec that keeps images: ParticleComm.hpp); the axis is repeated until
 /// no rank holds a stray particle along it (a particle may cross several ranks: multiple hops).
 /// After the z pass every particle lies in its owner's [lo, hi). Every quantity the container's
 /// migration codec packs travels with the particle, so global ids are preserved; the global
@@ -66,7 +67,8 @@ class ParticleMigration {
     // in one pass that also flags a particle still outside along one of them; without such a
     // particle (anywhere) they are done, else each takes the general loop below, whose check
     // catches it.
-    bool const wrapped = wrapLocalAxes(space, particles.positions(), particles.size());
+    bool const wrapped =
+        wrapLocalAxes(space, particles.positions(), particles.migrationCodec(), particles.size());
     for (int a = 0; a < 3; ++a) {
       if (wrapped && spannedWhole(a)) continue;
       int const maxHops = m_decomp.procGrid()[a] + 1;
@@ -104,11 +106,14 @@ class ParticleMigration {
   }
 
   /// Collective: rows [0, n) of x re-enter [lo, hi) by one box length along every axis that one
-  /// rank spans whole (spannedWhole), in one pass. Returns true when there are such axes and no
-  /// rank has a particle left outside along one of them; false otherwise (nothing is undone: a
-  /// shift in place is what the general path makes too). Public only because CUDA lambdas may
-  /// not live in private member functions.
-  bool wrapLocalAxes(Exec const& space, Positions<memory_space> const& x, int n) {
+  /// rank spans whole (spannedWhole), in one pass; a codec with images (ParticleComm.hpp) counts
+  /// them as an exchange would. Returns true when there are such axes and no rank has a particle
+  /// left outside along one of them; false otherwise (nothing is undone: a shift in place is
+  /// what the general path makes too). Public only because CUDA lambdas may not live in private
+  /// member functions.
+  template <class Codec>
+  bool wrapLocalAxes(Exec const& space, Positions<memory_space> const& x, Codec const& codec,
+                     int n) {
     if (!spannedWhole(0) && !spannedWhole(1) && !spannedWhole(2)) return false;
     detail::AxisWrap w{};
     for (int a = 0; a < 3; ++a) {
@@ -124,12 +129,26 @@ class ParticleMigration {
         "eddy::particles::wrapAxes", Kokkos::RangePolicy<Exec>(space, 0, n),
         KOKKOS_LAMBDA(const int i) {
           bool inside = true;
+          double step[3] = {0.0, 0.0, 0.0};  // image changes
           for (int a = 0; a < 3; ++a) {
             if (!w.on[a]) continue;
             double const p = x(i, a);
-            double const q = p < w.lo[a] ? p + w.up[a] : (p >= w.hi[a] ? p + w.down[a] : p);
+            double const shift = p < w.lo[a] ? w.up[a] : (p >= w.hi[a] ? w.down[a] : 0.0);
+            double const q = shift != 0.0 ? p + shift : p;
             if (q != p) x(i, a) = q;
+            step[a] = detail::imageStep(shift);
             inside = inside && q >= w.lo[a] && q < w.hi[a];
+          }
+          if constexpr (detail::ImageSlot<Codec>::value >= 0) {
+            if (step[0] != 0.0 || step[1] != 0.0 || step[2] != 0.0) {
+              // Through the codec's row: the images are wherever the container keeps them.
+              double row[Codec::width];
+              codec.pack(i, row);
+              for (int a = 0; a < 3; ++a) row[detail::ImageSlot<Codec>::value + a] += step[a];
+              codec.unpack(i, row);
+            }
+          } else {
+            (void)codec;
           }
           if (!inside) strays.raise(0);
         });
