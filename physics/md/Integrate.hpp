@@ -122,6 +122,7 @@ void latticeParticles(Exec const& space, bool fcc, std::uint64_t seed, double a,
   auto const f = p.forces();
   auto const id = p.ids();
   auto const type = p.types();
+  auto const image = p.images();
   int const lx = local[0], ly = local[1];
   int const ox = offset[0], oy = offset[1], oz = offset[2];
   int const nx = cells[0], ny = cells[1];
@@ -146,6 +147,7 @@ void latticeParticles(Exec const& space, bool fcc, std::uint64_t seed, double a,
           x(t, d) = corner[d] + u * a;
           v(t, d) = 0.0;
           f(t, d) = 0.0;
+          image(t, d) = 0;
         }
         id(t) = gid;
         type(t) = 0;

@@ -1,9 +1,10 @@
 /// @file Particles.hpp
 /// @brief Structure-of-arrays particle container: owned particles first, then ghost copies.
 ///
-/// Memory: 84 bytes per row (position, velocity and force 3 x 8 each, global id 8, type 4),
-/// with up to 25% spare capacity so that rebuilds rarely reallocate. Ghost rows carry position,
-/// id and type; their velocity is unused and their force only collects half-list contributions.
+/// Memory: 96 bytes per row (position, velocity and force 3 x 8 each, global id 8, type 4,
+/// periodic image 3 x 4), with up to 25% spare capacity so that rebuilds rarely reallocate.
+/// Ghost rows carry position, id and type; their velocity and image are unused and their force
+/// only collects half-list contributions.
 /// Implements the container concept of eddy/core/ParticleComm.hpp (migration and ghosts).
 #pragma once
 
@@ -29,19 +30,27 @@ using GlobalIds = Kokkos::View<std::int64_t*, Mem>;
 /// Particle types (species index): 4 bytes per particle.
 template <class Mem>
 using Types = Kokkos::View<int*, Mem>;
+/// Periodic image counts (ix, iy, iz): the unwrapped position is x + image * L per axis, L the
+/// box edge. 12 bytes per particle.
+template <class Mem>
+using Images = Kokkos::View<int* [3], Mem>;
 
-/// Row codec for migration: position, velocity, id, type (8 doubles).
+/// Row codec for migration: position, velocity, id, type, image (11 doubles). The image slots
+/// are counted by every periodic shift of the position (ParticleComm.hpp).
 template <class Mem>
 struct MigrationCodec {
-  static constexpr int width = 8;
+  static constexpr int width = 11;
+  static constexpr int imageSlot = 8;
   Positions<Mem> x;
   Velocities<Mem> v;
   GlobalIds<Mem> id;
   Types<Mem> type;
+  Images<Mem> image;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) {
       row[d] = x(i, d);
       row[3 + d] = v(i, d);
+      row[imageSlot + d] = static_cast<double>(image(i, d));
     }
     row[6] = detail::int64AsDouble(id(i));
     row[7] = static_cast<double>(type(i));
@@ -50,6 +59,7 @@ struct MigrationCodec {
     for (int d = 0; d < 3; ++d) {
       x(i, d) = row[d];
       v(i, d) = row[3 + d];
+      image(i, d) = static_cast<int>(row[imageSlot + d]);
     }
     id(i) = detail::doubleAsInt64(row[6]);
     type(i) = static_cast<int>(row[7]);
@@ -58,6 +68,7 @@ struct MigrationCodec {
     for (int d = 0; d < 3; ++d) {
       x(to, d) = x(from, d);
       v(to, d) = v(from, d);
+      image(to, d) = image(from, d);
     }
     id(to) = id(from);
     type(to) = type(from);
@@ -125,12 +136,13 @@ class Particles {
   Forces<Mem> const& forces() const { return m_f; }
   GlobalIds<Mem> const& ids() const { return m_id; }
   Types<Mem> const& types() const { return m_type; }
+  Images<Mem> const& images() const { return m_image; }
 
-  MigrationCodec<Mem> migrationCodec() const { return {m_x, m_v, m_id, m_type}; }
+  MigrationCodec<Mem> migrationCodec() const { return {m_x, m_v, m_id, m_type, m_image}; }
   GhostCodec<Mem> ghostCodec() const { return {m_x, m_id, m_type}; }
 
   /// Bytes held per row of capacity.
-  static constexpr int bytesPerParticle() { return 3 * 24 + 8 + 4; }
+  static constexpr int bytesPerParticle() { return 3 * 24 + 8 + 4 + 12; }
 
  private:
   /// New arrays of `cap` rows holding the first `keep` rows of the old ones.
@@ -154,6 +166,7 @@ class Particles {
     grow(m_f, "eddy::md::forces");
     grow(m_id, "eddy::md::ids");
     grow(m_type, "eddy::md::types");
+    grow(m_image, "eddy::md::images");
   }
 
   Positions<Mem> m_x;
@@ -161,6 +174,7 @@ class Particles {
   Forces<Mem> m_f;
   GlobalIds<Mem> m_id;
   Types<Mem> m_type;
+  Images<Mem> m_image;
   int m_size = 0;
   int m_owned = 0;
 };

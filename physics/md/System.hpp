@@ -25,7 +25,12 @@
 /// global maximum, and a position crosses the periodic boundary (in migration, and as a ghost
 /// image) as the one addition x +- L whichever rank sends it.
 ///
-/// Memory per atom (owned, roughly also per ghost): particles 84 B, bins 32 B, list 24 B + 4 B
+/// Periodic images: positions are wrapped into the box only when atoms migrate (at rebuilds;
+/// between them an atom may lie up to skin / 2 outside its rank's box), and every wrap counts
+/// the atom's image along its axis (Particles::images), carried with the atom to other ranks
+/// and through checkpoints: x + image * L is the unwrapped position at any step.
+///
+/// Memory per atom (owned, roughly also per ghost): particles 96 B, bins 32 B, list 24 B + 4 B
 /// per neighbour entry, exchange buffers ~8 B x row width per ghost.
 #pragma once
 
@@ -94,13 +99,15 @@ struct Diagnostics {
   double total() const { return kinetic + potential; }
 };
 
-/// Host copy of a rank's owned atoms (checkpoints), 3 values per atom for the vectors: 108
-/// bytes per atom.
+/// Host copy of a rank's owned atoms (checkpoints, snapshots), 3 values per atom for the
+/// vectors: 120 bytes per atom.
 struct AtomState {
   std::vector<double> x, v, f;  ///< position, velocity, force
   std::vector<double> x0;       ///< position at the last neighbour-list build
   std::vector<std::int64_t> id;
   std::vector<std::int32_t> type;
+  /// Periodic image counts (ix, iy, iz): x + image * L is the unwrapped position.
+  std::vector<std::int32_t> image;
 };
 
 /// Edge of the cubic lattice cell at number density `density` (4 atoms a cell).
@@ -571,7 +578,7 @@ class System {
   /// Neighbour-list builds, the initial one included.
   long long rebuilds() const { return m_list.buildCount() + m_rebuildsBefore; }
 
-  /// Host copy of the owned atoms in row order, for checkpoints.
+  /// Host copy of the owned atoms in row order, for checkpoints and snapshots.
   AtomState atomState() const {
     requireFinished("atomState");
     int const n = owned();
@@ -585,12 +592,15 @@ class System {
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_list.buildPositions());
     auto const id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.ids());
     auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
+    auto const image =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.images());
     for (int i = 0; i < n; ++i) {
       for (int d = 0; d < 3; ++d) {
         a.x.push_back(x(i, d));
         a.v.push_back(v(i, d));
         a.f.push_back(f(i, d));
         a.x0.push_back(x0(i, d));
+        a.image.push_back(image(i, d));
       }
       a.id.push_back(id(i));
       a.type.push_back(type(i));
@@ -605,7 +615,9 @@ class System {
   /// starts a step from them) are put in place by global id. `sameLayout`: `atoms` are exactly
   /// the rows this rank held, in their order (same ranks and decomposition), and are kept as
   /// they are; otherwise they are the atoms whose x0 lies in this rank's box and are migrated
-  /// and sorted as at a rebuild. Throws eddy::Error when a size does not match.
+  /// and sorted as at a rebuild. The image counts go in by id with the current positions
+  /// (AtomState::image; all 0 when it is empty: a state saved before images were kept). Throws
+  /// eddy::Error when a size does not match.
   void restoreState(Exec const& space, AtomState const& a, bool sameLayout, long long steps,
                     long long rebuilds) {
     ScopedRegion region("eddy::md::restoreState");
@@ -613,10 +625,10 @@ class System {
     int const n = static_cast<int>(a.id.size());
     std::size_t const n3 = 3 * static_cast<std::size_t>(n);
     EDDY_REQUIRE(a.x.size() == n3 && a.v.size() == n3 && a.f.size() == n3 && a.x0.size() == n3 &&
-                     a.type.size() == a.id.size(),
+                     a.type.size() == a.id.size() && (a.image.empty() || a.image.size() == n3),
                  "md::System::restoreState: ", n, " ids but ", a.x.size(), " x, ", a.v.size(),
-                 " v, ", a.f.size(), " f, ", a.x0.size(), " x0 and ", a.type.size(),
-                 " type values; expected 3, 3, 3, 3 and 1 per id");
+                 " v, ", a.f.size(), " f, ", a.x0.size(), " x0, ", a.type.size(), " type and ",
+                 a.image.size(), " image values; expected 3, 3, 3, 3, 1 and 3 (or 0) per id");
     m_particles.resize(space, n);
     m_particles.setOwned(n);
     {
@@ -648,6 +660,7 @@ class System {
     auto x = Kokkos::create_mirror_view(m_particles.positions());
     auto v = Kokkos::create_mirror_view(m_particles.velocities());
     auto f = Kokkos::create_mirror_view(m_particles.forces());
+    auto image = Kokkos::create_mirror_view(m_particles.images());
     Kokkos::deep_copy(space, x, m_particles.positions());
     Kokkos::deep_copy(space, v, m_particles.velocities());
     Kokkos::deep_copy(space, f, m_particles.forces());
@@ -661,11 +674,14 @@ class System {
         x(i, d) = a.x[3 * it->second + d];
         v(i, d) = a.v[3 * it->second + d];
         f(i, d) = a.f[3 * it->second + d];
+        // With the position it goes with (the images the rebuild above counted are not these).
+        image(i, d) = a.image.empty() ? 0 : a.image[3 * it->second + d];
       }
     }
     Kokkos::deep_copy(space, m_particles.positions(), x);
     Kokkos::deep_copy(space, m_particles.velocities(), v);
     Kokkos::deep_copy(space, m_particles.forces(), f);
+    Kokkos::deep_copy(space, m_particles.images(), image);
     m_ghosts->refreshPositions(space, m_particles.positions());
     m_steps = steps;
     m_rebuildsBefore = rebuilds - m_list.buildCount();
