@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -65,6 +66,14 @@ void checkInput(SnapshotData const& d, Failure& f) {
       f.set(str("snapshot particles: ", p.count(), " ids but ", p.position.size(), " position, ",
                 p.velocity.size(), " velocity and ", p.type.size(),
                 " type values; expected 3, 3 and 1 per id"));
+    if (p.hasImages && p.image.size() != 3 * p.count())
+      f.set(str("snapshot particles: ", p.count(), " ids but ", p.image.size(),
+                " image values; expected 3 per id"));
+    if (p.hasBox)
+      for (int a = 0; a < 3; ++a)
+        if (!(p.boxLength[a] > 0) || !std::isfinite(p.boxLow[a]))
+          f.set(str("snapshot particles: box axis ", a, " from ", p.boxLow[a], " of length ",
+                    p.boxLength[a], "; expected a finite low edge and a length > 0"));
   }
 }
 
@@ -87,7 +96,15 @@ void writeMetadata(Hdf5Output& out, SnapshotData const& d, int ranks, std::strin
     out.attribute("/fields", "origin", origin);
     out.attribute("/fields", "spacing", spacing);
   }
-  if (d.hasParticles) out.createGroup("/particles");
+  if (d.hasParticles) {
+    out.createGroup("/particles");
+    auto const& p = d.particles;
+    if (p.hasBox) {
+      out.attribute("/particles", "box_low", std::vector<double>(p.boxLow.begin(), p.boxLow.end()));
+      out.attribute("/particles", "box_length",
+                    std::vector<double>(p.boxLength.begin(), p.boxLength.end()));
+    }
+  }
 }
 
 /// The particle arrays as row columns, with their data.
@@ -104,6 +121,9 @@ std::vector<std::pair<detail::RowColumn, void const*>> particleColumns(ParticleA
                  p.id.data());
   c.emplace_back(rowColumn("type", 1, H5T_STD_I32LE, H5T_NATIVE_INT32, MPI_INT32_T, 4, "1"),
                  p.type.data());
+  if (p.hasImages)
+    c.emplace_back(rowColumn("image", 3, H5T_STD_I32LE, H5T_NATIVE_INT32, MPI_INT32_T, 4, "1"),
+                   p.image.data());
   return c;
 }
 
@@ -155,7 +175,7 @@ std::string SnapshotWriter::write(SnapshotData const& d) {
     long long bytes = 65536 + static_cast<long long>(m_options.deckYaml.size());
     if (d.hasGrid)
       bytes += 8 * product(d.grid.globalCells) * static_cast<long long>(d.fields.size());
-    bytes += 60 * total;
+    bytes += (d.particles.hasImages ? 72 : 60) * total;
     detail::reserveRoom(tmp, bytes, failure);
   }
   agree(m_comm, failure, context, removeTmp);

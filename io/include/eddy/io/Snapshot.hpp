@@ -47,7 +47,8 @@ struct GridVector {
   std::vector<std::string> components;
 };
 
-/// This rank's particles, one row each. 64 bytes per particle (+ 4 for the type).
+/// This rank's particles, one row each. 64 bytes per particle (+ 4 for the type, + 12 with
+/// images).
 struct ParticleArrays {
   std::vector<double> position;     ///< 3 per particle (x, y, z)
   std::vector<double> velocity;     ///< 3 per particle
@@ -55,6 +56,15 @@ struct ParticleArrays {
   std::vector<std::int32_t> type;   ///< species
   std::string positionUnits = "1";  ///< e.g. md's "sigma"; "1" for dimensionless
   std::string velocityUnits = "1";  ///< e.g. md's "sigma/tau"
+  /// Periodic image counts (ix, iy, iz), 3 per particle, written when `hasImages` (the same on
+  /// every rank): the unwrapped position is position + image * boxLength.
+  bool hasImages = false;
+  std::vector<std::int32_t> image;
+  /// The periodic box [boxLow, boxLow + boxLength) per axis (x, y, z), written as attributes of
+  /// /particles when `hasBox`.
+  bool hasBox = false;
+  std::array<double, 3> boxLow{0, 0, 0};
+  std::array<double, 3> boxLength{1, 1, 1};
   std::size_t count() const { return id.size(); }
 };
 
