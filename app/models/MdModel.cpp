@@ -198,7 +198,7 @@ double neighboursPerAtom(md::Parameters const& p) {
 /// the rows padded by a quarter.
 double bytesPerCell(io::Deck const& deck) {
   md::Parameters const p = parameters(deck, 1);
-  return 4.0 * (84 + 32 + 24 + 1.25 * 4 * neighboursPerAtom(p));
+  return 4.0 * (md::Particles<>::bytesPerParticle() + 32 + 24 + 1.25 * 4 * neighboursPerAtom(p));
 }
 
 /// Every rank's block must hold the ghost shell (cutoff + skin wide) and index its atoms, ghosts
@@ -303,6 +303,11 @@ void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep kee
   };
   auto const *x = column("position"), *v = column("velocity"), *f = column("force"),
              *x0 = column("build_position");
+  // Written before images were kept: none (restoreState takes them as 0).
+  auto const* image = from.column("image");
+  if (image && image->width != 3)
+    throw IoError(str("checkpoint: particle array 'image' is ", image->width, " wide, not 3"),
+                  true);
   for (std::size_t i = 0; i < from.count(); ++i) {
     if (!keep(&x0->values[3 * i])) continue;
     for (int d = 0; d < 3; ++d) {
@@ -310,6 +315,7 @@ void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep kee
       to.v.push_back(v->values[3 * i + d]);
       to.f.push_back(f->values[3 * i + d]);
       to.x0.push_back(x0->values[3 * i + d]);
+      if (image) to.image.push_back(static_cast<std::int32_t>(image->values[3 * i + d]));
     }
     to.id.push_back(from.id[i]);
     to.type.push_back(from.type[i]);
@@ -421,10 +427,15 @@ class MdModel final : public Model {
     out.type = a.type;
     out.positionUnits = "sigma";
     out.velocityUnits = "sigma/tau";
+    out.hasImages = true;
+    out.image = a.image;
+    out.hasBox = true;
+    out.boxLow = {0.0, 0.0, 0.0};
+    out.boxLength = m_system.domain().length;
   }
 
-  /// The state: every atom's position, velocity, force and position at the last neighbour-list
-  /// build (rows in rank order), the step and the builds so far.
+  /// The state: every atom's position, velocity, force, position at the last neighbour-list
+  /// build and periodic image (rows in rank order), the step and the builds so far.
   void save(ExecSpace const& space, StateOut& out) override {
     m_system.checkSane(m_system.diagnostics(space));  // no checkpoint of a state that blew up
     auto const& p = m_system.parameters();
@@ -443,10 +454,12 @@ class MdModel final : public Model {
     io::CheckpointParticles particles;
     particles.id = s.id;
     particles.type = s.type;
+    // Image counts are small integers: exact in the float64 of a checkpoint column.
     particles.columns = {{"position", 3, "sigma", s.x},
                          {"velocity", 3, "sigma/tau", s.v},
                          {"force", 3, "epsilon/sigma", s.f},
-                         {"build_position", 3, "sigma", s.x0}};
+                         {"build_position", 3, "sigma", s.x0},
+                         {"image", 3, "1", std::vector<double>(s.image.begin(), s.image.end())}};
     out.particles(std::move(particles));
   }
 
