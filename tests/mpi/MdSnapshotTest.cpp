@@ -1,0 +1,145 @@
+// md snapshots as `eddy run` writes them: the periodic box as attributes of /particles (the
+// deck's box) and every atom's image counts, from which the positions unwrap into a continuous
+// trajectory across the snapshots.
+#include "EddyTest.hpp"
+#include "ModelRegistry.hpp"
+#include "Simulation.hpp"
+
+#include "eddy/io/Deck.hpp"
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+int ranks() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+std::string outDir() {
+  return "output/test_md_snapshot_np" + std::to_string(ranks());
+}
+
+/// A float64 attribute of length 3 of /particles.
+std::vector<double> boxAttribute(hid_t file, char const* name) {
+  std::vector<double> v(3, -1.0);
+  hid_t const a = H5Aopen_by_name(file, "/particles", name, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(a, 0) << name;
+  if (a < 0) return v;
+  hid_t const space = H5Aget_space(a);
+  EXPECT_EQ(H5Sget_simple_extent_npoints(space), 3) << name;
+  EXPECT_GE(H5Aread(a, H5T_NATIVE_DOUBLE, v.data()), 0) << name;
+  H5Sclose(space);
+  H5Aclose(a);
+  return v;
+}
+
+/// The whole of dataset `path` (N rows of `width`) read as `memType` into T.
+template <class T>
+std::vector<T> rows(hid_t file, char const* path, hid_t memType, hsize_t width,
+                    hsize_t* count) {
+  hid_t const d = H5Dopen2(file, path, H5P_DEFAULT);
+  EXPECT_GE(d, 0) << path;
+  if (d < 0) return {};
+  hid_t const space = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  int const rank = H5Sget_simple_extent_dims(space, dims, nullptr);
+  EXPECT_EQ(rank, width == 1 ? 1 : 2) << path;
+  if (width > 1) {
+    EXPECT_EQ(dims[1], width) << path;
+  }
+  *count = dims[0];
+  std::vector<T> v(static_cast<std::size_t>(dims[0] * width));
+  EXPECT_GE(H5Dread(d, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << path;
+  H5Sclose(space);
+  H5Dclose(d);
+  return v;
+}
+
+/// Unwrapped position by atom id, and the box, of one snapshot.
+struct Unwrapped {
+  std::vector<double> low, length;
+  std::map<std::int64_t, std::array<double, 3>> position;
+  int crossed = 0;  ///< atoms with an image count other than 0
+};
+
+Unwrapped read(std::string const& path) {
+  Unwrapped u;
+  hid_t const file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  EXPECT_GE(file, 0) << path;
+  if (file < 0) return u;
+  u.low = boxAttribute(file, "box_low");
+  u.length = boxAttribute(file, "box_length");
+  hsize_t n = 0, ni = 0, nx = 0;
+  auto const id = rows<std::int64_t>(file, "/particles/id", H5T_NATIVE_INT64, 1, &n);
+  auto const x = rows<double>(file, "/particles/position", H5T_NATIVE_DOUBLE, 3, &nx);
+  auto const image = rows<std::int32_t>(file, "/particles/image", H5T_NATIVE_INT32, 3, &ni);
+  EXPECT_EQ(ni, n);
+  EXPECT_EQ(nx, n);
+  for (hsize_t i = 0; i < n && ni == n && nx == n; ++i) {
+    std::array<double, 3> p{};
+    bool moved = false;
+    for (int d = 0; d < 3; ++d) {
+      p[d] = x[3 * i + d] + image[3 * i + d] * u.length[d];
+      moved = moved || image[3 * i + d] != 0;
+    }
+    u.position[id[i]] = p;
+    u.crossed += moved ? 1 : 0;
+  }
+  H5Fclose(file);
+  return u;
+}
+
+TEST(MdSnapshot, HoldsTheBoxAndImagesThatUnwrapTheTrajectory) {
+  // 256 atoms of the liquid at T* 1.44: in 200 steps (t = 1) atoms near the box's faces cross.
+  std::ostringstream deck;
+  deck << "run: {name: lj, steps: 200, progress_every: 100, output_dir: " << outDir() << "}\n"
+       << "grid: {cells: [4, 4, 4], periodic: [true, true, true]}\n"
+       << "md: {shift: true, density: 0.8}\n"
+       << "output: {every: 10}\n";
+  eddy::io::Deck const parsed =
+      eddy::io::parseDeck(deck.str(), "lj.yaml", eddy::app::deckSchema());
+  eddy::app::checkDeck(parsed);
+  ASSERT_EQ(eddy::app::runDeck(eddy::test::runtime(), parsed), 0);
+
+  // The deck's box: 4 lattice cells of edge (4 / density)^(1/3) per axis, from 0.
+  double const edge = 4 * std::cbrt(4.0 / 0.8);
+  Unwrapped before = read(outDir() + "/lj_000000.h5");
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(before.low[d], 0.0);
+    EXPECT_NEAR(before.length[d], edge, 1e-12 * edge);
+  }
+  EXPECT_EQ(before.position.size(), 256u);
+  EXPECT_EQ(before.crossed, 0);
+  // Between snapshots 10 steps apart (t = 0.05) no atom moves more than a fraction of sigma; a
+  // position that wrapped without its image would jump by the box edge.
+  int crossed = 0;
+  for (int step = 10; step <= 200; step += 10) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/lj_%06d.h5", step);
+    Unwrapped const after = read(outDir() + name);
+    ASSERT_EQ(after.position.size(), 256u) << name;
+    double largest = 0.0;
+    for (auto const& [id, p] : after.position) {
+      auto const& q = before.position.at(id);
+      for (int d = 0; d < 3; ++d) largest = std::fmax(largest, std::fabs(p[d] - q[d]));
+    }
+    EXPECT_LT(largest, 0.5) << name;
+    crossed = after.crossed;
+    before = after;
+  }
+  EXPECT_GT(crossed, 0) << "no atom crossed the box: the test tests nothing";
+}
+
+}  // namespace
