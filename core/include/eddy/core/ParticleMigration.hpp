@@ -128,6 +128,8 @@ class ParticleMigration {
     Kokkos::parallel_for(
         "eddy::particles::wrapAxes", Kokkos::RangePolicy<Exec>(space, 0, n),
         KOKKOS_LAMBDA(const int i) {
+          // Captured here, outside the if constexpr below, as nvcc requires of extended lambdas.
+          (void)codec;
           bool inside = true;
           double step[3] = {0.0, 0.0, 0.0};  // image changes
           for (int a = 0; a < 3; ++a) {
@@ -147,8 +149,6 @@ class ParticleMigration {
               for (int a = 0; a < 3; ++a) row[detail::ImageSlot<Codec>::value + a] += step[a];
               codec.unpack(i, row);
             }
-          } else {
-            (void)codec;
           }
           if (!inside) strays.raise(0);
         });
