@@ -348,7 +348,7 @@ class FluidsModel final : public Model {
     if (wants("vorticity")) {
       if (m_decomp.dims() == 2) {
         data.fields.push_back(
-            {"vorticity", "1/s", m_model.derivedValues(space, fluids::Derived::VorticityZ)});
+            {"vorticity", "1/T", m_model.derivedValues(space, fluids::Derived::VorticityZ)});
       } else {
         io::GridVector vorticity{"vorticity", {}};
         fluids::Derived const component[3] = {fluids::Derived::VorticityX,
@@ -356,7 +356,7 @@ class FluidsModel final : public Model {
                                               fluids::Derived::VorticityZ};
         for (int c = 0; c < 3; ++c) {
           std::string const name = str("vorticity_", kAxisName[c]);
-          data.fields.push_back({name, "1/s", m_model.derivedValues(space, component[c])});
+          data.fields.push_back({name, "1/T", m_model.derivedValues(space, component[c])});
           vorticity.components.push_back(name);
         }
         data.vectors.push_back(vorticity);
@@ -364,9 +364,9 @@ class FluidsModel final : public Model {
     }
     if (wants("q_criterion"))
       data.fields.push_back(
-          {"q_criterion", "1/s^2", m_model.derivedValues(space, fluids::Derived::QCriterion)});
+          {"q_criterion", "1/T^2", m_model.derivedValues(space, fluids::Derived::QCriterion)});
     if (wants("speed"))
-      data.fields.push_back({"speed", "m/s", m_model.derivedValues(space, fluids::Derived::Speed)});
+      data.fields.push_back({"speed", "L/T", m_model.derivedValues(space, fluids::Derived::Speed)});
   }
 
   /// The state: face velocities, pressure and the Poisson guess with the increments it

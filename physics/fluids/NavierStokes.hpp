@@ -150,7 +150,7 @@ struct StepStats {
   double cfl = 0.0;  ///< dt sum_a max|u_a| / h_a at the start of the step
   int poissonIterations = 0;
   double poissonResidual = 0.0;  ///< relative residual of the projection
-  double maxDivergence = 0.0;    ///< max |div u| after the projection [1/s]
+  double maxDivergence = 0.0;    ///< max |div u| after the projection [1/T]
 };
 
 /// A cell-centred quantity derived from the velocity, for output (Model::derivedValues).
@@ -205,7 +205,7 @@ class Model {
   Diagnostics diagnostics(ExecSpace const& space) const;
   /// Collective: the time step the next step would take (CFL target, capped).
   double nextDt(ExecSpace const& space) const;
-  /// Collective: sum_a max|u_a| / h_a over the fluid and the moving walls [1/s].
+  /// Collective: sum_a max|u_a| / h_a over the fluid and the moving walls [1/T].
   double maxRate(ExecSpace const& space) const;
   /// The explicit viscous limit of the time step for this scheme.
   double viscousDt() const;
