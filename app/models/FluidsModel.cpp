@@ -4,6 +4,7 @@
 #include "../Format.hpp"
 #include "../Model.hpp"
 #include "../SnapshotOutput.hpp"
+#include "CarryingFlow.hpp"
 
 #include "eddy/core/FieldHost.hpp"
 #include "fluids/NavierStokes.hpp"
@@ -20,7 +21,8 @@ using io::Key;
 constexpr Choice<fluids::InitialCondition> kInitial[] = {
     {"rest", fluids::InitialCondition::Rest},
     {"taylor_green", fluids::InitialCondition::TaylorGreen},
-    {"poiseuille", fluids::InitialCondition::Poiseuille}};
+    {"poiseuille", fluids::InitialCondition::Poiseuille},
+    {"uniform", fluids::InitialCondition::Uniform}};
 constexpr Choice<fluids::BoundaryKind> kBoundary[] = {
     {"periodic", fluids::BoundaryKind::Periodic},
     {"wall", fluids::BoundaryKind::Wall},
@@ -62,9 +64,15 @@ Key section() {
                .defaultValue(1.0)
                .unit("M/L^3"))
       .add(Key::choice("initial", choiceNames(kInitial),
-                       "Initial velocity: at rest, the Taylor-Green vortex (periodic domain), or "
-                       "the Poiseuille parabola of a channel (periodic x, walls in y).")
+                       "Initial velocity: at rest, the Taylor-Green vortex (periodic domain), "
+                       "the Poiseuille parabola of a channel (periodic x, walls in y), or the "
+                       "uniform_velocity (zero along axes bounded by walls).")
                .defaultValue("rest"))
+      .add(Key::realList("uniform_velocity", "Velocity of the uniform initial flow.")
+               .lengths({2, 3})
+               .sameLengthAs("grid.cells")
+               .defaultEach(0.0)
+               .unit("m/s"))
       .add(Key::real("velocity_scale", "Amplitude U of the Taylor-Green vortex.")
                .greaterThan(0)
                .defaultValue(1.0)
@@ -173,6 +181,7 @@ fluids::Parameters parameters(io::Deck const& deck) {
   p.density = deck.getDouble("fluids.density");
   p.initial = choiceValue(kInitial, deck.getString("fluids.initial"));
   p.velocityScale = deck.getDouble("fluids.velocity_scale");
+  p.uniformVelocity = toArray3(deck.getDoubleList("fluids.uniform_velocity"));
   p.bodyForce = toArray3(deck.getDoubleList("fluids.body_force"));
   p.dt = deck.getDouble("fluids.dt");
   p.cfl = deck.getDouble("fluids.cfl");
@@ -248,7 +257,7 @@ double bytesPerCell(io::Deck const& deck) {
 char const* const kVelocityName[3] = {"u", "v", "w"};
 char const* const kAxisName[3] = {"x", "y", "z"};
 
-class FluidsModel final : public Model {
+class FluidsModel final : public Model, public CarryingFlow {
  public:
   explicit FluidsModel(ModelContext const& c)
       : m_deck(c.deck),
@@ -283,6 +292,8 @@ class FluidsModel final : public Model {
             overlap == "auto" ? " = off for the flow model" : "", ", ", m_decomp.nranks(),
             " rank(s))")};
   }
+
+  fluids::Model& flow() override { return m_model; }
 
   double maxDt(ExecSpace const& space) override { return m_model.stableDt(space); }
   void step(ExecSpace const& space, double dt, long long, bool) override {

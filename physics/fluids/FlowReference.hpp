@@ -1,6 +1,7 @@
 /// @file FlowReference.hpp
 /// @brief Closed-form flows used as initial states and references: the Taylor-Green vortex
-/// (exact decaying solution in 2D, the classic initial state in 3D) and plane Poiseuille flow.
+/// (exact decaying solution in 2D, the classic initial state in 3D) plane Poiseuille flow and a
+/// uniform flow (a steady solution in a periodic box).
 /// sin and cos are the portable ones (PortableMath.hpp), so an initial state has the same bits
 /// on every backend.
 #pragma once
@@ -12,7 +13,7 @@ namespace eddy::fluids {
 
 /// A closed-form velocity field, as plain data for kernels.
 struct FlowReference {
-  enum Kind { None = 0, TaylorGreen = 1, Poiseuille = 2 };
+  enum Kind { None = 0, TaylorGreen = 1, Poiseuille = 2, Uniform = 3 };
   int kind = None;
   int dims = 2;
   double U = 1.0;                 ///< Taylor-Green amplitude [L/T]
@@ -20,6 +21,7 @@ struct FlowReference {
   double decay = 1.0;             ///< Taylor-Green factor exp(-nu |k|^2 t) (2D)
   double curvature = 0.0;         ///< Poiseuille f / (2 nu) [1/(L T)]
   double height = 1.0;            ///< Poiseuille channel height (y extent) [L]
+  double uniform[3] = {0, 0, 0};  ///< velocity of the uniform flow [L/T]
 
   /// Velocity component c at (x, y, z).
   KOKKOS_INLINE_FUNCTION double velocity(int c, double x, double y, double z) const {
@@ -31,6 +33,7 @@ struct FlowReference {
       return 0.0;
     }
     if (kind == Poiseuille) return c == 0 ? curvature * y * (height - y) : 0.0;
+    if (kind == Uniform) return uniform[c];
     return 0.0;
   }
   /// Kinematic pressure p / rho at (x, y, z) (Taylor-Green; 0 otherwise).

@@ -127,6 +127,15 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
                        "expected grid.periodic true along every axis for the Taylor-Green vortex"});
         break;
       }
+  if (p.initial == InitialCondition::Uniform)
+    for (int a = 0; a < grid.dims; ++a)
+      if (!grid.periodic[a] && p.uniformVelocity[a] != 0.0) {
+        out.push_back({"fluids.uniform_velocity",
+                       str(p.uniformVelocity[a], " m/s along ", kAxisName[a],
+                           ", which is not periodic"),
+                       "expected 0 along every axis bounded by walls"});
+        break;
+      }
   if (p.initial == InitialCondition::Poiseuille && !isChannel(grid, p))
     out.push_back({"fluids.initial", "'poiseuille', which needs a channel",
                    str("expected periodic x", grid.dims == 3 ? " and z" : "",
@@ -147,6 +156,8 @@ char const* toString(InitialCondition ic) {
       return "taylor_green";
     case InitialCondition::Poiseuille:
       return "poiseuille";
+    case InitialCondition::Uniform:
+      return "uniform";
   }
   return "?";
 }
@@ -186,6 +197,17 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
 }
 
 Model::~Model() = default;
+
+void Model::couple(ExecSpace const& space, StageCoupling& coupled) {
+  EDDY_REQUIRE(m_coupled == nullptr, "fluids::Model::couple: a model is coupled already");
+  m_coupled = &coupled;
+  auto const forced = coupled.forcedComponents();
+  Centering const centering[3] = {Centering::FaceX, Centering::FaceY, Centering::FaceZ};
+  for (int c = 0; c < m_dims; ++c)
+    if (forced[c])
+      m_bodyForce[c] = std::make_unique<Field<MemSpace>>(
+          space, str("eddy::fluids::bodyForce", kAxisName[c]), m_decomp, 1, centering[c]);
+}
 
 double Model::viscousDt() const {
   FlowGrid grid;
@@ -241,6 +263,9 @@ void Model::setInitialState(ExecSpace const& space) {
     ref.kind = FlowReference::Poiseuille;
     ref.curvature = m_params.bodyForce[0] / (2 * m_params.viscosity);
     ref.height = m_length[1];
+  } else if (m_params.initial == InitialCondition::Uniform) {
+    ref.kind = FlowReference::Uniform;
+    for (int c = 0; c < m_dims; ++c) ref.uniform[c] = m_params.uniformVelocity[c];
   }
   Index3 const off = m_decomp.offset();
   int const ox = off[0], oy = off[1], oz = off[2];
@@ -291,6 +316,18 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
     f.faces[c] = c < m_dims ? m_faces[c].whole : Box3{};
   }
   mac::RkCoefficients const rk{kRkA[stage], stage > 0 ? kRkB[stage - 1] : 1.0, kRkB[stage]};
+  RkStage const coupledStage{stage, dt, kRkA[stage], kRkB[stage]};
+  if (m_coupled) {
+    // The force of the coupled fields of the previous stage.
+    std::array<GhostedView<MemSpace>, 3> force;
+    for (int c = 0; c < m_dims; ++c)
+      if (m_bodyForce[c]) {
+        force[c] = m_bodyForce[c]->access();
+        f.bodyForce[c] = force[c];
+        f.forced[c] = true;
+      }
+    m_coupled->forces(space, force, coupledStage);
+  }
   auto momentum = [&](mac::Part part) {
     mac::momentumStages(space, grid, f, m_p->access(), m_momentumFaces, part, m_params.viscosity,
                         m_params.bodyForce, dt, rk);
@@ -302,6 +339,13 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
     momentum(mac::Part::Shell);
   } else {
     momentum(mac::Part::Whole);
+  }
+  if (m_coupled) {
+    // The coupled fields advance with the velocity of the previous stage, still in m_u (every
+    // ghost current, whichever part the momentum stage ran in).
+    std::array<GhostedView<MemSpace>, 3> u;
+    for (int c = 0; c < 3; ++c) u[c] = m_u[c < m_dims ? c : 0]->access();
+    m_coupled->advance(space, u, coupledStage);
   }
   // The stage's velocity is now in the second buffer (face 0, the wall at a low wall, is not
   // computed: 0 in both): the buffers trade places.

@@ -59,6 +59,7 @@
 #include "eddy/core/HaloExchange.hpp"
 #include "fluids/FlowBoundary.hpp"
 #include "fluids/PoissonSolver.hpp"
+#include "fluids/StageCoupling.hpp"
 
 #include <mpi.h>
 
@@ -71,8 +72,8 @@
 namespace eddy::fluids {
 
 /// Initial state of the velocity (and pressure).
-enum class InitialCondition { Rest, TaylorGreen, Poiseuille };
-/// "rest", "taylor_green", "poiseuille": the names of the deck's choices.
+enum class InitialCondition { Rest, TaylorGreen, Poiseuille, Uniform };
+/// "rest", "taylor_green", "poiseuille", "uniform": the names of the deck's choices.
 char const* toString(InitialCondition ic);
 
 /// The initial guess of each step's Poisson solve (see the file comment).
@@ -109,6 +110,7 @@ struct Parameters {
   double density = 1.0;     ///< rho [M/L^3]; only scales the reported pressure
   InitialCondition initial = InitialCondition::Rest;
   double velocityScale = 1.0;                ///< U of the Taylor-Green vortex [L/T]
+  std::array<double, 3> uniformVelocity{0, 0, 0};  ///< of the uniform initial flow [L/T]
   std::array<double, 3> bodyForce{0, 0, 0};  ///< f [L/T^2]
   FlowBoundaries boundaries;                 ///< per domain face
   double dt = 0.0;                           ///< fixed time step [T]; 0 = from the CFL target
@@ -264,6 +266,10 @@ class Model {
                     double time, StepStats const& last);
   /// Bytes of device memory held by the model: its fields, halo buffers and the Poisson solver.
   std::size_t bytes() const;
+  /// Advances `coupled` inside every RK stage from now on (StageCoupling.hpp) and adds its body
+  /// force to the momentum of the components it names (one face field each, allocated here).
+  /// The coupled model outlives the flow's steps. Throws eddy::Error when one is coupled already.
+  void couple(ExecSpace const& space, StageCoupling& coupled);
 
   // Kernels and steps; public only because CUDA lambdas may not live in private members.
   void setInitialState(ExecSpace const& space);
@@ -318,6 +324,9 @@ class Model {
   std::array<std::unique_ptr<HaloExchange<ExecSpace>>, 3> m_haloU;
   std::unique_ptr<HaloExchange<ExecSpace>> m_haloP;
   std::unique_ptr<PoissonSolver> m_poisson;
+  StageCoupling* m_coupled = nullptr;  ///< advanced inside the RK stages; none: a plain flow
+  /// Per component forced by m_coupled, its body force per face; null otherwise.
+  std::array<std::unique_ptr<Field<MemSpace>>, 3> m_bodyForce;
   ExecSpace m_haloSpace;            ///< the velocity exchanges, with overlap
   std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
   BoxSplit m_momentumFaces;         ///< around every component's faces, split the same way

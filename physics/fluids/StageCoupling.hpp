@@ -1,0 +1,47 @@
+/// @file StageCoupling.hpp
+/// @brief The seam through which a model the flow carries (transported scalars) advances in the
+/// flow's own Runge-Kutta stages and pushes back on it with a body force.
+///
+/// Each of the three stages of a step goes: forces(), the momentum stage, advance(), then the
+/// velocity buffers trade places. Both halves of a stage read the previous stage's values only:
+/// the body force of stage k is computed from the coupled fields of stage k - 1, and the coupled
+/// fields of stage k from the velocity of stage k - 1 (the velocity at the start of the stage,
+/// every ghost current). So the pair is one Runge-Kutta method on the joint state, of the
+/// flow's order. The projection at the end of the step touches the velocity only.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Field.hpp"
+
+#include <array>
+
+namespace eddy::fluids {
+
+/// One stage of Williamson's low-storage RK3 as the flow takes it: dq = a dq + dt L(q),
+/// q += b dq (a = 0 in the first stage, whose dq is not read).
+struct RkStage {
+  int index = 0;  ///< 0, 1, 2
+  double dt = 0.0;
+  double a = 0.0, b = 1.0;
+};
+
+/// A model advanced inside the flow's stages (the flow holds at most one).
+class StageCoupling {
+ public:
+  virtual ~StageCoupling() = default;
+  /// Velocity components that get a body force from the coupled model (allocated by the flow
+  /// when it is coupled: one face field per such component, 8 bytes a cell).
+  virtual std::array<bool, 3> forcedComponents() const = 0;
+  /// Writes the body force per unit mass [m/s^2] at every owned face of each forced component
+  /// c into `force[c]` (the low domain face of a wall included; it is not read), from the
+  /// coupled fields as the last stage left them.
+  virtual void forces(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& force,
+                      RkStage const& stage) = 0;
+  /// Advances the coupled fields by `stage` with the face velocity `u` (components >= dims
+  /// unused) of the start of the stage, whose ghosts are current; leaves the coupled fields'
+  /// ghosts current for the next stage.
+  virtual void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
+                       RkStage const& stage) = 0;
+};
+
+}  // namespace eddy::fluids
