@@ -20,12 +20,14 @@ namespace eddy::app {
 // One adapter in app/models/ defines each of these.
 ModelSpec fluidsModel();
 ModelSpec diffusionModel();
+ModelSpec scalarsModel();
 ModelSpec mdModel();
 
 std::vector<ModelSpec> const& modelRegistry() {
   static std::vector<ModelSpec> const specs{
       fluidsModel(),
       diffusionModel(),
+      scalarsModel(),
       mdModel(),
   };
   return specs;

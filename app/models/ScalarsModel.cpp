@@ -1,0 +1,470 @@
+// The scalars' adapter: the deck section (a Boussinesq temperature and a passive tracer, each
+// optional), the deck read into scalars::Parameters, and the scalars as `eddy run` drives them.
+// They advance inside the flow's RK stages (fluids::StageCoupling): the flow's step runs them,
+// this model's step closes the step's bookkeeping.
+#include "../DeckChoice.hpp"
+#include "../Format.hpp"
+#include "../Model.hpp"
+#include "CarryingFlow.hpp"
+
+#include "eddy/core/FieldHost.hpp"
+#include "scalars/Scalars.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace eddy::app {
+
+namespace {
+
+using io::Key;
+
+constexpr Choice<scalars::Advection> kAdvection[] = {{"central", scalars::Advection::Central},
+                                                     {"tvd", scalars::Advection::Tvd}};
+constexpr Choice<scalars::BoundaryKind> kBoundary[] = {
+    {"periodic", scalars::BoundaryKind::Periodic},
+    {"value", scalars::BoundaryKind::Value},
+    {"flux", scalars::BoundaryKind::Flux}};
+constexpr Choice<scalars::Profile> kProfile[] = {{"constant", scalars::Profile::Constant},
+                                                 {"linear", scalars::Profile::Linear}};
+constexpr Choice<int> kAxis[] = {{"x", 0}, {"y", 1}, {"z", 2}};
+
+/// The scalars a deck may hold, in this order: name, units.
+struct ScalarName {
+  char const* name;
+  char const* units;
+};
+constexpr ScalarName kScalars[] = {{"temperature", "K"}, {"tracer", "1"}};
+char const* const kFaces[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
+
+Key scalarSection(ScalarName const& s, char const* doc) {
+  Key faces = Key::section("boundary",
+                           "Boundary per domain face: auto = periodic where grid.periodic says "
+                           "so, else an insulated wall (flux 0).");
+  Key values = Key::section("boundary_value",
+                            "Per face: the fixed value (value), or the flux into the domain "
+                            "kappa dq/dn (flux; 0 insulates).");
+  for (char const* f : kFaces) {
+    faces.add(Key::choice(f, choiceNames(kBoundary, {"auto"}), std::string("At ") + f + ".")
+                  .defaultValue("auto"));
+    values.add(Key::real(f, std::string("At ") + f + ".").defaultValue(0.0).unit(s.units));
+  }
+  return Key::section(s.name, doc)
+      .optional()
+      .add(Key::real("diffusivity",
+                     "Diffusivity kappa. For the temperature, given here or derived from "
+                     "boussinesq.prandtl (kappa = nu / Pr), not both.")
+               .atLeast(0)
+               .unit("m^2/s"))
+      .add(Key::choice("advection", choiceNames(kAdvection),
+                       "Face value of the advective flux: central (second order, conserves "
+                       "the integral) or tvd (van Leer limiter, keeps values within bounds).")
+               .defaultValue("central"))
+      .add(faces)
+      .add(values)
+      .add(Key::section("initial",
+                        "Initial field: a constant or linear profile, plus a Gaussian blob and a "
+                        "uniform random perturbation (the same on any rank count).")
+               .add(Key::choice("profile", choiceNames(kProfile),
+                                "constant: `value` everywhere; linear: from `value` at 0 to "
+                                "`high_value` at the far end of `axis`.")
+                        .defaultValue("constant"))
+               .add(Key::real("value", "The constant, or the linear profile's low end.")
+                        .defaultValue(0.0)
+                        .unit(s.units))
+               .add(Key::choice("axis", choiceNames(kAxis), "Axis of the linear profile.")
+                        .defaultValue("y"))
+               .add(Key::real("high_value", "Value of the linear profile at the axis' far end.")
+                        .defaultValue(0.0)
+                        .unit(s.units))
+               .add(Key::real("blob_amplitude",
+                              "Amplitude A of a Gaussian blob A exp(-|x - c|^2 / (2 w^2)) "
+                              "(nearest periodic image); 0 = none.")
+                        .defaultValue(0.0)
+                        .unit(s.units))
+               .add(Key::realList("blob_centre", "Centre c of the blob.")
+                        .lengths({2, 3})
+                        .sameLengthAs("grid.cells")
+                        .defaultEach(0.5)
+                        .unit("m"))
+               .add(Key::real("blob_width", "Width w of the blob.")
+                        .greaterThan(0)
+                        .defaultValue(0.1)
+                        .unit("m"))
+               .add(Key::real("noise", "Amplitude of a uniform perturbation in [-noise, noise).")
+                        .atLeast(0)
+                        .defaultValue(0.0)
+                        .unit(s.units))
+               .add(Key::integer("seed", "Seed of the perturbation.")
+                        .atLeast(0)
+                        .defaultValue(1)));
+}
+
+Key section() {
+  return Key::section("scalars",
+                      "Cell-centred scalars carried by the fluids flow (which the deck must "
+                      "have), advanced in its RK3 stages: dq/dt + div(u q) = kappa lap q. The "
+                      "temperature may drive the flow by Boussinesq buoyancy.")
+      .optional()
+      .add(scalarSection(kScalars[0], "The temperature (buoyant with `boussinesq`)."))
+      .add(scalarSection(kScalars[1], "A passive tracer."))
+      .add(Key::section("boussinesq",
+                        "Buoyancy -beta (T - T_ref) g of the temperature on the flow. Either "
+                        "physical (expansion, with fluids.viscosity and "
+                        "temperature.diffusivity) or dimensionless (rayleigh and prandtl: "
+                        "kappa = nu / Pr, beta |g| = Ra nu kappa / (dT L^3)); both forms are "
+                        "printed at start.")
+               .optional()
+               .add(Key::realList("gravity", "Gravity g; its direction is used in both forms.")
+                        .lengths({2, 3})
+                        .sameLengthAs("grid.cells")
+                        .required()
+                        .unit("m/s^2"))
+               .add(Key::real("expansion", "Thermal expansion coefficient beta.")
+                        .greaterThan(0)
+                        .unit("1/K"))
+               .add(Key::real("rayleigh", "Rayleigh number g beta dT L^3 / (nu kappa).")
+                        .greaterThan(0))
+               .add(Key::real("prandtl", "Prandtl number nu / kappa.").greaterThan(0))
+               .add(Key::real("reference_temperature", "T_ref, where buoyancy vanishes.")
+                        .defaultValue(0.0)
+                        .unit("K"))
+               .add(Key::real("length", "Length scale L of the Rayleigh number.")
+                        .greaterThan(0)
+                        .defaultValue(1.0)
+                        .unit("m"))
+               .add(Key::real("temperature_difference",
+                              "Temperature scale dT of the Rayleigh number.")
+                        .greaterThan(0)
+                        .defaultValue(1.0)
+                        .unit("K")));
+}
+
+std::array<double, 3> toArray3(std::vector<double> const& v, double fill = 0.0) {
+  std::array<double, 3> r{fill, fill, fill};
+  for (std::size_t a = 0; a < v.size() && a < 3; ++a) r[a] = v[a];
+  return r;
+}
+
+double norm(std::array<double, 3> const& g) { return std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]); }
+
+/// The Boussinesq numbers in both forms, as far as the deck gives them.
+struct BoussinesqForms {
+  double nu = 0, kappa = 0, beta = 0, g = 0, dT = 1, L = 1, rayleigh = 0, prandtl = 0;
+};
+
+BoussinesqForms boussinesqForms(io::Deck const& deck) {
+  BoussinesqForms f;
+  f.nu = deck.getDouble("fluids.viscosity");
+  f.g = norm(toArray3(deck.getDoubleList("scalars.boussinesq.gravity")));
+  f.L = deck.getDouble("scalars.boussinesq.length");
+  f.dT = deck.getDouble("scalars.boussinesq.temperature_difference");
+  if (deck.has("scalars.boussinesq.rayleigh")) {
+    f.rayleigh = deck.getDouble("scalars.boussinesq.rayleigh");
+    f.prandtl = deck.has("scalars.boussinesq.prandtl") ? deck.getDouble("scalars.boussinesq.prandtl")
+                                                       : 1.0;
+    f.kappa = f.nu / f.prandtl;
+    f.beta = f.g > 0 ? f.rayleigh * f.nu * f.kappa / (f.g * f.dT * f.L * f.L * f.L) : 0.0;
+  } else {
+    f.kappa = deck.has("scalars.temperature.diffusivity")
+                  ? deck.getDouble("scalars.temperature.diffusivity")
+                  : 0.0;
+    f.beta = deck.has("scalars.boussinesq.expansion") ? deck.getDouble("scalars.boussinesq.expansion")
+                                                      : 0.0;
+    f.prandtl = f.kappa > 0 ? f.nu / f.kappa : std::numeric_limits<double>::infinity();
+    f.rayleigh = f.kappa > 0 ? f.g * f.beta * f.dT * f.L * f.L * f.L / (f.nu * f.kappa)
+                             : std::numeric_limits<double>::infinity();
+  }
+  return f;
+}
+
+scalars::Parameters parameters(io::Deck const& deck) {
+  auto const periodic = deck.getBoolList("grid.periodic");
+  int const dims = static_cast<int>(periodic.size());
+  bool const boussinesq = deck.has("scalars.boussinesq");
+  scalars::Parameters p;
+  for (ScalarName const& n : kScalars) {
+    std::string const key = std::string("scalars.") + n.name;
+    if (!deck.has(key)) continue;
+    scalars::ScalarParameters s;
+    s.name = n.name;
+    s.units = n.units;
+    s.key = key;
+    bool const derived = boussinesq && s.name == "temperature" &&
+                         deck.has("scalars.boussinesq.rayleigh");
+    s.diffusivity = derived ? boussinesqForms(deck).kappa
+                    : deck.has(key + ".diffusivity") ? deck.getDouble(key + ".diffusivity")
+                                                     : 0.0;
+    s.advection = choiceValue(kAdvection, deck.getString(key + ".advection"));
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        auto& face = s.faces[2 * a + side];
+        std::string const kind = deck.getString(key + ".boundary." + kFaces[2 * a + side]);
+        bool const per = a < dims && periodic[a];
+        face.kind = kind == "auto" ? (per ? scalars::BoundaryKind::Periodic
+                                          : scalars::BoundaryKind::Flux)
+                                   : choiceValue(kBoundary, kind);
+        face.value = deck.getDouble(key + ".boundary_value." + kFaces[2 * a + side]);
+      }
+    std::string const in = key + ".initial.";
+    s.initial.profile = choiceValue(kProfile, deck.getString(in + "profile"));
+    s.initial.value = deck.getDouble(in + "value");
+    s.initial.axis = choiceValue(kAxis, deck.getString(in + "axis"));
+    s.initial.highValue = deck.getDouble(in + "high_value");
+    s.initial.blobAmplitude = deck.getDouble(in + "blob_amplitude");
+    s.initial.blobCentre = toArray3(deck.getDoubleList(in + "blob_centre"));
+    s.initial.blobWidth = deck.getDouble(in + "blob_width");
+    s.initial.noise = deck.getDouble(in + "noise");
+    s.initial.seed = static_cast<std::uint64_t>(deck.getInt(in + "seed"));
+    p.scalars.push_back(s);
+  }
+  if (boussinesq && deck.has("scalars.temperature")) {
+    BoussinesqForms const f = boussinesqForms(deck);
+    p.buoyancy.scalar = 0;  // the temperature comes first
+    p.buoyancy.expansion = f.beta;
+    p.buoyancy.gravity = toArray3(deck.getDoubleList("scalars.boussinesq.gravity"));
+    p.buoyancy.reference = deck.getDouble("scalars.boussinesq.reference_temperature");
+  }
+  return p;
+}
+
+void check(io::Deck const& deck, io::DeckErrors& errors) {
+  if (!deck.has("fluids"))
+    errors.add(deck, "scalars", "the scalars are carried by a flow, and the deck has none",
+               "expected a fluids section");
+  if (!deck.has("scalars.temperature") && !deck.has("scalars.tracer"))
+    errors.add(deck, "scalars", "holds no scalar", "expected temperature, tracer or both");
+  bool const boussinesq = deck.has("scalars.boussinesq");
+  bool const rayleigh = boussinesq && deck.has("scalars.boussinesq.rayleigh");
+  if (boussinesq) {
+    if (!deck.has("scalars.temperature"))
+      errors.add(deck, "scalars.boussinesq", "buoyancy without a temperature",
+                 "expected a scalars.temperature section");
+    bool const expansion = deck.has("scalars.boussinesq.expansion");
+    if (expansion == rayleigh)
+      errors.add(deck, "scalars.boussinesq",
+                 expansion ? "gives both expansion and rayleigh" : "gives neither expansion nor rayleigh",
+                 "expected expansion (physical form) or rayleigh and prandtl (dimensionless)");
+    if (rayleigh && !deck.has("scalars.boussinesq.prandtl"))
+      errors.add(deck, "scalars.boussinesq", "rayleigh without prandtl",
+                 "expected prandtl beside rayleigh");
+    if (!rayleigh && deck.has("scalars.boussinesq.prandtl"))
+      errors.add(deck, "scalars.boussinesq.prandtl",
+                 "the physical form (expansion) takes Pr from fluids.viscosity and "
+                 "temperature.diffusivity",
+                 "expected prandtl only with rayleigh");
+    if (rayleigh && deck.has("scalars.temperature.diffusivity"))
+      errors.add(deck, "scalars.temperature.diffusivity",
+                 "given beside boussinesq.rayleigh, which derives it (kappa = nu / Pr)",
+                 "expected no diffusivity in the dimensionless form");
+    if (!(norm(toArray3(deck.getDoubleList("scalars.boussinesq.gravity"))) > 0))
+      errors.add(deck, "scalars.boussinesq.gravity", "is zero", "expected a gravity vector");
+  }
+  for (ScalarName const& n : kScalars) {
+    std::string const key = std::string("scalars.") + n.name;
+    bool const derived = rayleigh && std::string(n.name) == "temperature";
+    if (deck.has(key) && !derived && !deck.has(key + ".diffusivity"))
+      errors.add(deck, key, "has no diffusivity",
+                 derived ? "" : "expected diffusivity (0 for pure advection)");
+  }
+  auto const periodic = deck.getBoolList("grid.periodic");
+  std::array<bool, 3> per{false, false, false};
+  for (std::size_t a = 0; a < periodic.size() && a < 3; ++a) per[a] = periodic[a];
+  for (auto const& v : scalars::violations(parameters(deck), static_cast<int>(periodic.size()), per))
+    errors.add(deck, v.key, v.what, v.expected);
+}
+
+std::vector<FieldInfo> fields(io::Deck const& deck) {
+  std::vector<FieldInfo> f;
+  for (ScalarName const& n : kScalars)
+    if (deck.has(std::string("scalars.") + n.name)) f.push_back({n.name, n.units, Centering::Cell});
+  return f;
+}
+
+double bytesPerCell(io::Deck const& deck) {
+  double b = 0;
+  for (ScalarName const& n : kScalars)
+    if (deck.has(std::string("scalars.") + n.name)) b += 16.0;  // q and its stage increment
+  if (deck.has("scalars.boussinesq")) b += 8.0;  // the flow's body force field
+  return b;
+}
+
+class ScalarsModel final : public Model, public fluids::StageCoupling {
+ public:
+  explicit ScalarsModel(ModelContext const& c)
+      : m_deck(c.deck),
+        m_decomp(c.decomp),
+        m_length(c.length),
+        m_params(parameters(c.deck)),
+        m_model(ExecSpace(), c.rt.comm(), c.decomp, c.length, m_params) {}
+
+  std::vector<std::string> startLines() const override {
+    std::vector<std::string> lines;
+    int const dims = m_decomp.dims();
+    for (auto const& s : m_params.scalars) {
+      std::string faces;
+      for (int f = 0; f < 2 * dims; ++f)
+        faces += str(faces.empty() ? "" : ", ", kFaces[f], " ", toString(s.faces[f].kind),
+                     s.faces[f].kind == scalars::BoundaryKind::Periodic
+                         ? std::string()
+                         : str(" ", s.faces[f].value));
+      lines.push_back(str("scalars: ", s.name, ": kappa ", s.diffusivity, " m^2/s, advection ",
+                          toString(s.advection), ", ", faces, "; diffusion limit of dt ",
+                          scalars::diffusionLimit(s.diffusivity, dims, m_model.spacing()), " s"));
+    }
+    if (m_params.buoyancy.scalar >= 0) {
+      BoussinesqForms const f = boussinesqForms(m_deck);
+      auto const& g = m_params.buoyancy.gravity;
+      lines.push_back(str("scalars: Boussinesq buoyancy -beta (T - T_ref) g: nu ", f.nu,
+                          " m^2/s, kappa ", f.kappa, " m^2/s, beta ", f.beta, " 1/K, g (", g[0],
+                          ", ", g[1], dims == 3 ? str(", ", g[2]) : std::string(), ") m/s^2, T_ref ",
+                          m_params.buoyancy.reference, " K; Ra ", f.rayleigh, ", Pr ", f.prandtl,
+                          " (L ", f.L, " m, dT ", f.dT, " K)"));
+    }
+    lines.push_back(str("scalars: ", static_cast<double>(m_model.bytes()) /
+                                         globalCellCount(m_decomp) * m_decomp.nranks(),
+                        " bytes per cell (fields and halo buffers, ghosts included)"));
+    return lines;
+  }
+
+  void couple(ModelSet& models) override {
+    auto* carrier = models.find<CarryingFlow>();
+    if (!carrier)
+      throw ConfigError("scalars: no flow to carry the scalars; the deck needs a fluids section");
+    carrier->flow().couple(ExecSpace(), *this);
+  }
+
+  // fluids::StageCoupling
+  std::array<bool, 3> forcedComponents() const override { return m_model.forcedComponents(); }
+  void forces(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& force,
+              fluids::RkStage const&) override {
+    m_model.buoyancyForce(space, force);
+  }
+  void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
+               fluids::RkStage const& stage) override {
+    m_model.stage(space, u, stage.dt, stage.a, stage.b);
+  }
+
+  double maxDt(ExecSpace const&) override {
+    // Diffusion's limit; the advection CFL is the flow's own (the same velocity and stages).
+    double const dt = m_model.stableDt();
+    return std::isfinite(dt) ? dt : std::numeric_limits<double>::max();
+  }
+  void step(ExecSpace const&, double dt, long long, bool) override {
+    // The stages ran inside the flow's step, which comes first in the registry.
+    m_model.finishStep(dt);
+  }
+  long long stepCount() const override { return m_model.stepCount(); }
+  double time() const override { return m_model.time(); }
+  double lastDt() const override { return m_model.lastDt(); }
+  std::pair<double, std::string> work() const override {
+    return {globalCellCount(m_decomp) * m_model.count(), "cell-updates"};
+  }
+
+  std::string progress(ExecSpace const& space) override {
+    std::string line;
+    for (int s = 0; s < m_model.count(); ++s) {
+      auto const d = m_model.diagnostics(space, s);
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%s%s mean %.10e [%.4e, %.4e]", s ? "  " : "",
+                    m_params.scalars[s].name.c_str(), d.mean, d.min, d.max);
+      line += buf;
+      for (int f : nusseltFaces(s)) {
+        std::snprintf(buf, sizeof buf, "  Nu %s %.5f", kFaces[f], d.nusselt[f]);
+        line += buf;
+      }
+    }
+    return line;
+  }
+  std::vector<Column> columns() const override {
+    std::vector<Column> c;
+    for (int s = 0; s < m_model.count(); ++s) {
+      auto const& sp = m_params.scalars[s];
+      std::string const u2 = sp.units == "1" ? "1" : sp.units + "^2";
+      c.push_back({sp.name + "_mean", sp.units});
+      c.push_back({sp.name + "_min", sp.units});
+      c.push_back({sp.name + "_max", sp.units});
+      c.push_back({sp.name + "_variance", u2});
+      for (int f : nusseltFaces(s)) c.push_back({sp.name + "_nusselt_" + kFaces[f], "1"});
+    }
+    return c;
+  }
+  std::vector<double> values(ExecSpace const& space) override {
+    std::vector<double> v;
+    for (int s = 0; s < m_model.count(); ++s) {
+      auto const d = m_model.diagnostics(space, s);
+      v.insert(v.end(), {d.mean, d.min, d.max, d.variance});
+      for (int f : nusseltFaces(s)) v.push_back(d.nusselt[f]);
+    }
+    return v;
+  }
+
+  void snapshot(ExecSpace const& space, std::vector<std::string> const& fields,
+                io::SnapshotData& data) override {
+    data.hasGrid = true;
+    data.grid = gridGeometry(m_decomp, m_length);
+    for (int s = 0; s < m_model.count(); ++s) {
+      auto const& sp = m_params.scalars[s];
+      for (auto const& name : fields)
+        if (name == sp.name)
+          data.fields.push_back({sp.name, sp.units, ownedEntries(space, m_model.field(s))});
+    }
+  }
+  void save(ExecSpace const& space, StateOut& out) override {
+    saveGridSize(out, m_decomp, m_length);
+    out.reals("last_dt") = {m_model.lastDt()};
+    for (int s = 0; s < m_model.count(); ++s)
+      out.grid(checkpointGrid(space, m_model.field(s), m_decomp, m_params.scalars[s].name,
+                              m_params.scalars[s].units));
+  }
+  void restore(ExecSpace const& space, StateIn const& in) override {
+    requireGridSize(in, m_decomp, m_length);
+    std::vector<std::vector<double>> q;
+    for (int s = 0; s < m_model.count(); ++s)
+      q.push_back(in.readOwned(m_model.field(s), m_decomp, m_params.scalars[s].name));
+    m_model.restoreState(space, q, in.file().step(), in.file().time(), in.real("last_dt"));
+  }
+
+  std::string finalLine(ExecSpace const& space, double, long long) override {
+    std::string line = str("t ", m_model.time(), " s");
+    for (int s = 0; s < m_model.count(); ++s) {
+      auto const d = m_model.diagnostics(space, s);
+      line += str(", ", m_params.scalars[s].name, " mean ", d.mean, " in [", d.min, ", ", d.max,
+                  "], variance ", d.variance);
+      for (int f : nusseltFaces(s)) line += str(", Nu ", kFaces[f], " ", d.nusselt[f]);
+      line += str(", checksum ", hexBits(d.checksum), " (", d.checksum, ")");
+    }
+    return line;
+  }
+
+ private:
+  /// The faces of scalar s whose Nusselt number is defined (both ends of the axis fixed, at
+  /// different values).
+  std::vector<int> nusseltFaces(int s) const {
+    std::vector<int> f;
+    auto const& faces = m_params.scalars[s].faces;
+    for (int a = 0; a < m_decomp.dims(); ++a)
+      if (faces[2 * a].kind == scalars::BoundaryKind::Value &&
+          faces[2 * a + 1].kind == scalars::BoundaryKind::Value &&
+          faces[2 * a].value != faces[2 * a + 1].value) {
+        f.push_back(2 * a);
+        f.push_back(2 * a + 1);
+      }
+    return f;
+  }
+
+  io::Deck const& m_deck;
+  CartDecomposition const& m_decomp;
+  std::array<double, 3> m_length;
+  scalars::Parameters m_params;
+  scalars::Model m_model;
+};
+
+}  // namespace
+
+ModelSpec scalarsModel() {
+  return modelSpec<ScalarsModel>("scalars", section, check, fields, bytesPerCell);
+}
+
+}  // namespace eddy::app
