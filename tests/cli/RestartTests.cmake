@@ -52,6 +52,13 @@ eddy_restart_test(cavity.gather.np2_to_np3 restart_cavity cavity 10 15 20 2 2 3 
 # step): on one rank, and from 2 ranks onto 3.
 eddy_restart_test(coupled.np1 restart_coupled coupled 10 15 20 1 1 1 "${_cavity_csvs}")
 eddy_restart_test(coupled.np2_to_np3 restart_coupled coupled 10 15 20 2 2 3 "${_cavity_csvs}")
+# A flow with its scalars (buoyant temperature, TVD tracer), advanced in the flow's RK stages:
+# on one rank, and from 2 ranks onto 3 and 4.
+eddy_restart_test(scalars.np1 restart_scalars scalars 10 15 20 1 1 1 "${_cavity_csvs}")
+foreach(np 3 4)
+  eddy_restart_test(scalars.np2_to_np${np} restart_scalars scalars 10 15 20 2 2 ${np}
+                    "${_cavity_csvs}")
+endforeach()
 # A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
 eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
 
