@@ -1,0 +1,64 @@
+/// @file ScalarsCases.hpp
+/// @brief A flow and its scalars coupled as `eddy run` couples them (the scalars advance in the
+/// flow's RK stages), for the scalars' validation tests.
+#pragma once
+
+#include "FluidsCases.hpp"
+#include "scalars/Scalars.hpp"
+
+#include <cmath>
+#include <memory>
+
+namespace eddy::test {
+
+/// The flow of `flow` carrying the scalars of `params`, on `comm`.
+class CoupledScalars final : public fluids::StageCoupling {
+ public:
+  CoupledScalars(MPI_Comm comm, FlowCase const& flow, scalars::Parameters const& params)
+      : m_flow(flow.make(comm)) {
+    auto const decomp = CartDecomposition::fromComm(comm, flow.cells, flow.dims, flow.periodic);
+    m_scalars = std::make_unique<scalars::Model>(ExecSpace(), comm, decomp, flow.length, params);
+    m_flow->couple(ExecSpace(), *this);
+  }
+  // The flow keeps a pointer to this coupling.
+  CoupledScalars(CoupledScalars const&) = delete;
+  CoupledScalars& operator=(CoupledScalars const&) = delete;
+  std::array<bool, 3> forcedComponents() const override {
+    return m_scalars->forcedComponents();
+  }
+  void forces(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& force,
+              fluids::RkStage const&) override {
+    m_scalars->buoyancyForce(space, force);
+  }
+  void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
+               fluids::RkStage const& stage) override {
+    m_scalars->stage(space, u, stage.dt, stage.a, stage.b);
+  }
+  /// One step of `dt`, or of the smaller of the two models' limits when dt is 0.
+  void step(ExecSpace const& space, double dt = 0.0) {
+    if (dt == 0.0) dt = std::fmin(m_flow->stableDt(space), m_scalars->stableDt());
+    m_flow->step(space, dt);
+    m_scalars->finishStep(dt);
+  }
+  fluids::Model& flow() { return *m_flow; }
+  scalars::Model& scalars() { return *m_scalars; }
+
+ private:
+  std::unique_ptr<fluids::Model> m_flow;
+  std::unique_ptr<scalars::Model> m_scalars;
+};
+
+/// A scalar with `kappa` and `advection`, periodic or insulated per the flow's axes.
+inline scalars::ScalarParameters scalarOn(FlowCase const& flow, double kappa,
+                                          scalars::Advection advection) {
+  scalars::ScalarParameters s;
+  s.diffusivity = kappa;
+  s.advection = advection;
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side)
+      s.faces[2 * a + side].kind =
+          flow.periodic[a] ? scalars::BoundaryKind::Periodic : scalars::BoundaryKind::Flux;
+  return s;
+}
+
+}  // namespace eddy::test
