@@ -48,7 +48,9 @@ Key scalarSection(ScalarName const& s, char const* doc) {
   for (char const* f : kFaces) {
     faces.add(Key::choice(f, choiceNames(kBoundary, {"auto"}), std::string("At ") + f + ".")
                   .defaultValue("auto"));
-    values.add(Key::real(f, std::string("At ") + f + ".").defaultValue(0.0).unit(s.units));
+    values.add(Key::real(f, std::string("At ") + f + ".")
+                   .defaultValue(0.0)
+                   .unit(std::string(s.units) + " (value), " + s.units + " m/s (flux)"));
   }
   return Key::section(s.name, doc)
       .optional()
@@ -63,42 +65,35 @@ Key scalarSection(ScalarName const& s, char const* doc) {
                .defaultValue("central"))
       .add(faces)
       .add(values)
-      .add(Key::section("initial",
-                        "Initial field: a constant or linear profile, plus a Gaussian blob and a "
-                        "uniform random perturbation (the same on any rank count).")
-               .add(Key::choice("profile", choiceNames(kProfile),
-                                "constant: `value` everywhere; linear: from `value` at 0 to "
-                                "`high_value` at the far end of `axis`.")
-                        .defaultValue("constant"))
-               .add(Key::real("value", "The constant, or the linear profile's low end.")
-                        .defaultValue(0.0)
-                        .unit(s.units))
-               .add(Key::choice("axis", choiceNames(kAxis), "Axis of the linear profile.")
-                        .defaultValue("y"))
-               .add(Key::real("high_value", "Value of the linear profile at the axis' far end.")
-                        .defaultValue(0.0)
-                        .unit(s.units))
-               .add(Key::real("blob_amplitude",
-                              "Amplitude A of a Gaussian blob A exp(-|x - c|^2 / (2 w^2)) "
-                              "(nearest periodic image); 0 = none.")
-                        .defaultValue(0.0)
-                        .unit(s.units))
-               .add(Key::realList("blob_centre", "Centre c of the blob.")
-                        .lengths({2, 3})
-                        .sameLengthAs("grid.cells")
-                        .defaultEach(0.5)
-                        .unit("m"))
-               .add(Key::real("blob_width", "Width w of the blob.")
-                        .greaterThan(0)
-                        .defaultValue(0.1)
-                        .unit("m"))
-               .add(Key::real("noise", "Amplitude of a uniform perturbation in [-noise, noise).")
-                        .atLeast(0)
-                        .defaultValue(0.0)
-                        .unit(s.units))
-               .add(Key::integer("seed", "Seed of the perturbation.")
-                        .atLeast(0)
-                        .defaultValue(1)));
+      .add(Key::choice("initial", choiceNames(kProfile),
+                       "Initial profile: constant (`value` everywhere) or linear (from `value` "
+                       "at 0 to `high_value` at the far end of `axis`); a Gaussian blob and a "
+                       "uniform random perturbation (the same on any rank count) add to it.")
+               .defaultValue("constant"))
+      .add(Key::real("value", "The constant, or the linear profile's low end.")
+               .defaultValue(0.0)
+               .unit(s.units))
+      .add(Key::choice("axis", choiceNames(kAxis), "Axis of the linear profile.")
+               .defaultValue("y"))
+      .add(Key::real("high_value", "Value of the linear profile at the axis' far end.")
+               .defaultValue(0.0)
+               .unit(s.units))
+      .add(Key::real("blob_amplitude",
+                     "Amplitude A of a Gaussian blob A exp(-|x - c|^2 / (2 w^2)) (nearest "
+                     "periodic image); 0 = none.")
+               .defaultValue(0.0)
+               .unit(s.units))
+      .add(Key::realList("blob_centre", "Centre c of the blob.")
+               .lengths({2, 3})
+               .sameLengthAs("grid.cells")
+               .defaultEach(0.5)
+               .unit("m"))
+      .add(Key::real("blob_width", "Width w of the blob.").greaterThan(0).defaultValue(0.1).unit("m"))
+      .add(Key::real("noise", "Amplitude of a uniform perturbation in [-noise, noise).")
+               .atLeast(0)
+               .defaultValue(0.0)
+               .unit(s.units))
+      .add(Key::integer("seed", "Seed of the perturbation.").atLeast(0).defaultValue(1));
 }
 
 Key section() {
@@ -207,8 +202,8 @@ scalars::Parameters parameters(io::Deck const& deck) {
                                    : choiceValue(kBoundary, kind);
         face.value = deck.getDouble(key + ".boundary_value." + kFaces[2 * a + side]);
       }
-    std::string const in = key + ".initial.";
-    s.initial.profile = choiceValue(kProfile, deck.getString(in + "profile"));
+    std::string const in = key + ".";
+    s.initial.profile = choiceValue(kProfile, deck.getString(in + "initial"));
     s.initial.value = deck.getDouble(in + "value");
     s.initial.axis = choiceValue(kAxis, deck.getString(in + "axis"));
     s.initial.highValue = deck.getDouble(in + "high_value");
@@ -266,7 +261,10 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
     bool const derived = rayleigh && std::string(n.name) == "temperature";
     if (deck.has(key) && !derived && !deck.has(key + ".diffusivity"))
       errors.add(deck, key, "has no diffusivity",
-                 derived ? "" : "expected diffusivity (0 for pure advection)");
+                 std::string("expected diffusivity (0 for pure advection)") +
+                     (std::string(n.name) == "temperature"
+                          ? ", or boussinesq.rayleigh and prandtl to derive it"
+                          : ""));
   }
   auto const periodic = deck.getBoolList("grid.periodic");
   std::array<bool, 3> per{false, false, false};

@@ -51,10 +51,10 @@ std::vector<Violation> violations(Parameters const& p, int dims,
                          "expected 0 (insulated), or a diffusivity > 0 to carry the flux"});
       }
     if (s.initial.profile == Profile::Linear && !(s.initial.axis >= 0 && s.initial.axis < dims))
-      out.push_back({s.key + ".initial.axis", str("axis ", s.initial.axis, " in ", dims, "D"),
+      out.push_back({s.key + ".axis", str("axis ", s.initial.axis, " in ", dims, "D"),
                      "expected an axis of the grid"});
     if (s.initial.blobAmplitude != 0.0 && !(s.initial.blobWidth > 0))
-      out.push_back({s.key + ".initial.blob_width", str("got ", s.initial.blobWidth),
+      out.push_back({s.key + ".blob_width", str("got ", s.initial.blobWidth),
                      "expected > 0"});
   }
   Buoyancy const& b = p.buoyancy;
