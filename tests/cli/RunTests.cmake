@@ -172,6 +172,33 @@ foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_3d)
   set_tests_properties(cli.run.${deck}.np1 PROPERTIES TIMEOUT 1800)
 endforeach()
 
+# The scalars' example decks validate; Rayleigh-Benard at Ra 1e4 runs to its end (two rolls:
+# the plates' Nusselt number about 2.6), the heated cavity at Ra 1e5 is `slow`. Deck errors of
+# the scalars section are located at their keys.
+foreach(deck heated_cavity rayleigh_benard_2d)
+  eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "scalars:"
+                    COMMAND validate inputs/${deck}.yaml)
+endforeach()
+eddy_add_cli_test(NAME cli.run.rayleigh_benard_2d.np1 RANKS 1 EXPECT_EXIT 0
+                  MATCH "Ra 10000, Pr 0.71"
+                        "final scalars: t 1.5 s, .*Nu y_low 2\\.[5-7][0-9]*, Nu y_high 2\\.[5-7]"
+                  ONCE "final scalars"
+                  LABELS validation
+                  COMMAND run inputs/rayleigh_benard_2d.yaml)
+set_tests_properties(cli.run.rayleigh_benard_2d.np1 PROPERTIES TIMEOUT 600)
+eddy_add_cli_test(NAME cli.run.heated_cavity.np1 RANKS 1 EXPECT_EXIT 0
+                  MATCH "final scalars: t 0.3 s, .*Nu x_low 4\\.[45]" ONCE "final scalars"
+                  LABELS validation slow
+                  COMMAND run inputs/heated_cavity.yaml)
+set_tests_properties(cli.run.heated_cavity.np1 PROPERTIES TIMEOUT 1800)
+eddy_add_cli_test(NAME cli.validate.scalars_no_flow EXPECT_EXIT 3
+                  MATCH "scalars_no_flow.yaml:[0-9]+:[0-9]+: scalars: the scalars are carried by a flow, and the deck has none; expected a fluids section"
+                  COMMAND validate tests/cli/decks/scalars_no_flow.yaml)
+eddy_add_cli_test(NAME cli.validate.scalars_two_forms EXPECT_EXIT 3
+                  MATCH "scalars_two_forms.yaml:[0-9]+:[0-9]+: scalars.boussinesq: gives both expansion and rayleigh"
+                        "scalars_two_forms.yaml:[0-9]+:[0-9]+: scalars.temperature.diffusivity: given beside boussinesq.rayleigh"
+                  COMMAND validate tests/cli/decks/scalars_two_forms.yaml)
+
 # An error on one rank only (rank 0 cannot open the run log): printed once with its rank, the
 # job ends through MPI_Abort (exit code 70 from Eddy; the launcher may report its own).
 eddy_add_cli_test(NAME cli.run.local_error.np1 RANKS 1 EXPECT_EXIT 4
