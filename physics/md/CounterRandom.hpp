@@ -11,24 +11,16 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/CounterHash.hpp"
 #include "eddy/core/PortableMath.hpp"
 
 #include <cstdint>
 
 namespace eddy::md {
 
-/// A 64-bit mix (splitmix64 finaliser): decomposition-independent pseudo-random numbers from
-/// a seed and a global id.
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-/// Uniform in [0, 1) from 53 bits of a mixed key.
-KOKKOS_INLINE_FUNCTION double unitFromKey(std::uint64_t key) {
-  return static_cast<double>(mix64(key) >> 11) * (1.0 / 9007199254740992.0);
-}
+// The mix and the uniform draw are core's (CounterHash.hpp), shared with the grid models.
+using eddy::mix64;
+using eddy::unitFromKey;
 
 /// Independent streams of draws under one seed.
 enum class RandomStream : std::uint64_t { Velocity = 1, Langevin = 2 };

@@ -1,11 +1,11 @@
 #include "scalars/Scalars.hpp"
 
 #include "eddy/core/BoxPolicy.hpp"
+#include "eddy/core/CounterHash.hpp"
 #include "eddy/core/FieldHost.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
-#include "md/CounterRandom.hpp"
 
 #include <cmath>
 #include <limits>
@@ -126,7 +126,7 @@ void Model::setInitialState(ExecSpace const& space) {
     double const base = in.value, slope = (in.highValue - in.value) / (axis < 3 ? L[axis] : 1.0);
     double const amp = in.blobAmplitude, inv2w2 = 1.0 / (2.0 * in.blobWidth * in.blobWidth);
     double const noise = in.noise;
-    std::uint64_t const key = md::mix64(md::mix64(in.seed) ^ static_cast<std::uint64_t>(s + 1));
+    std::uint64_t const key = mix64(mix64(in.seed) ^ static_cast<std::uint64_t>(s + 1));
     forEachCell(
         "eddy::scalars::initialize", space, {0, 0, 0}, {n[0], n[1], n[2]},
         KOKKOS_LAMBDA(int i, int j, int k) {
@@ -144,7 +144,7 @@ void Model::setInitialState(ExecSpace const& space) {
           }
           if (noise != 0.0) {
             long long const id = (ox + i) + Nx * ((oy + j) + Ny * static_cast<long long>(oz + k));
-            v += noise * (2.0 * md::unitFromKey(key ^ md::mix64(static_cast<std::uint64_t>(id))) -
+            v += noise * (2.0 * unitFromKey(key ^ mix64(static_cast<std::uint64_t>(id))) -
                           1.0);
           }
           q(i, j, k) = v;
@@ -176,7 +176,8 @@ void Model::fillGhosts(ExecSpace const& space, int s) {
       layers.hi[a] = g;
       bool const value = f.kind == BoundaryKind::Value;
       double const fixed = f.value;
-      double const step = value || !(sp.diffusivity > 0) ? 0.0 : f.value * m_h[a] / sp.diffusivity;
+      double const perLayer =
+          value || !(sp.diffusivity > 0) ? 0.0 : f.value * m_h[a] / sp.diffusivity;
       int const ea0 = a == 0, ea1 = a == 1, ea2 = a == 2;
       int const last = n[a] - 1, high = side;
       forEachCell(
@@ -188,7 +189,7 @@ void Model::fillGhosts(ExecSpace const& space, int s) {
             int const gi = ea0 ? ghostAt : i, gj = ea1 ? ghostAt : j, gk = ea2 ? ghostAt : k;
             int const mi = ea0 ? mirrorAt : i, mj = ea1 ? mirrorAt : j, mk = ea2 ? mirrorAt : k;
             double const inside = q(mi, mj, mk);
-            q(gi, gj, gk) = value ? 2.0 * fixed - inside : inside + (2 * m + 1) * step;
+            q(gi, gj, gk) = value ? 2.0 * fixed - inside : inside + (2 * m + 1) * perLayer;
           });
     }
 }
