@@ -10,7 +10,7 @@ foreach(n 1 4)
                     ONCE "cannot create output directory"
                     COMMAND run tests/cli/decks/unwritable_output.yaml)
   eddy_add_cli_test(NAME cli.run.no_model.np${n} RANKS ${n} EXPECT_EXIT 3
-                    MATCH "no_model.yaml: \\(top level\\): the deck names no model; expected a model section: one of fluids, diffusion, md"
+                    MATCH "no_model.yaml: \\(top level\\): the deck names no model; expected a model section: one of fluids, diffusion, scalars, md"
                     ONCE "names no model"
                     COMMAND run tests/cli/decks/no_model.yaml)
   eddy_add_cli_test(NAME cli.run.cavity_short.np${n} RANKS ${n} EXPECT_EXIT 0
