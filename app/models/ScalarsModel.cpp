@@ -320,8 +320,9 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
                           m_params.buoyancy.reference, " K; Ra ", f.rayleigh, ", Pr ", f.prandtl,
                           " (L ", f.L, " m, dT ", f.dT, " K)"));
     }
-    lines.push_back(str("scalars: ", static_cast<double>(m_model.bytes()) /
-                                         globalCellCount(m_decomp) * m_decomp.nranks(),
+    double localCells = 1;
+    for (int a = 0; a < dims; ++a) localCells *= m_decomp.localCells()[a];
+    lines.push_back(str("scalars: ", static_cast<double>(m_model.bytes()) / localCells,
                         " bytes per cell (fields and halo buffers, ghosts included)"));
     return lines;
   }
