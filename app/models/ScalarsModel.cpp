@@ -288,6 +288,27 @@ double bytesPerCell(io::Deck const& deck) {
   return b;
 }
 
+/// A TVD scalar reads two cells across a block's faces: every rank's block needs at least two
+/// cells along each axis.
+void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp,
+                        io::DeckErrors& errors) {
+  bool tvd = false;
+  for (ScalarName const& n : kScalars) {
+    std::string const key = std::string("scalars.") + n.name;
+    tvd = tvd || (deck.has(key) && deck.getString(key + ".advection") == "tvd");
+  }
+  if (!tvd) return;
+  char const* const axis[3] = {"x", "y", "z"};
+  for (int a = 0; a < decomp.dims(); ++a) {
+    int const n = decomp.globalCells()[a], ranks = decomp.procGrid()[a];
+    if (n / ranks < 2)
+      errors.add(deck, "grid.cells",
+                 str("the ranks split ", n, " cells along ", axis[a], " into blocks of ", n / ranks,
+                     " (", decomp.describe(), "); a TVD scalar reads two cells across a block face"),
+                 str("expected at most ", n / 2, " ranks along ", axis[a]));
+  }
+}
+
 class ScalarsModel final : public Model, public fluids::StageCoupling {
  public:
   explicit ScalarsModel(ModelContext const& c)
@@ -463,7 +484,9 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
 }  // namespace
 
 ModelSpec scalarsModel() {
-  return modelSpec<ScalarsModel>("scalars", section, check, fields, bytesPerCell);
+  ModelSpec s = modelSpec<ScalarsModel>("scalars", section, check, fields, bytesPerCell);
+  s.checkDecomposition = checkDecomposition;
+  return s;
 }
 
 }  // namespace eddy::app
