@@ -35,7 +35,7 @@ struct ScalarName {
   char const* name;
   char const* units;
 };
-constexpr ScalarName kScalars[] = {{"temperature", "K"}, {"tracer", "1"}};
+constexpr ScalarName kScalars[] = {{"temperature", "Theta"}, {"tracer", "1"}};
 char const* const kFaces[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
 
 Key scalarSection(ScalarName const& s, char const* doc) {
@@ -50,7 +50,7 @@ Key scalarSection(ScalarName const& s, char const* doc) {
                   .defaultValue("auto"));
     values.add(Key::real(f, std::string("At ") + f + ".")
                    .defaultValue(0.0)
-                   .unit(std::string(s.units) + " (value), " + s.units + " m/s (flux)"));
+                   .unit(std::string(s.units) + " (value), " + s.units + " L/T (flux)"));
   }
   return Key::section(s.name, doc)
       .optional()
@@ -58,7 +58,7 @@ Key scalarSection(ScalarName const& s, char const* doc) {
                      "Diffusivity kappa. For the temperature, given here or derived from "
                      "boussinesq.prandtl (kappa = nu / Pr), not both.")
                .atLeast(0)
-               .unit("m^2/s"))
+               .unit("L^2/T"))
       .add(Key::choice("advection", choiceNames(kAdvection),
                        "Face value of the advective flux: central (second order, conserves "
                        "the integral) or tvd (van Leer limiter, keeps values within bounds).")
@@ -87,8 +87,8 @@ Key scalarSection(ScalarName const& s, char const* doc) {
                .lengths({2, 3})
                .sameLengthAs("grid.cells")
                .defaultEach(0.5)
-               .unit("m"))
-      .add(Key::real("blob_width", "Width w of the blob.").greaterThan(0).defaultValue(0.1).unit("m"))
+               .unit("L"))
+      .add(Key::real("blob_width", "Width w of the blob.").greaterThan(0).defaultValue(0.1).unit("L"))
       .add(Key::real("noise", "Amplitude of a uniform perturbation in [-noise, noise).")
                .atLeast(0)
                .defaultValue(0.0)
@@ -115,25 +115,25 @@ Key section() {
                         .lengths({2, 3})
                         .sameLengthAs("grid.cells")
                         .required()
-                        .unit("m/s^2"))
+                        .unit("L/T^2"))
                .add(Key::real("expansion", "Thermal expansion coefficient beta.")
                         .greaterThan(0)
-                        .unit("1/K"))
+                        .unit("1/Theta"))
                .add(Key::real("rayleigh", "Rayleigh number g beta dT L^3 / (nu kappa).")
                         .greaterThan(0))
                .add(Key::real("prandtl", "Prandtl number nu / kappa.").greaterThan(0))
                .add(Key::real("reference_temperature", "T_ref, where buoyancy vanishes.")
                         .defaultValue(0.0)
-                        .unit("K"))
+                        .unit("Theta"))
                .add(Key::real("length", "Length scale L of the Rayleigh number.")
                         .greaterThan(0)
                         .defaultValue(1.0)
-                        .unit("m"))
+                        .unit("L"))
                .add(Key::real("temperature_difference",
                               "Temperature scale dT of the Rayleigh number.")
                         .greaterThan(0)
                         .defaultValue(1.0)
-                        .unit("K")));
+                        .unit("Theta")));
 }
 
 std::array<double, 3> toArray3(std::vector<double> const& v, double fill = 0.0) {
@@ -328,18 +328,18 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
                      s.faces[f].kind == scalars::BoundaryKind::Periodic
                          ? std::string()
                          : str(" ", s.faces[f].value));
-      lines.push_back(str("scalars: ", s.name, ": kappa ", s.diffusivity, " m^2/s, advection ",
+      lines.push_back(str("scalars: ", s.name, ": kappa ", s.diffusivity, " [L^2/T], advection ",
                           toString(s.advection), ", ", faces, "; diffusion limit of dt ",
-                          scalars::diffusionLimit(s.diffusivity, dims, m_model.spacing()), " s"));
+                          scalars::diffusionLimit(s.diffusivity, dims, m_model.spacing()), " [T]"));
     }
     if (m_params.buoyancy.scalar >= 0) {
       BoussinesqForms const f = boussinesqForms(m_deck);
       auto const& g = m_params.buoyancy.gravity;
       lines.push_back(str("scalars: Boussinesq buoyancy -beta (T - T_ref) g: nu ", f.nu,
-                          " m^2/s, kappa ", f.kappa, " m^2/s, beta ", f.beta, " 1/K, g (", g[0],
-                          ", ", g[1], dims == 3 ? str(", ", g[2]) : std::string(), ") m/s^2, T_ref ",
-                          m_params.buoyancy.reference, " K; Ra ", f.rayleigh, ", Pr ", f.prandtl,
-                          " (L ", f.L, " m, dT ", f.dT, " K)"));
+                          " [L^2/T], kappa ", f.kappa, " [L^2/T], beta ", f.beta, " [1/Theta], g (", g[0],
+                          ", ", g[1], dims == 3 ? str(", ", g[2]) : std::string(), ") [L/T^2], T_ref ",
+                          m_params.buoyancy.reference, " [Theta]; Ra ", f.rayleigh, ", Pr ", f.prandtl,
+                          " (L ", f.L, " [L], dT ", f.dT, " [Theta])"));
     }
     double localCells = 1;
     for (int a = 0; a < dims; ++a) localCells *= m_decomp.localCells()[a];

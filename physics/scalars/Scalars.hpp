@@ -80,7 +80,7 @@ struct Initial {
 struct ScalarParameters {
   std::string name = "q";
   std::string units = "1";
-  double diffusivity = 0.0;  ///< kappa [m^2/s]
+  double diffusivity = 0.0;  ///< kappa [L^2/T]
   Advection advection = Advection::Central;
   std::array<FaceCondition, 6> faces;  ///< index 2 axis + side
   Initial initial;
@@ -92,8 +92,8 @@ struct ScalarParameters {
 /// faces of each component with g_c != 0 (T averaged from the two cells of the face).
 struct Buoyancy {
   int scalar = -1;  ///< index of the temperature; -1: none
-  double expansion = 0.0;  ///< beta [1/K]
-  std::array<double, 3> gravity{0, 0, 0};  ///< g [m/s^2]
+  double expansion = 0.0;  ///< beta [1/Theta]
+  std::array<double, 3> gravity{0, 0, 0};  ///< g [L/T^2]
   double reference = 0.0;  ///< T_ref
 };
 
