@@ -32,10 +32,12 @@ set(_eddy_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Eddy)
 install(EXPORT EddyTargets NAMESPACE eddy:: DESTINATION ${_eddy_cmake_dir})
 
 # What EddyConfig.cmake needs to know of this build: the Kokkos it was built with (a hint for
-# find_package(Kokkos)), the HDF5 flavour, and whether eddy::core links CUDA::cudart (NCCL).
+# find_package(Kokkos)), the HDF5 flavour, and whether the libraries link CUDA toolkit targets
+# (eddy::core CUDA::cudart for NCCL, eddy::physics CUDA::cufft for the fft Poisson solver).
 set(EDDY_CONFIG_KOKKOS_DIR "${Kokkos_DIR}")
 get_target_property(_eddy_core_links eddy_core LINK_LIBRARIES)
-if("CUDA::cudart" IN_LIST _eddy_core_links)
+get_target_property(_eddy_physics_links eddy_physics LINK_LIBRARIES)
+if("CUDA::cudart" IN_LIST _eddy_core_links OR "CUDA::cufft" IN_LIST _eddy_physics_links)
   set(EDDY_CONFIG_NEEDS_CUDATOOLKIT ON)
 else()
   set(EDDY_CONFIG_NEEDS_CUDATOOLKIT OFF)

@@ -7,6 +7,7 @@
 #include "CarryingFlow.hpp"
 
 #include "eddy/core/FieldHost.hpp"
+#include "fluids/FftPoisson.hpp"
 #include "fluids/NavierStokes.hpp"
 
 #include <algorithm>
@@ -28,6 +29,8 @@ constexpr Choice<fluids::BoundaryKind> kBoundary[] = {
     {"wall", fluids::BoundaryKind::Wall},
     {"moving_wall", fluids::BoundaryKind::MovingWall}};
 constexpr Choice<fluids::PoissonMethod> kMethod[] = {
+    {"auto", fluids::PoissonMethod::Auto},
+    {"fft", fluids::PoissonMethod::Fft},
     {"mgcg", fluids::PoissonMethod::MultigridCG},
     {"cg", fluids::PoissonMethod::CG},
     {"jacobi", fluids::PoissonMethod::Jacobi}};
@@ -114,9 +117,16 @@ Key section() {
                .add(velocity("z_high")))
       .add(Key::section("poisson", "The pressure Poisson solver of the projection.")
                .add(Key::choice("method", choiceNames(kMethod),
-                                "Multigrid-preconditioned CG, plain CG, or damped Jacobi.")
-                        .defaultValue("mgcg"))
-               .add(Key::real("tolerance", "Relative residual ||r|| / ||rhs|| to reach.")
+                                "fft: a direct solve by fast transforms along each axis (the "
+                                "exact discrete eigenvalues: FFT along periodic axes, cosine "
+                                "transforms between walls), the same bits on any rank count. "
+                                "Multigrid-preconditioned CG, plain CG, or damped Jacobi iterate "
+                                "to the tolerance. auto: fft, or mgcg where the ranks cannot "
+                                "hold whole grid lines of every axis (the log says which).")
+                        .defaultValue("auto"))
+               .add(Key::real("tolerance",
+                              "Relative residual ||r|| / ||rhs|| to reach (fft: its round-off "
+                              "residual is reported; it fails above max(tolerance, 1e-8)).")
                         .greaterThan(0)
                         .defaultValue(1e-12))
                .add(Key::integer("max_iterations",
@@ -142,7 +152,8 @@ Key section() {
                                 "Initial guess of each step's solve: the pressure increments of "
                                 "the last three or two steps extrapolated to the new step, the "
                                 "last one as it is, or zero. The extrapolations save iterations "
-                                "and keep two or one more cell field (16 or 8 bytes a cell).")
+                                "and keep two or one more cell field (16 or 8 bytes a cell). "
+                                "fft ignores it.")
                         .defaultValue("quadratic"))
                .add(Key::choice("precision", choiceNames(kMixedPrecision),
                                 "mgcg: precision of the finest multigrid level's work field "
@@ -245,11 +256,16 @@ bool wantsDerived(io::Deck const& deck) {
 double bytesPerCell(io::Deck const& deck) {
   fluids::Parameters const p = parameters(deck);
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
-  bool const mgcg = p.poisson.method == fluids::PoissonMethod::MultigridCG;
+  // auto may run either: counted as mgcg, which holds more.
+  bool const fft = p.poisson.method == fluids::PoissonMethod::Fft;
+  bool const mgcg = p.poisson.method == fluids::PoissonMethod::MultigridCG ||
+                    p.poisson.method == fluids::PoissonMethod::Auto;
   // Velocity and its stage buffer per component, pressure, phi and the older increments of the
-  // guess, the solver's work fields; mgcg's coarser levels add about 3 fields / (2^dims - 1).
-  // A derived snapshot field holds one more cell field while it is computed.
-  double const fields = 2.0 * dims + 2 + fluids::guessHistory(p.guess) + (mgcg ? 4 : 3) +
+  // guess (none with fft), the solver's work fields (fft: two, and two pencil arrays); mgcg's
+  // coarser levels add about 3 fields / (2^dims - 1). A derived snapshot field holds one more
+  // cell field while it is computed.
+  double const fields = 2.0 * dims + 2 + (fft ? 0 : fluids::guessHistory(p.guess)) +
+                        (mgcg || fft ? 4 : 3) +
                         (mgcg ? 3.0 / ((1 << dims) - 1) : 0) + (wantsDerived(deck) ? 1 : 0);
   return 8.0 * fields;
 }
@@ -265,6 +281,27 @@ class FluidsModel final : public Model, public CarryingFlow {
         m_params(parameters(c.deck)),
         m_model(ExecSpace(), c.rt.comm(), c.decomp, c.length, m_params) {}
 
+  /// The pressure solve as it runs, e.g. "fft (x pencils 1x2x2, ...; fftw-3.3.10-sse2-avx),
+  /// tolerance 1e-12" or "mgcg (7 levels, V(2,2), mixed precision, tolerance 1e-12, cap 500,
+  /// guess quadratic)", and what auto chose.
+  std::string poissonLine() const {
+    auto const& p = m_model.parameters();  // the method resolved
+    bool const automatic = m_params.poisson.method == fluids::PoissonMethod::Auto;
+    if (p.poisson.method == fluids::PoissonMethod::Fft)
+      return str(m_model.poisson().describe(), ", tolerance ", p.poisson.tolerance,
+                 automatic ? " (auto)" : "");
+    bool const mgcg = p.poisson.method == fluids::PoissonMethod::MultigridCG;
+    return str(toString(p.poisson.method), " (", m_model.poisson().levels(), " levels",
+               mgcg ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")",
+                          p.poisson.mixedPrecision ? ", mixed precision" : "")
+                    : std::string(),
+               ", tolerance ", p.poisson.tolerance, ", cap ", p.poisson.maxIterations,
+               ", guess ", toString(p.guess), ")",
+               automatic
+                   ? str(" (auto: fft refused, ", fluids::FftPoisson::refusal(m_decomp), ")")
+                   : "");
+  }
+
   std::vector<std::string> startLines() const override {
     auto const& p = m_params;
     double localCells = 1;
@@ -279,14 +316,8 @@ class FluidsModel final : public Model, public CarryingFlow {
         str("fluids: ", m_decomp.dims(), "D MAC grid, nu ", p.viscosity, " [L^2/T], initial ",
             toString(p.initial), ", ", faces, "; dt ",
             p.dt > 0 ? str(p.dt, " [T] fixed") : str("from cfl ", p.cfl), " (viscous limit ",
-            m_model.viscousDt(), " [T]); poisson ", toString(p.poisson.method), " (",
-            m_model.poisson().levels(), " levels",
-            p.poisson.method == fluids::PoissonMethod::MultigridCG
-                ? str(", V(", p.poisson.preSmooth, ",", p.poisson.postSmooth, ")",
-                      p.poisson.mixedPrecision ? ", mixed precision" : "")
-                : std::string(),
-            ", tolerance ", p.poisson.tolerance, ", cap ", p.poisson.maxIterations, ", guess ",
-            toString(p.guess), "); ", static_cast<double>(m_model.bytes()) / localCells,
+            m_model.viscousDt(), " [T]); poisson ", poissonLine(), "; ",
+            static_cast<double>(m_model.bytes()) / localCells,
             " bytes per cell (fields, halo buffers and Poisson solver, ghosts included)"),
         str("fluids: halo overlap ", p.overlap ? "on" : "off", " (parallel.overlap ", overlap,
             overlap == "auto" ? " = off for the flow model" : "", ", ", m_decomp.nranks(),
@@ -417,8 +448,9 @@ class FluidsModel final : public Model, public CarryingFlow {
     guess.phi.push_back(block(m_model.poissonGuess(), "poisson_guess"));
     if (in.hasInteger("poisson_increments")) {
       // Only the increments this run's guess reads.
-      guess.known = static_cast<int>(std::min<std::int64_t>(
-          in.integer("poisson_increments"), 1 + fluids::guessHistory(m_params.guess)));
+      int const kept = 1 + fluids::guessHistory(m_model.parameters().guess);
+      guess.known =
+          static_cast<int>(std::min<std::int64_t>(in.integer("poisson_increments"), kept));
       if (guess.known > 0) {
         std::vector<double> const& dts = in.reals("poisson_increment_dt");
         if (static_cast<int>(dts.size()) < guess.known)
@@ -469,10 +501,22 @@ class FluidsModel final : public Model, public CarryingFlow {
   fluids::Diagnostics m_last;         ///< of the last progress line
 };
 
+/// fft needs whole grid lines of every axis on some rank (auto falls back to mgcg instead).
+void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp,
+                        io::DeckErrors& errors) {
+  if (deck.getString("fluids.poisson.method") != "fft") return;
+  std::string const why = fluids::FftPoisson::refusal(decomp);
+  if (!why.empty())
+    errors.add(deck, "fluids.poisson.method", str("fft on ", decomp.describe(), ": ", why),
+               "expected fewer ranks, or method auto (mgcg where fft cannot run) or mgcg");
+}
+
 }  // namespace
 
 ModelSpec fluidsModel() {
-  return modelSpec<FluidsModel>("fluids", section, check, fields, bytesPerCell);
+  ModelSpec s = modelSpec<FluidsModel>("fluids", section, check, fields, bytesPerCell);
+  s.checkDecomposition = checkDecomposition;
+  return s;
 }
 
 }  // namespace eddy::app

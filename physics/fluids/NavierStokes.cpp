@@ -140,8 +140,10 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
     out.push_back({"fluids.initial", "'poiseuille', which needs a channel",
                    str("expected periodic x", grid.dims == 3 ? " and z" : "",
                        ", 'wall' at y_low and y_high and a body force along x only")});
-  if (p.poisson.method == PoissonMethod::MultigridCG &&
-      p.poisson.preSmooth + p.poisson.postSmooth < 1)
+  // auto runs mgcg where fft cannot run, so its sweeps must work too.
+  bool const mayRunMultigrid =
+      p.poisson.method == PoissonMethod::MultigridCG || p.poisson.method == PoissonMethod::Auto;
+  if (mayRunMultigrid && p.poisson.preSmooth + p.poisson.postSmooth < 1)
     out.push_back({"fluids.poisson.pre_sweeps",
                    "pre_sweeps and post_sweeps are both 0: the multigrid V-cycle would not smooth",
                    "expected pre_sweeps + post_sweeps >= 1"});
@@ -162,9 +164,23 @@ char const* toString(InitialCondition ic) {
   return "?";
 }
 
+namespace {
+/// `params` with the Poisson method resolved on `decomp`; a direct solve keeps no guess (it
+/// starts from nothing).
+Parameters resolved(Parameters params, CartDecomposition const& decomp) {
+  params.poisson.method = resolve(params.poisson.method, decomp);
+  if (params.poisson.method == PoissonMethod::Fft) params.guess = PoissonGuess::Zero;
+  return params;
+}
+}  // namespace
+
 Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
              std::array<double, 3> const& length, Parameters const& params)
-    : m_comm(comm), m_decomp(decomp), m_length(length), m_params(params), m_dims(decomp.dims()) {
+    : m_comm(comm),
+      m_decomp(decomp),
+      m_length(length),
+      m_params(resolved(params, decomp)),
+      m_dims(decomp.dims()) {
   throwFirst(violations(params, FlowGrid::of(decomp, length)));
   for (int a = 0; a < 3; ++a) m_h[a] = a < m_dims ? length[a] / decomp.globalCells()[a] : 1.0;
 
@@ -181,12 +197,12 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   m_p = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::p", decomp, 1);
   m_phi = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::phi", decomp, 1);
   // Labelled by their first role: the guess rotates the increments through the three fields.
-  for (int h = 0; h < guessHistory(params.guess); ++h)
+  for (int h = 0; h < guessHistory(m_params.guess); ++h)
     m_phiHistory[h] =
         std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::phi_", h + 1), decomp, 1);
   m_haloP = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_p->layout());
-  PoissonOptions poisson = params.poisson;
-  poisson.overlap = params.overlap;
+  PoissonOptions poisson = m_params.poisson;
+  poisson.overlap = m_params.overlap;
   m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, poisson);
   m_haloSpace = params.overlap ? compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority) : space;
   for (int c = 0; c < m_dims; ++c)

@@ -2,6 +2,7 @@
 
 #include "eddy/core/FieldBoundary.hpp"
 
+#include "fluids/FftPoisson.hpp"
 #include "fluids/Multigrid.hpp"
 #include "fluids/PoissonKernels.hpp"
 
@@ -12,6 +13,7 @@
 #include "eddy/core/Timer.hpp"
 #include "eddy/core/Tuning.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -28,6 +30,10 @@ constexpr double kJacobiOmega = 0.8;
 
 char const* toString(PoissonMethod m) {
   switch (m) {
+    case PoissonMethod::Auto:
+      return "auto";
+    case PoissonMethod::Fft:
+      return "fft";
     case PoissonMethod::MultigridCG:
       return "mgcg";
     case PoissonMethod::CG:
@@ -38,6 +44,11 @@ char const* toString(PoissonMethod m) {
   return "?";
 }
 
+PoissonMethod resolve(PoissonMethod m, CartDecomposition const& decomp) {
+  if (m != PoissonMethod::Auto) return m;
+  return FftPoisson::refusal(decomp).empty() ? PoissonMethod::Fft : PoissonMethod::MultigridCG;
+}
+
 struct PoissonSolver::Impl {
   Impl(ExecSpace const& space, MPI_Comm c, CartDecomposition const& d,
        std::array<double, 3> const& cellSize, PoissonOptions const& opt)
@@ -46,6 +57,7 @@ struct PoissonSolver::Impl {
         h(cellSize),
         options(opt),
         grid(detail::PoissonGrid::make(d, cellSize)) {
+    options.method = resolve(options.method, d);
     if (!(options.tolerance >= 0))
       throw ConfigError(str("PoissonSolver: tolerance is ", options.tolerance, "; expected >= 0"));
     if (options.maxIterations < 0)
@@ -54,11 +66,15 @@ struct PoissonSolver::Impl {
     // Values that are never live at the same time share a field, in the order a solve uses
     // them: b holds the right-hand side until f is formed, then q = A p and the multigrid fine
     // residual; p holds f until the first residual, then the search direction. Jacobi reads f
-    // in every sweep: it has a field of its own there.
+    // in every sweep: it has a field of its own there. fft forms f in b (in place) and keeps
+    // its residual in r.
     b = std::make_unique<FieldType>(space, "eddy::fluids::poisson::rhs", d, 1);
     r = std::make_unique<FieldType>(space, "eddy::fluids::poisson::r", d, 1);
     q = b.get();
-    if (options.method == PoissonMethod::Jacobi) {
+    if (options.method == PoissonMethod::Fft) {
+      f = b.get();
+      fft = std::make_unique<FftPoisson>(space, c, d, h);
+    } else if (options.method == PoissonMethod::Jacobi) {
       jacobiF = std::make_unique<FieldType>(space, "eddy::fluids::poisson::f", d, 1);
       f = jacobiF.get();
     } else {
@@ -66,7 +82,8 @@ struct PoissonSolver::Impl {
       f = p.get();
       halo = std::make_unique<Halo>(space, c, d, p->layout());
       if (options.overlap) {
-        haloSpace = compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority);
+        haloSpace =
+            compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority);
         split = BoxSplit::awayFromPeerFaces(Box3{{0, 0, 0}, grid.hi()}, grid.hi(),
                                             halo->peerFaces(), 1);
       }
@@ -111,6 +128,7 @@ struct PoissonSolver::Impl {
   FieldType* q = nullptr;  ///< A p: b
   std::unique_ptr<Halo> halo, phiExchange;
   std::unique_ptr<Multigrid> mg;
+  std::unique_ptr<FftPoisson> fft;
   ExecSpace haloSpace;  ///< the exchange of dir, with overlap
   BoxSplit split;       ///< owned cells around the exchange, with overlap
 };
@@ -237,17 +255,32 @@ PoissonStats PoissonSolver::solve(ExecSpace const& space, Field<MemSpace> const&
     Kokkos::deep_copy(space, phi.view(), 0.0);
     s.history.push_back(0.0);
     s.converged = true;
+  } else if (m.fft) {
+    m.fft->solve(space, m.f->access(), phi.access());
+    s.iterations = 1;
+    s.history.push_back(1.0);  // the direct solve starts from zero, whatever phi held
   } else if (m.options.method == PoissonMethod::Jacobi) {
     m.jacobi(space, phi, normF, s);
   } else {
     m.conjugateGradient(space, phi, normF, s);
   }
-  s.relativeResidual = s.history.back();
-  // Zero mean, then the ghosts the caller takes gradients from.
-  double const phiMean = detail::sum(space, m.comm, g, phi.access()) / cells;
-  detail::addConstant(space, g, -phiMean, phi.access());
+  // Zero mean (fft sets the zero mode to 0 itself), then the ghosts the caller takes gradients
+  // from.
+  if (!m.fft) {
+    double const phiMean = detail::sum(space, m.comm, g, phi.access()) / cells;
+    detail::addConstant(space, g, -phiMean, phi.access());
+  }
   m.phiHalo(space, phi).exchange(space, phi);
   mirrorWallGhosts(space, m.decomp, phi);
+  if (m.fft && normF > 0) {
+    // The residual of what the caller gets: the check that the direct solve worked.
+    double const rr =
+        detail::residualNorm2(space, m.comm, g, m.f->access(), phi.access(), m.r->access());
+    s.history.push_back(std::sqrt(rr) / normF);
+    s.converged = std::isfinite(s.history.back()) &&
+                  s.history.back() <= std::max(m.options.tolerance, kDirectSolveResidualLimit);
+  }
+  s.relativeResidual = s.history.back();
   return s;
 }
 
@@ -267,7 +300,19 @@ std::size_t PoissonSolver::bytes() const {
   for (auto const* x : {m.halo.get(), m.phiExchange.get()})
     if (x) s += x->bytes();
   if (m.mg) s += m.mg->bytes();
+  if (m.fft) s += m.fft->bytes();
   return s;
+}
+
+PoissonMethod PoissonSolver::method() const {
+  return m_impl->options.method;
+}
+
+std::string PoissonSolver::describe() const {
+  Impl const& m = *m_impl;
+  if (m.fft) return str("fft (", m.fft->describe(), ")");
+  if (m.mg) return str("mgcg (", m.mg->levels(), " multigrid levels)");
+  return toString(m.options.method);
 }
 
 }  // namespace eddy::fluids

@@ -1,13 +1,15 @@
 /// @file PoissonSolver.hpp
-/// @brief Pressure Poisson solver of the fluids model: geometric multigrid (V-cycle, red-black
-/// Gauss-Seidel) as a preconditioner for CG, plain CG and Jacobi for comparison, across ranks.
+/// @brief Pressure Poisson solver of the fluids model: a direct solve by fast transforms
+/// (FftPoisson.hpp), geometric multigrid (V-cycle, red-black Gauss-Seidel) as a preconditioner
+/// for CG, plain CG and Jacobi for comparison, across ranks.
 ///
 /// Solves lap(phi) = rhs for a cell-centred phi on a CartDecomposition with the standard
 /// second-order (2d+1)-point Laplacian, periodic wrap on periodic axes and homogeneous Neumann
 /// (mirrored ghosts, zero normal gradient) at walls. With no Dirichlet boundary the operator is
 /// singular: the mean of rhs is removed (reproducibly) and phi is returned with zero mean.
-/// Every dot product uses eddy::reproducibleSum, and the multigrid hierarchy is a fixed function
-/// of the global grid, so the result is bitwise identical for any number of ranks.
+/// Every dot product uses eddy::reproducibleSum, the multigrid hierarchy is a fixed function of
+/// the global grid, and the transforms of fft see whole lines whatever the decomposition, so the
+/// result is bitwise identical for any number of ranks.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -24,17 +26,29 @@
 
 namespace eddy::fluids {
 
-enum class PoissonMethod { MultigridCG, CG, Jacobi };
+/// Auto: Fft where the ranks can hold whole lines of every axis (FftPoisson::refusal), else
+/// MultigridCG; resolve() says which.
+enum class PoissonMethod { Auto, Fft, MultigridCG, CG, Jacobi };
 
-/// "mgcg", "cg", "jacobi": the names of the deck's choices.
+/// "auto", "fft", "mgcg", "cg", "jacobi": the names of the deck's choices.
 char const* toString(PoissonMethod m);
+
+/// The method that runs for `m` on `decomp`: m itself, or for Auto fft or mgcg.
+PoissonMethod resolve(PoissonMethod m, CartDecomposition const& decomp);
+
+/// A direct solve (fft) whose relative residual exceeds this failed: round-off stays orders of
+/// magnitude below it on any grid that fits in memory. Its tolerance is not a target to iterate
+/// to, so a tighter one does not fail it.
+constexpr double kDirectSolveResidualLimit = 1e-8;
 
 struct PoissonOptions {
   PoissonMethod method = PoissonMethod::MultigridCG;
-  double tolerance = 1e-10;  ///< stop when ||r|| / ||rhs|| <= tolerance (2-norm)
-  int maxIterations = 200;   ///< iteration cap (CG iterations, or Jacobi sweeps)
-  int preSmooth = 2;         ///< red-black Gauss-Seidel sweeps before restriction
-  int postSmooth = 2;        ///< sweeps after prolongation
+  /// Iterative methods stop when ||r|| / ||rhs|| <= tolerance (2-norm); fft is converged when
+  /// its residual is within max(tolerance, kDirectSolveResidualLimit).
+  double tolerance = 1e-10;
+  int maxIterations = 200;  ///< iteration cap (CG iterations, or Jacobi sweeps)
+  int preSmooth = 2;        ///< red-black Gauss-Seidel sweeps before restriction
+  int postSmooth = 2;       ///< sweeps after prolongation
   /// Apply the CG operator to the inner cells while the halo exchange of the search direction
   /// runs on a second execution-space instance, then to the shell (bitwise the same result);
   /// likewise the multigrid levels whose ranks own at least multigrid.overlapCells cells each.
@@ -50,7 +64,7 @@ struct PoissonOptions {
 };
 
 struct PoissonStats {
-  int iterations = 0;
+  int iterations = 0;             ///< 1 for fft (a direct solve, from a zero guess)
   double relativeResidual = 0.0;  ///< ||r|| / ||rhs|| at the end
   std::vector<double> history;    ///< relative residual after each iteration, [0] = start
   bool converged = false;
@@ -58,7 +72,8 @@ struct PoissonStats {
 
 class PoissonSolver {
  public:
-  /// Collective over `comm`. `h` is the cell size per axis.
+  /// Collective over `comm`. `h` is the cell size per axis. options.method Auto is resolved
+  /// (resolve()).
   PoissonSolver(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
                 std::array<double, 3> const& h, PoissonOptions const& options);
   ~PoissonSolver();
@@ -74,13 +89,18 @@ class PoissonSolver {
   /// holds CG's A p and the multigrid fine residual.
   Field<MemSpace>& rightHandSide();
 
-  /// Number of multigrid levels (1 for CG and Jacobi).
+  /// Number of multigrid levels (1 for fft, CG and Jacobi).
   int levels() const;
   /// Bytes of device memory held by the solver (all levels, work vectors, halo buffers), the
   /// right-hand side field included. Fine-level cell fields (8 bytes per cell plus ghosts each):
   /// 4 for mgcg (right-hand side, r, p, z; plus the coarse levels, 3.4 bytes per cell in 3D),
-  /// 3 for cg and for jacobi.
+  /// 3 for cg and for jacobi; 2 for fft plus its two pencil arrays (FftPoisson::bytes()).
   std::size_t bytes() const;
+
+  /// The method that runs (Auto resolved).
+  PoissonMethod method() const;
+  /// One line for the log: the method, and for fft its pencils and transform library.
+  std::string describe() const;
 
  private:
   struct Impl;

@@ -61,6 +61,9 @@ foreach(np 3 4)
 endforeach()
 # A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
 eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
+# The direct pressure solve (fft: walls and a periodic axis) from 1 rank onto 3 and 2 onto 4.
+eddy_restart_test(cavity_fft.np1_to_np3 restart_cavity_fft cavityfft 4 6 8 1 1 3 "${_cavity_csvs}")
+eddy_restart_test(cavity_fft.np2_to_np4 restart_cavity_fft cavityfft 4 6 8 2 2 4 "${_cavity_csvs}")
 
 # The Lennard-Jones liquid (500 atoms): 60 steps straight vs 30 + restart + 30 on 1, 2 and 4
 # ranks, gathered through rank 0, and with a Langevin thermostat that is switched off at step 40.

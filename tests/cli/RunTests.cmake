@@ -75,7 +75,22 @@ foreach(command run validate)
                     MATCH "too_many_ranks.yaml:6:3: grid.cells: no decomposition over 4 rank\\(s\\)"
                     ONCE "eddy: error"
                     COMMAND ${command} tests/cli/decks/too_many_ranks.yaml)
+  eddy_add_cli_test(NAME cli.${command}.fft_too_many_ranks.np4 RANKS 4 EXPECT_EXIT 3
+                    MATCH "fft_too_many_ranks.yaml:10:13: fluids.poisson.method: fft on 3x64 cells over 1x4 ranks.*cannot share whole lines along y"
+                          "expected fewer ranks, or method auto"
+                    ONCE "eddy: error"
+                    COMMAND ${command} tests/cli/decks/fft_too_many_ranks.yaml)
 endforeach()
+# auto runs fft where it can, mgcg where the ranks cannot share whole lines, and says so.
+eddy_add_cli_test(NAME cli.run.poisson_auto.np1 RANKS 1 EXPECT_EXIT 0
+                  MATCH "poisson fft \\(x pencils 1x1x1, y pencils 1x1x1 ranks; [^)]+\\), tolerance 1e-12 \\(auto\\)"
+                        "step +8/8"
+                  ONCE "final: t"
+                  COMMAND run tests/cli/decks/cavity_short.yaml)
+eddy_add_cli_test(NAME cli.run.poisson_auto.np4 RANKS 4 EXPECT_EXIT 0
+                  MATCH "poisson mgcg .*\\(auto: fft refused, 4 ranks cannot share whole lines along y of 3x64x1 cells\\)"
+                  ONCE "final: t"
+                  COMMAND run tests/cli/decks/fft_too_many_ranks.yaml --set fluids.poisson.method=auto)
 # Sizes whose products overflow 32-bit counts, or that cannot fit a rank's memory, are refused
 # before anything is allocated, with the ranks the run would need.
 # Counts the solver keeps in an int are bounded by the schema, so none narrows.

@@ -242,7 +242,8 @@ PoissonStats expectSameSolve(PoissonSolver& a, CartDecomposition const& da, Pois
 }  // namespace
 
 // (a) + (c): cell-centred cos modes are exact eigenvectors of the discrete operator; every method
-// recovers them, in 2D and 3D, walls and periodic axes mixed, on uneven grids.
+// recovers them, in 2D and 3D, walls and periodic axes mixed, on uneven grids (fft: odd and even
+// line lengths, from one transform to the next).
 TEST(Poisson, DiscreteEigenmodes) {
   struct Case {
     Problem s;
@@ -255,7 +256,8 @@ TEST(Poisson, DiscreteEigenmodes) {
       {{{12, 10, 14}, 3, {false, true, false}}, {1, 1, 2}},
       {{{16, 16, 12}, 3, {true, true, true}}, {1, 2, 1}},
   };
-  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
+  for (auto m :
+       {PoissonMethod::Fft, PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
     for (auto const& c : cases) {
       Eigenmode const e(c.s, c.mode);
       bool const jacobi = m == PoissonMethod::Jacobi;
@@ -288,7 +290,7 @@ TEST(Poisson, SecondOrderConvergence) {
   std::vector<Case> const cases = {{2, {false, false, false}, {16, 32, 64}},
                                    {2, {true, false, false}, {16, 32, 64}},
                                    {3, {true, false, true}, {8, 16, 32}}};
-  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG}) {
+  for (auto m : {PoissonMethod::Fft, PoissonMethod::MultigridCG, PoissonMethod::CG}) {
     for (auto const& c : cases) {
       // Plain CG is slow on the finer grids: one case is enough to show it converges to order 2.
       if (m == PoissonMethod::CG && &c != &cases.front()) continue;
@@ -318,6 +320,63 @@ TEST(Poisson, SecondOrderConvergence) {
         EXPECT_LT(ratio, 4.5) << name(m) << " " << c.dims << "D, level " << l;
       }
     }
+  }
+}
+
+// fft solves the problem mgcg solves: the same phi to the solver tolerance on a rough right-hand
+// side (every mode present), 2D and 3D, walls and periodic axes, odd and even lengths, and a
+// residual at round-off. Its moves between blocks and pencils are covered by the bitwise test
+// against one rank below (uneven splits at 3 ranks).
+TEST(Poisson, FftSolvesWhatMultigridSolves) {
+  std::vector<Problem> const problems = {
+      {{40, 33, 1}, 2, {false, false, false}},
+      {{27, 64, 1}, 2, {true, false, false}},
+      {{18, 21, 15}, 3, {true, false, true}},
+      {{16, 12, 20}, 3, {false, false, false}},
+  };
+  for (auto const& s : problems) {
+    SCOPED_TRACE(eddy::toString(s.cells));
+    eddy::ExecSpace space;
+    CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+    PoissonSolver fft(space, MPI_COMM_WORLD, d, s.h(), options(PoissonMethod::Fft, 1e-12, 1));
+    PoissonSolver mg(space, MPI_COMM_WORLD, d, s.h(),
+                     options(PoissonMethod::MultigridCG, 1e-13, 500));
+    Field<MemSpace> b(space, "eddy::test::poisson::rhs", d, 1);
+    Field<MemSpace> pf(space, "eddy::test::poisson::fft", d, 1);
+    Field<MemSpace> pm(space, "eddy::test::poisson::mgcg", d, 1);
+    fillOwned(b, roughRhs);
+    PoissonStats const sf = fft.solve(space, b, pf);
+    PoissonStats const sm = mg.solve(space, b, pm);
+    EXPECT_TRUE(sf.converged);
+    EXPECT_TRUE(sm.converged);
+    EXPECT_EQ(sf.iterations, 1);
+    EXPECT_LT(sf.relativeResidual, 1e-13);
+    // Both have zero mean; their difference is what mgcg's residual allows.
+    auto hm = Kokkos::create_mirror_view(pm.view());
+    Kokkos::deep_copy(hm, pm.view());
+    Index3 const g = pm.ghosts(), o = pm.globalOffset();
+    double diff = 0, scale = 0;
+    forOwned(pf, [&](int i, int j, int k, double v) {
+      double const m = hm(i - o[0] + g[0], j - o[1] + g[1], k - o[2] + g[2]);
+      diff = std::max(diff, std::fabs(v - m));
+      scale = std::max(scale, std::fabs(m));
+    });
+    EXPECT_LT(globalMaxOf(diff), 1e-9 * globalMaxOf(scale));
+  }
+}
+
+// fft needs whole lines of every axis on some rank: ranks that cannot be laid out so are refused
+// with a message that names the way out (4 ranks, 3 cells along x).
+TEST(Poisson, FftRefusesRanksThatCannotHoldWholeLines) {
+  if (eddy::test::worldSize() != 4) GTEST_SKIP() << "needs 4 ranks";
+  Problem const s{{3, 64, 1}, 2, {false, false, false}};
+  eddy::ExecSpace space;
+  CartDecomposition const d = s.decomp(MPI_COMM_WORLD);
+  try {
+    PoissonSolver fft(space, MPI_COMM_WORLD, d, s.h(), options(PoissonMethod::Fft, 1e-12, 1));
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (eddy::ConfigError const& e) {
+    EXPECT_NE(std::string(e.what()).find("use method mgcg"), std::string::npos) << e.what();
   }
 }
 
@@ -399,7 +458,8 @@ TEST(Poisson, BitwiseIdenticalToOneRank) {
       {{36, 27, 1}, 2, {false, true, false}},
       {{16, 24, 32}, 3, {false, true, true}},
   };
-  for (auto m : {PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
+  for (auto m :
+       {PoissonMethod::Fft, PoissonMethod::MultigridCG, PoissonMethod::CG, PoissonMethod::Jacobi}) {
     for (auto const& s : problems) {
       eddy::ExecSpace space;
       PoissonOptions const opt = options(m, 1e-9, m == PoissonMethod::Jacobi ? 30 : 400);

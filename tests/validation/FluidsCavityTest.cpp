@@ -58,8 +58,11 @@ double interpolate(std::vector<double> const& xs, std::vector<double> const& ys,
 }
 
 /// Runs the cavity to time T and returns the largest deviation from Ghia's two profiles.
-double cavityDeviation(int re, int n, double T) {
+double cavityDeviation(
+    int re, int n, double T,
+    eddy::fluids::PoissonMethod method = eddy::fluids::PoissonMethod::MultigridCG) {
   auto c = eddy::test::cavity(n, re);
+  c.params.poisson.method = method;
   c.params.cfl = 0.8;
   auto model = c.make(MPI_COMM_WORLD);
   eddy::ExecSpace space;
@@ -100,6 +103,10 @@ TEST(FluidsCavity, Re100MatchesGhia) {
 
 TEST(FluidsCavity, Re400MatchesGhia) {
   EXPECT_LT(cavityDeviation(400, 128, 30.0), 0.02);
+}
+
+TEST(FluidsCavity, Re100MatchesGhiaWithFft) {
+  EXPECT_LT(cavityDeviation(100, 128, 12.0, eddy::fluids::PoissonMethod::Fft), 0.02);
 }
 
 }  // namespace

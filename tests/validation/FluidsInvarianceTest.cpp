@@ -73,6 +73,19 @@ TEST(FluidsInvariance, TaylorGreen3DMultigrid) {
   expectIdentical(c, 6, "Taylor-Green 3D");
 }
 
+// The direct pressure solve (fluids.poisson.method fft) through its pencils: walls in 2D, a moving
+// wall, a periodic axis and a body force in 3D, uneven splits.
+TEST(FluidsInvariance, FftCavity2DAndBox3D) {
+  FlowCase c = eddy::test::cavity(23, 100.0);
+  c.cells = {23, 19, 1};
+  c.params.cfl = 0.5;
+  c.params.poisson.method = eddy::fluids::PoissonMethod::Fft;
+  expectIdentical(c, 12, "cavity 2D, fft");
+  FlowCase b = eddy::test::box3DWithMovingWallAndForce();
+  b.params.poisson.method = eddy::fluids::PoissonMethod::Fft;
+  expectIdentical(b, 8, "box 3D, fft");
+}
+
 // The Poisson preconditioner's finest level in mixed precision (fluids.poisson.precision), with
 // walls, a moving wall, a periodic axis and a body force (levels down to 8 x 6 x 5).
 TEST(FluidsInvariance, MixedPrecisionBox3D) {

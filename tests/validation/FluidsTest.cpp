@@ -31,9 +31,12 @@ std::pair<std::array<std::vector<double>, 3>, std::vector<double>> restState(
 
 /// L2 velocity error of the 2D Taylor-Green vortex at time T on an n x n grid; also checks
 /// max |div u| after every projection against `divBound`.
-double taylorGreenError(int n, double T, double divBound) {
+double taylorGreenError(
+    int n, double T, double divBound,
+    eddy::fluids::PoissonMethod method = eddy::fluids::PoissonMethod::MultigridCG) {
   FlowCase c = eddy::test::taylorGreen(n, 2, 0.01);
   c.params.poisson.tolerance = 1e-12;
+  c.params.poisson.method = method;
   double const h = 1.0 / n;
   // dt ~ h, below the CFL and viscous limits on every grid up to 128^2 (the viscous one,
   // h^2 / (4 nu), binds there), and rounded so that T is reached in whole steps: time and space
@@ -51,40 +54,61 @@ double taylorGreenError(int n, double T, double divBound) {
   return d.l2Error;
 }
 
-TEST(Fluids, TaylorGreen2DConvergesAtSecondOrder) {
+/// The errors at t = 0.25 on 32^2, 64^2 and 128^2 with the pressure solve `method`, checked to
+/// fall at second order; the divergence after each projection stays below divBound (U / L = 1).
+/// Returns the 64^2 error.
+double expectSecondOrderTaylorGreen(eddy::fluids::PoissonMethod method, double divBound) {
   double const T = 0.25;
-  // U / L = 1: the divergence after each projection stays below 1e-10 U / L.
-  double const e32 = taylorGreenError(32, T, 1e-10);
-  double const e64 = taylorGreenError(64, T, 1e-10);
-  double const e128 = taylorGreenError(128, T, 1e-10);
-  std::printf("Taylor-Green 2D L2 errors: %.4e %.4e %.4e, ratios %.3f %.3f\n", e32, e64, e128,
-              e32 / e64, e64 / e128);
+  double const e32 = taylorGreenError(32, T, divBound, method);
+  double const e64 = taylorGreenError(64, T, divBound, method);
+  double const e128 = taylorGreenError(128, T, divBound, method);
+  std::printf("Taylor-Green 2D (%s) L2 errors: %.4e %.4e %.4e, ratios %.3f %.3f\n",
+              eddy::fluids::toString(method), e32, e64, e128, e32 / e64, e64 / e128);
   EXPECT_GT(e32 / e64, 3.6);
   EXPECT_LT(e32 / e64, 4.4);
   EXPECT_GT(e64 / e128, 3.6);
   EXPECT_LT(e64 / e128, 4.4);
   EXPECT_LT(e128, 1e-3);
+  return e64;
+}
+
+TEST(Fluids, TaylorGreen2DConvergesAtSecondOrder) {
+  expectSecondOrderTaylorGreen(eddy::fluids::PoissonMethod::MultigridCG, 1e-10);
+}
+
+// The same with the direct solve (fluids.poisson.method fft): the same order and, to the
+// iterative solve's tolerance, the same error; the divergence at round-off.
+TEST(Fluids, TaylorGreen2DConvergesAtSecondOrderWithFft) {
+  using eddy::fluids::PoissonMethod;
+  double const fft = expectSecondOrderTaylorGreen(PoissonMethod::Fft, 1e-12);
+  double const mg = taylorGreenError(64, 0.25, 1e-10);
+  EXPECT_NEAR(fft, mg, 1e-9 * mg);
 }
 
 TEST(Fluids, ChannelReachesThePoiseuilleParabola) {
-  // Periodic x, walls in y, body force along x: u(y) = f y (H - y) / (2 nu), u_max = 1.
-  FlowCase c;
-  c.cells = {4, 48, 1};
-  c.periodic = {true, false, false};
-  eddy::test::wallsWherePeriodicIsOff(c);
-  c.params.viscosity = 1.0;
-  c.params.bodyForce = {8.0, 0.0, 0.0};
-  auto model = c.make(MPI_COMM_WORLD);
-  eddy::ExecSpace space;
-  // The slowest mode decays as exp(-nu pi^2 t / H^2): t = 1.3 leaves 3e-6 of it.
-  while (model->time() < 1.3) model->step(space);
-  auto const d = model->diagnostics(space);
-  ASSERT_TRUE(d.hasReference);
-  std::printf("channel: max |u - parabola| / u_max = %.3e after %lld steps\n",
-              d.maxError / d.referenceScale, model->stepCount());
-  EXPECT_NEAR(d.referenceScale, 1.0, 1e-14);
-  EXPECT_LT(d.maxError / d.referenceScale, 1e-3);
-  EXPECT_EQ(d.maxDivergence, 0.0);
+  // Periodic x, walls in y, body force along x: u(y) = f y (H - y) / (2 nu), u_max = 1; with
+  // each pressure solve.
+  for (auto method : {eddy::fluids::PoissonMethod::MultigridCG, eddy::fluids::PoissonMethod::Fft}) {
+    SCOPED_TRACE(eddy::fluids::toString(method));
+    FlowCase c;
+    c.params.poisson.method = method;
+    c.cells = {4, 48, 1};
+    c.periodic = {true, false, false};
+    eddy::test::wallsWherePeriodicIsOff(c);
+    c.params.viscosity = 1.0;
+    c.params.bodyForce = {8.0, 0.0, 0.0};
+    auto model = c.make(MPI_COMM_WORLD);
+    eddy::ExecSpace space;
+    // The slowest mode decays as exp(-nu pi^2 t / H^2): t = 1.3 leaves 3e-6 of it.
+    while (model->time() < 1.3) model->step(space);
+    auto const d = model->diagnostics(space);
+    ASSERT_TRUE(d.hasReference);
+    std::printf("channel: max |u - parabola| / u_max = %.3e after %lld steps\n",
+                d.maxError / d.referenceScale, model->stepCount());
+    EXPECT_NEAR(d.referenceScale, 1.0, 1e-14);
+    EXPECT_LT(d.maxError / d.referenceScale, 1e-3);
+    EXPECT_EQ(d.maxDivergence, 0.0);
+  }
 }
 
 TEST(Fluids, TaylorGreen3DEnergyDecaysMonotonically) {
@@ -114,18 +138,24 @@ TEST(Fluids, TaylorGreen3DEnergyDecaysMonotonically) {
 }
 
 TEST(Fluids, CavityProjectionKeepsTheVelocityDivergenceFree) {
-  FlowCase c = eddy::test::cavity(64, 100.0);
-  c.params.poisson.tolerance = 1e-12;
-  auto model = c.make(MPI_COMM_WORLD);
-  eddy::ExecSpace space;
-  for (int s = 0; s < 30; ++s) {
-    auto const st = model->step(space);
-    EXPECT_LE(st.maxDivergence, 1e-10) << "step " << s + 1;  // U / L = 1
-    EXPECT_GT(st.poissonIterations, 0);
+  // The direct solve leaves round-off: 1e-12 U / L.
+  for (auto method : {eddy::fluids::PoissonMethod::MultigridCG, eddy::fluids::PoissonMethod::Fft}) {
+    SCOPED_TRACE(eddy::fluids::toString(method));
+    bool const fft = method == eddy::fluids::PoissonMethod::Fft;
+    FlowCase c = eddy::test::cavity(64, 100.0);
+    c.params.poisson.tolerance = 1e-12;
+    c.params.poisson.method = method;
+    auto model = c.make(MPI_COMM_WORLD);
+    eddy::ExecSpace space;
+    for (int s = 0; s < 30; ++s) {
+      auto const st = model->step(space);
+      EXPECT_LE(st.maxDivergence, fft ? 1e-12 : 1e-10) << "step " << s + 1;  // U / L = 1
+      EXPECT_GT(st.poissonIterations, 0);
+    }
+    auto const d = model->diagnostics(space);
+    EXPECT_GT(d.kineticEnergy, 0.0);
+    EXPECT_FALSE(d.hasReference);
   }
-  auto const d = model->diagnostics(space);
-  EXPECT_GT(d.kineticEnergy, 0.0);
-  EXPECT_FALSE(d.hasReference);
 }
 
 // The guess weights extrapolate the rates phi_i / dt_i, each at the middle of its step, to the
