@@ -447,7 +447,7 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
   }
 
   std::string finalLine(ExecSpace const& space, double, long long) override {
-    std::string line = str("t ", m_model.time(), " s");
+    std::string line = str("t ", m_model.time(), " [T]");
     for (int s = 0; s < m_model.count(); ++s) {
       auto const d = m_model.diagnostics(space, s);
       line += str(", ", m_params.scalars[s].name, " mean ", d.mean, " in [", d.min, ", ", d.max,
