@@ -187,22 +187,23 @@ foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_3d)
   set_tests_properties(cli.run.${deck}.np1 PROPERTIES TIMEOUT 1800)
 endforeach()
 
-# The scalars' example decks validate; Rayleigh-Benard at Ra 1e4 runs to its end (two rolls:
-# the plates' Nusselt number about 2.6), the heated cavity at Ra 1e5 is `slow`. Deck errors of
+# The scalars' example decks validate (rayleigh_benard_3d is sized for a GPU); Rayleigh-Benard
+# at Ra 1e4 runs to its end (two rolls: the plates' Nusselt number about 2.6), the heated cavity
+# at Ra 1e5 is `slow`. Deck errors of
 # the scalars section are located at their keys.
-foreach(deck heated_cavity rayleigh_benard_2d)
+foreach(deck heated_cavity rayleigh_benard_2d rayleigh_benard_3d)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "scalars:"
                     COMMAND validate inputs/${deck}.yaml)
 endforeach()
 eddy_add_cli_test(NAME cli.run.rayleigh_benard_2d.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "Ra 10000, Pr 0.71"
-                        "final scalars: t 1.5 s, .*Nu y_low 2\\.[5-7][0-9]*, Nu y_high 2\\.[5-7]"
+                        "final scalars: t 1.5 \\[T\\], .*Nu y_low 2\\.[5-7][0-9]*, Nu y_high 2\\.[5-7]"
                   ONCE "final scalars"
                   LABELS validation
                   COMMAND run inputs/rayleigh_benard_2d.yaml)
 set_tests_properties(cli.run.rayleigh_benard_2d.np1 PROPERTIES TIMEOUT 600)
 eddy_add_cli_test(NAME cli.run.heated_cavity.np1 RANKS 1 EXPECT_EXIT 0
-                  MATCH "final scalars: t 0.3 s, .*Nu x_low 4\\.[45]" ONCE "final scalars"
+                  MATCH "final scalars: t 0.3 \\[T\\], .*Nu x_low 4\\.[45]" ONCE "final scalars"
                   LABELS validation slow
                   COMMAND run inputs/heated_cavity.yaml)
 set_tests_properties(cli.run.heated_cavity.np1 PROPERTIES TIMEOUT 1800)
