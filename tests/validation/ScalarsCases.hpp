@@ -61,4 +61,31 @@ inline scalars::ScalarParameters scalarOn(FlowCase const& flow, double kappa,
   return s;
 }
 
+/// The temperature of a layer heated across `axis` (kappa = 1, central): 1/2 on the low face,
+/// -1/2 on the high one, the other faces as scalarOn gives them; with `conduction`, the linear
+/// conduction profile between the two as its initial field (else 0).
+inline scalars::ScalarParameters heatedAcross(FlowCase const& flow, int axis, bool conduction) {
+  scalars::ScalarParameters t = scalarOn(flow, 1.0, scalars::Advection::Central);
+  t.faces[2 * axis] = {scalars::BoundaryKind::Value, 0.5};
+  t.faces[2 * axis + 1] = {scalars::BoundaryKind::Value, -0.5};
+  if (conduction) {
+    t.initial.profile = scalars::Profile::Linear;
+    t.initial.axis = axis;
+    t.initial.value = 0.5;
+    t.initial.highValue = -0.5;
+  }
+  return t;
+}
+
+/// Boussinesq buoyancy of scalar 0 at Rayleigh number `rayleigh` in units where g = dT = L =
+/// kappa = 1 (so nu = Pr and beta = Ra Pr), gravity along -`gravityAxis`.
+inline scalars::Buoyancy boussinesq(double rayleigh, double prandtl, int gravityAxis) {
+  scalars::Buoyancy b;
+  b.scalar = 0;
+  b.expansion = rayleigh * prandtl;
+  b.gravity = {0.0, 0.0, 0.0};
+  b.gravity[gravityAxis] = -1.0;
+  return b;
+}
+
 }  // namespace eddy::test

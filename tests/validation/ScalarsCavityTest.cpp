@@ -70,13 +70,8 @@ Result heatedCavity(double rayleigh, int n) {
   flow.params.viscosity = prandtl;
   flow.params.poisson.method = eddy::fluids::PoissonMethod::Fft;  // the deck default
   scalars::Parameters p;
-  auto t = eddy::test::scalarOn(flow, 1.0, scalars::Advection::Central);
-  t.faces[0] = {scalars::BoundaryKind::Value, 0.5};
-  t.faces[1] = {scalars::BoundaryKind::Value, -0.5};
-  p.scalars = {t};
-  p.buoyancy.scalar = 0;
-  p.buoyancy.expansion = rayleigh * prandtl;  // Ra nu kappa / (g dT L^3), g = dT = L = kappa = 1
-  p.buoyancy.gravity = {0.0, -1.0, 0.0};
+  p.scalars = {eddy::test::heatedAcross(flow, 0, false)};
+  p.buoyancy = eddy::test::boussinesq(rayleigh, prandtl, 1);
   CoupledScalars m(MPI_COMM_WORLD, flow, p);
   eddy::ExecSpace space;
   // To the steady state: the wall Nusselt numbers agree and stop changing.

@@ -29,19 +29,11 @@ double growthRate(double rayleigh) {
   eddy::test::wallsWherePeriodicIsOff(flow);
   flow.params.viscosity = prandtl;
   scalars::Parameters p;
-  auto t = eddy::test::scalarOn(flow, 1.0, scalars::Advection::Central);
-  t.faces[2] = {scalars::BoundaryKind::Value, 0.5};
-  t.faces[3] = {scalars::BoundaryKind::Value, -0.5};
-  t.initial.profile = scalars::Profile::Linear;
-  t.initial.axis = 1;
-  t.initial.value = 0.5;
-  t.initial.highValue = -0.5;
+  auto t = eddy::test::heatedAcross(flow, 1, true);
   t.initial.noise = 1e-3;
   t.initial.seed = 3;
   p.scalars = {t};
-  p.buoyancy.scalar = 0;
-  p.buoyancy.expansion = rayleigh * prandtl;  // Ra nu kappa / (g dT d^3), g = dT = d = kappa = 1
-  p.buoyancy.gravity = {0.0, -1.0, 0.0};
+  p.buoyancy = eddy::test::boussinesq(rayleigh, prandtl, 1);
   CoupledScalars m(MPI_COMM_WORLD, flow, p);
   eddy::ExecSpace space;
   auto runTo = [&](double until) {
