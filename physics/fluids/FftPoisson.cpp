@@ -234,13 +234,10 @@ struct Move {
 }  // namespace
 
 struct FftPoisson::Impl {
-  MPI_Comm comm;
   CartDecomposition decomp;
   int dims;
   int me;
-  Layout block;
   std::vector<Layout> pencils;  ///< x, y [, z]
-  std::vector<LineKind> kinds;
   std::vector<std::unique_ptr<LineTransforms>> transforms;
   /// Moves block -> x, x -> y [, y -> z]; the solve runs them forwards, then backwards.
   std::vector<Move> moves, movesBack;
@@ -251,27 +248,23 @@ struct FftPoisson::Impl {
   mpi::DuplicatedComm ownComm;
   std::unique_ptr<PeerExchange<ExecSpace>> peers;
 
-  Impl(ExecSpace const& space, MPI_Comm c, CartDecomposition const& d,
+  Impl(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& d,
        std::array<double, 3> const& h)
-      : comm(c), decomp(d), dims(d.dims()), me(d.rank()), block(Layout::blocks(d)) {
+      : decomp(d), dims(d.dims()), me(d.rank()) {
     Index3 const n = d.globalCells();
     std::size_t largest = 0;
     for (int axis = 0; axis < dims; ++axis) {
       pencils.push_back(Layout::pencils(d, axis));
-      kinds.push_back(d.isPeriodic(axis) ? LineKind::Periodic : LineKind::Neumann);
+      LineKind const kind = d.isPeriodic(axis) ? LineKind::Periodic : LineKind::Neumann;
       std::size_t const globalLines =
           static_cast<std::size_t>(n[0]) * n[1] * n[2] / static_cast<std::size_t>(n[axis]);
-      transforms.push_back(
-          std::make_unique<LineTransforms>(space, n[axis], kinds.back(), globalLines));
-      std::size_t const lines =
-          static_cast<std::size_t>(pencils.back().count(me)) / static_cast<std::size_t>(n[axis]);
-      largest = std::max(largest, transforms.back()->paddedLines(lines) * n[axis]);
-      normalisation *= LineTransforms::scale(kinds.back(), n[axis]);
+      transforms.push_back(std::make_unique<LineTransforms>(space, n[axis], kind, globalLines));
+      largest = std::max(largest, transforms.back()->paddedLines(lines(axis)) * n[axis]);
+      normalisation *= LineTransforms::scale(kind, n[axis]);
 
       auto host = Kokkos::View<double*, Kokkos::HostSpace>("eddy::fluids::fft::eigen", n[axis]);
       double const c2 = 1.0 / (h[axis] * h[axis]);
-      for (int p = 0; p < n[axis]; ++p)
-        host(p) = LineTransforms::eigenvalue(kinds.back(), n[axis], p) * c2;
+      for (int p = 0; p < n[axis]; ++p) host(p) = LineTransforms::eigenvalue(kind, n[axis], p) * c2;
       eigen[axis] = Data("eddy::fluids::fft::eigen", n[axis]);
       Kokkos::deep_copy(space, eigen[axis], host);
     }
@@ -280,6 +273,7 @@ struct FftPoisson::Impl {
     b = Data("eddy::fluids::fft::b", largest);
 
     std::size_t sendMax = 0, recvMax = 0;
+    Layout const block = Layout::blocks(d);
     for (int s = 0; s < dims; ++s) {
       Layout const& from = s == 0 ? block : pencils[s - 1];
       moves.emplace_back(from, pencils[s], me, 2 * s);
