@@ -58,6 +58,9 @@ class Eddy(CMakePackage, CudaPackage):
     depends_on("mpi")
     depends_on("hdf5@1.10: +mpi")
     depends_on("yaml-cpp@0.7:")
+    # The fft pressure solve: FFTW on CPU builds, cuFFT (the CUDA toolkit) on GPU builds.
+    depends_on("fftw@3 precision=double", when="~cuda")
+    depends_on("cuda", when="+cuda")
     depends_on("nccl", when="+nccl")
     depends_on("googletest@1.10:", type=("build", "link"), when="+tests")
 
