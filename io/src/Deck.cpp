@@ -82,6 +82,14 @@ std::size_t commonPrefix(std::string const& a, std::string const& b) {
 }
 
 /// Every key path of the schema whose last name is `name` (to say where a misplaced key goes).
+/// A name of a namedSections() entry: a letter, then letters, digits and '_'.
+bool isName(std::string const& s) {
+  if (s.empty() || s.size() > 64 || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
+  for (unsigned char c : s)
+    if (!std::isalnum(c) && c != '_') return false;
+  return true;
+}
+
 void findByName(Key const& section, std::string const& path, std::string const& name,
                 std::vector<std::string>& out) {
   for (auto const& k : section.children()) {
@@ -160,6 +168,19 @@ class Validator {
     if (node && node->kind != YamlNode::Kind::Map)
       return error(line, column, path, str("got ", describe(*node)),
                    str("expected a section (a map) with keys: ", keys));
+    if (spec.isNamed()) {
+      m_out.push_back({path, true, {}, node ? line : 0, node ? column : 0});
+      if (node)
+        for (auto const& e : node->entries) {
+          std::string const kp = join(path, elided(e.key));
+          if (!isName(e.key))
+            error(e.line, e.column, kp, str("'", elided(e.key), "' is not a name"),
+                  "expected letters, digits and '_', starting with a letter");
+          else
+            section(*spec.child(e.key), &e.value, e.line, e.column, kp);
+        }
+      return;
+    }
     if (node)
       for (auto const& e : node->entries)
         if (!spec.child(e.key)) unknownKey(spec, e, path);
@@ -467,6 +488,16 @@ std::string Deck::resolvedYaml() const {
     os << '\n';
   }
   return os.str();
+}
+
+std::vector<std::string> Deck::names(std::string const& sectionPath) const {
+  std::vector<std::string> out;
+  std::string const prefix = sectionPath + ".";
+  for (auto const& i : m_impl->items)
+    if (i.section && i.path.compare(0, prefix.size(), prefix) == 0 &&
+        i.path.find('.', prefix.size()) == std::string::npos)
+      out.push_back(i.path.substr(prefix.size()));
+  return out;
 }
 
 std::vector<DeckOverride> const& Deck::overrides() const {

@@ -161,6 +161,14 @@ Key Key::section(std::string name, std::string doc) {
   return Key(std::move(name), KeyType::Section, std::move(doc));
 }
 
+Key Key::namedSections(std::string name, std::string doc, Key entry) {
+  EDDY_REQUIRE(entry.isSection(), "schema key '", name, "': namedSections() needs a section entry");
+  Key k(std::move(name), KeyType::Section, std::move(doc));
+  k.m_children.push_back(std::move(entry));
+  k.m_named = true;
+  return k;
+}
+
 bool Key::isList() const {
   return m_type == KeyType::IntList || m_type == KeyType::DoubleList || m_type == KeyType::BoolList;
 }
@@ -254,6 +262,7 @@ Key& Key::optional() {
 }
 Key& Key::add(Key key) {
   EDDY_REQUIRE(isSection(), "schema key '", m_name, "': add() needs a section");
+  EDDY_REQUIRE(!m_named, "schema key '", m_name, "': the entry of namedSections() holds the keys");
   EDDY_REQUIRE(child(key.name()) == nullptr, "schema section '", m_name, "': key '", key.name(),
                "' is defined twice");
   EDDY_REQUIRE(!key.name().empty() && key.name().find('.') == std::string::npos, "schema section '",
@@ -263,6 +272,7 @@ Key& Key::add(Key key) {
 }
 
 Key const* Key::child(std::string const& name) const {
+  if (m_named) return name.empty() ? nullptr : &m_children.front();
   for (auto const& c : m_children)
     if (c.name() == name) return &c;
   return nullptr;
@@ -357,6 +367,13 @@ std::string cell(std::string const& s) {
 void sectionMarkdown(std::ostringstream& os, Key const& section, std::string const& path) {
   os << "\n## `" << path << "`" << (section.isOptional() ? " (optional section)" : "") << "\n\n"
      << section.doc() << "\n\n";
+  if (section.isNamed()) {
+    Key const& entry = section.children().front();
+    os << "Entries named by the deck (letters, digits and `_`), each a section of the keys of `"
+       << path << "." << entry.name() << "`.\n";
+    sectionMarkdown(os, entry, path + "." + entry.name());
+    return;
+  }
   std::vector<std::pair<Key const*, std::string>> nested;
   bool header = false;
   for (auto const& k : section.children()) {

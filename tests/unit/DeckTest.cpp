@@ -146,6 +146,48 @@ TEST(Deck, ResolvedYamlRoundTrips) {
   EXPECT_EQ(again.getInt("run.steps"), 100);
 }
 
+// A section of entries the deck names (Key::namedSections): each entry is checked as a section of
+// the entry's keys and resolved with its defaults, in the deck's order; the resolved deck reads
+// back the same.
+TEST(Deck, NamedSectionsKeepTheDecksNamesAndOrder) {
+  eddy::io::Schema schema;
+  schema.add(Key::section("things", "A test section.")
+                 .add(Key::namedSections(
+                     "items", "Named items.",
+                     Key::section("<name>", "One item.")
+                         .add(Key::real("size", "Its size.").greaterThan(0).required())
+                         .add(Key::choice("kind", {"round", "square"}, "Its kind.")
+                                  .defaultValue("round")))));
+  std::string const text = "things:\n  items:\n    post: {size: 2, kind: square}\n    cyl:\n"
+                           "      size: 0.5\n";
+  auto const d = parseDeck(text, "n.yaml", schema);
+  EXPECT_EQ(d.names("things.items"), (std::vector<std::string>{"post", "cyl"}));
+  EXPECT_EQ(d.getDouble("things.items.post.size"), 2.0);
+  EXPECT_EQ(d.getString("things.items.post.kind"), "square");
+  EXPECT_EQ(d.getString("things.items.cyl.kind"), "round");
+  EXPECT_EQ(d.location("things.items.cyl.size"), "n.yaml:5:7");
+  auto const again = parseDeck(d.resolvedYaml(), "resolved.yaml", schema);
+  EXPECT_EQ(again.resolvedYaml(), d.resolvedYaml());
+  EXPECT_EQ(again.names("things.items"), d.names("things.items"));
+  // None given: the section is there and empty, and reads back so.
+  auto const none = parseDeck("things: {}\n", "e.yaml", schema);
+  EXPECT_TRUE(none.names("things.items").empty());
+  EXPECT_TRUE(parseDeck(none.resolvedYaml(), "r.yaml", schema).names("things.items").empty());
+  // Each entry is checked as a section: a bad name, a missing key, an unknown one, a bad value.
+  std::string const bad = deckError(
+      "things:\n  items:\n    2nd: {size: 1}\n    a: {kind: round}\n    b: {size: 1, sise: 2}\n"
+      "    c: {size: -1}\n",
+      schema);
+  EXPECT_NE(bad.find("t.yaml:3:5: things.items.2nd: '2nd' is not a name"), std::string::npos)
+      << bad;
+  EXPECT_NE(bad.find("things.items.a.size: missing required key 'size'"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("things.items.b.sise: unknown key 'sise' (did you mean 'size'?)"),
+            std::string::npos)
+      << bad;
+  EXPECT_NE(bad.find("t.yaml:6:15: things.items.c.size: -1 is out of range"), std::string::npos)
+      << bad;
+}
+
 TEST(DeckErrors, UnknownKeySuggestsClosest) {
   expectError("run:\n  stpes: 3\ngrid:\n  cells: [2, 2]\n",
               {"t.yaml:2:3: run.stpes: unknown key 'stpes'", "did you mean 'steps'?",

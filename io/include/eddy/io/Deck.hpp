@@ -54,6 +54,9 @@ class Deck {
 
   /// True when the section or key exists after resolution (optional sections may be absent).
   bool has(std::string const& keyPath) const;
+  /// The names of the entries of a namedSections() section, in the deck's order (empty when
+  /// the section is absent or has none).
+  std::vector<std::string> names(std::string const& sectionPath) const;
   /// True when the deck file or an override gives the section or key (not a default).
   bool given(std::string const& keyPath) const;
   /// `file:line:col` of the key where the deck gives it, else of the nearest enclosing section

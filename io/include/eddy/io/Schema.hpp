@@ -56,6 +56,11 @@ class Key {
   /// A section. It is always present in the resolved deck (keys at their defaults) unless
   /// optional(), then only when the deck gives it.
   static Key section(std::string name, std::string doc);
+  /// A section of entries the deck names, each a section of the keys of `entry` (whose own name
+  /// is only the placeholder the reference shows, e.g. "<name>"): `bodies: {cylinder: {...},
+  /// post: {...}}`. Names are letters, digits and '_', starting with a letter; the entries keep
+  /// the deck's order. Present (empty) when the deck gives none, unless optional().
+  static Key namedSections(std::string name, std::string doc, Key entry);
 
   Key& required();
   Key& defaultValue(Value v);
@@ -92,6 +97,8 @@ class Key {
   std::string const& doc() const { return m_doc; }
   KeyType type() const { return m_type; }
   bool isSection() const { return m_type == KeyType::Section; }
+  /// A namedSections() key: its only child is the entry every name of the deck takes.
+  bool isNamed() const { return m_named; }
   bool isList() const;
   bool isRequired() const { return m_required; }
   bool isOptional() const { return m_optional; }
@@ -105,6 +112,7 @@ class Key {
   std::string const& lengthPeer() const { return m_sameLengthAs; }
   std::string const& replaces() const { return m_insteadOf; }
   std::vector<Key> const& children() const { return m_children; }
+  /// The child called `name`; of a namedSections() key, its entry for any name.
   Key const* child(std::string const& name) const;
 
   /// "an integer", "a list of 2 or 3 numbers", "one of: auto, on, off", ...
@@ -125,6 +133,7 @@ class Key {
   std::string m_doc;
   bool m_required = false;
   bool m_optional = false;
+  bool m_named = false;
   Value m_default;
   Value m_defaultEach;
   std::optional<Bound> m_min, m_max;
