@@ -27,7 +27,18 @@ constexpr Choice<fluids::InitialCondition> kInitial[] = {
 constexpr Choice<fluids::BoundaryKind> kBoundary[] = {
     {"periodic", fluids::BoundaryKind::Periodic},
     {"wall", fluids::BoundaryKind::Wall},
-    {"moving_wall", fluids::BoundaryKind::MovingWall}};
+    {"moving_wall", fluids::BoundaryKind::MovingWall},
+    {"slip_wall", fluids::BoundaryKind::SlipWall},
+    {"inflow", fluids::BoundaryKind::Inflow},
+    {"outflow", fluids::BoundaryKind::Outflow}};
+constexpr Choice<fluids::InflowProfile> kProfile[] = {
+    {"uniform", fluids::InflowProfile::Uniform}, {"parabolic", fluids::InflowProfile::Parabolic}};
+constexpr Choice<fluids::InflowRamp> kRamp[] = {{"none", fluids::InflowRamp::None},
+                                                {"linear", fluids::InflowRamp::Linear},
+                                                {"smooth", fluids::InflowRamp::Smooth}};
+constexpr Choice<fluids::OutflowCondition> kOutflow[] = {
+    {"convective", fluids::OutflowCondition::Convective},
+    {"zero_gradient", fluids::OutflowCondition::ZeroGradient}};
 constexpr Choice<fluids::PoissonMethod> kMethod[] = {
     {"auto", fluids::PoissonMethod::Auto},
     {"fft", fluids::PoissonMethod::Fft},
@@ -44,8 +55,49 @@ Key section() {
   auto face = [](char const* name, char const* where) {
     return Key::choice(name, choiceNames(kBoundary, {"auto"}),
                        std::string("Boundary at ") + where +
-                           ": auto = periodic if grid.periodic says so, else a fixed wall.")
+                           ": auto = periodic if grid.periodic says so, else a fixed wall. "
+                           "wall and moving_wall: no slip; slip_wall: no flow through, no shear "
+                           "stress (a symmetry plane); inflow: fluids.inflow enters; outflow: "
+                           "the flow leaves (fluids.outflow), the pressure's reference.")
         .defaultValue("auto");
+  };
+  auto inflow = [](char const* name) {
+    return Key::section(name, "The inflow at this face, when fluids.boundary makes it one.")
+        .add(Key::choice("profile", choiceNames(kProfile),
+                         "uniform: the speed across the whole face; parabolic: the speed at the "
+                         "centre times 4 s (1 - s) along each bounded axis across the face (s "
+                         "the position over the domain length; a channel's Poiseuille "
+                         "profile, whose mean is 2/3 of the peak per bounded axis).")
+                 .defaultValue("uniform"))
+        .add(Key::real("speed", "Speed of the flow into the domain (the peak of a parabola).")
+                 .greaterThan(0)
+                 .defaultValue(1.0)
+                 .unit("L/T"))
+        .add(Key::choice("ramp", choiceNames(kRamp),
+                         "How the inflow starts from rest: at full speed (none), or its speed "
+                         "times t / ramp_time (linear) or sin^2(pi t / (2 ramp_time)) (smooth) "
+                         "until ramp_time.")
+                 .defaultValue("none"))
+        .add(Key::real("ramp_time", "Duration of the ramp.")
+                 .atLeast(0)
+                 .defaultValue(0.0)
+                 .unit("T"))
+        .add(Key::section("window",
+                          "An inlet slot: the inflow enters only between these corners (the "
+                          "entries along the face normal are not used), the rest of the face "
+                          "is a fixed wall; the parabola spans the window. Without it, the "
+                          "whole face.")
+                 .optional()
+                 .add(Key::realList("low", "The window's low corner.")
+                          .lengths({2, 3})
+                          .sameLengthAs("grid.cells")
+                          .required()
+                          .unit("L"))
+                 .add(Key::realList("high", "The window's high corner.")
+                          .lengths({2, 3})
+                          .sameLengthAs("grid.cells")
+                          .required()
+                          .unit("L")));
   };
   auto velocity = [](char const* name) {
     return Key::realList(name, "Velocity of this face when it is a moving_wall (tangential).")
@@ -115,6 +167,23 @@ Key section() {
                .add(velocity("y_high"))
                .add(velocity("z_low"))
                .add(velocity("z_high")))
+      .add(Key::section("inflow",
+                        "What enters at each inflow face, normal to it, e.g. x_low: {profile: "
+                        "parabolic, speed: 1.5}. The boundary values of a step are those at its "
+                        "end time.")
+               .add(inflow("x_low"))
+               .add(inflow("x_high"))
+               .add(inflow("y_low"))
+               .add(inflow("y_high"))
+               .add(inflow("z_low"))
+               .add(inflow("z_high")))
+      .add(Key::choice("outflow", choiceNames(kOutflow),
+                       "Condition on the normal velocity of every outflow face: convective "
+                       "(du/dt + U du/dn = 0, U the bulk outflow speed: eddies leave without "
+                       "reflecting) or zero_gradient (du/dn = 0). Either way the outflow is "
+                       "then shifted uniformly so that the volume leaving equals the volume "
+                       "entering each step, and the pressure's mean next to it is 0.")
+               .defaultValue("convective"))
       .add(Key::section("poisson", "The pressure Poisson solver of the projection.")
                .add(Key::choice("method", choiceNames(kMethod),
                                 "fft: a direct solve by fast transforms along each axis (the "
@@ -181,6 +250,7 @@ fluids::FlowGrid flowGrid(io::Deck const& deck) {
   for (int a = 0; a < g.dims; ++a) {
     g.periodic[a] = periodic[a];
     g.spacing[a] = length[a] / cells[a];
+    g.length[a] = length[a];
   }
   return g;
 }
@@ -207,8 +277,19 @@ fluids::Parameters parameters(io::Deck const& deck) {
       else
         face.kind = choiceValue(kBoundary, kind);
       face.velocity = toArray3(deck.getDoubleList("fluids.wall_velocity." + name));
+      std::string const in = "fluids.inflow." + name;
+      face.inflow.profile = choiceValue(kProfile, deck.getString(in + ".profile"));
+      face.inflow.speed = deck.getDouble(in + ".speed");
+      face.inflow.ramp = choiceValue(kRamp, deck.getString(in + ".ramp"));
+      face.inflow.rampTime = deck.getDouble(in + ".ramp_time");
+      face.inflow.windowed = deck.has(in + ".window");
+      if (face.inflow.windowed) {
+        face.inflow.low = toArray3(deck.getDoubleList(in + ".window.low"));
+        face.inflow.high = toArray3(deck.getDoubleList(in + ".window.high"));
+      }
     }
   }
+  p.boundaries.outflow = choiceValue(kOutflow, deck.getString("fluids.outflow"));
   p.poisson.method = choiceValue(kMethod, deck.getString("fluids.poisson.method"));
   p.poisson.tolerance = deck.getDouble("fluids.poisson.tolerance");
   p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
@@ -226,8 +307,30 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
     errors.add(deck, "grid.ghost", str("is ", deck.getInt("grid.ghost")),
                "expected 1 for fluids (its stencils read one ghost layer; wider halos are not "
                "used)");
-  for (auto const& v : fluids::violations(parameters(deck), flowGrid(deck)))
+  fluids::Parameters const p = parameters(deck);
+  for (auto const& v : fluids::violations(p, flowGrid(deck)))
     errors.add(deck, v.key, v.what, v.expected);
+  // An inflow set for a face that is none would be ignored: say so (its defaults, as a resolved
+  // deck writes them, set nothing).
+  int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
+  fluids::Inflow const unset;
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      std::string const name = fluids::FlowBoundaries::faceName(a, side);
+      std::string const key = "fluids.inflow." + name;
+      fluids::Inflow const& in = p.boundaries.at(a, side).inflow;
+      bool const set = in.profile != unset.profile || in.speed != unset.speed ||
+                       in.ramp != unset.ramp || in.rampTime != unset.rampTime || in.windowed;
+      if (!deck.given(key) || !set) continue;
+      if (a >= dims)
+        errors.add(deck, key, str("is given, but the grid is ", dims, "D"),
+                   "no z faces in 2D (remove it)");
+      else if (p.boundaries.at(a, side).kind != fluids::BoundaryKind::Inflow)
+        errors.add(deck, key,
+                   str("is given, but fluids.boundary.", name, " is '",
+                       toString(p.boundaries.at(a, side).kind), "'"),
+                   str("expected fluids.boundary.", name, ": inflow (or remove ", key, ")"));
+    }
 }
 
 std::vector<FieldInfo> fields(io::Deck const& deck) {
@@ -312,7 +415,7 @@ class FluidsModel final : public Model, public CarryingFlow {
         faces += str(faces.empty() ? "" : ", ", fluids::FlowBoundaries::faceName(a, side), " ",
                      toString(p.boundaries.at(a, side).kind));
     std::string const overlap = m_deck.getString("parallel.overlap");
-    return {
+    std::vector<std::string> lines{
         str("fluids: ", m_decomp.dims(), "D MAC grid, nu ", p.viscosity, " [L^2/T], initial ",
             toString(p.initial), ", ", faces, "; dt ",
             p.dt > 0 ? str(p.dt, " [T] fixed") : str("from cfl ", p.cfl), " (viscous limit ",
@@ -322,6 +425,48 @@ class FluidsModel final : public Model, public CarryingFlow {
         str("fluids: halo overlap ", p.overlap ? "on" : "off", " (parallel.overlap ", overlap,
             overlap == "auto" ? " = off for the flow model" : "", ", ", m_decomp.nranks(),
             " rank(s))")};
+    std::string const open = openLine();
+    if (!open.empty()) lines.push_back(open);
+    return lines;
+  }
+
+  /// "y 0.5 to 1" (per axis across the face, ", " between axes).
+  static std::string windowText(fluids::Inflow const& in, int axis, int dims) {
+    std::string t;
+    for (int b = 0; b < dims; ++b)
+      if (b != axis) t += str(t.empty() ? "" : ", ", kAxisName[b], " ", in.low[b], " to ", in.high[b]);
+    return t;
+  }
+
+  /// The open faces, e.g. "fluids: inflow at x_low parabolic, peak 1.5 [L/T] (smooth ramp over
+  /// 1 [T]); outflow at x_high convective (bulk speed 1 [L/T]), the pressure's reference".
+  std::string openLine() const {
+    auto const& bc = m_params.boundaries;
+    int const dims = m_decomp.dims();
+    if (!bc.hasOpen(dims)) return {};
+    std::string in, out;
+    for (int a = 0; a < dims; ++a)
+      for (int side = 0; side < 2; ++side) {
+        auto const& f = bc.at(a, side);
+        std::string const name = fluids::FlowBoundaries::faceName(a, side);
+        if (f.kind == fluids::BoundaryKind::Inflow)
+          in += str(in.empty() ? "" : ", ", name, " ", toString(f.inflow.profile),
+                    f.inflow.profile == fluids::InflowProfile::Parabolic ? ", peak " : " ",
+                    f.inflow.speed, " [L/T]",
+                    f.inflow.windowed ? str(" in a window ", windowText(f.inflow, a, dims))
+                                      : std::string(),
+                    f.inflow.ramp == fluids::InflowRamp::None
+                        ? std::string()
+                        : str(" (", toString(f.inflow.ramp), " ramp over ", f.inflow.rampTime,
+                              " [T])"));
+        if (f.kind == fluids::BoundaryKind::Outflow) out += str(out.empty() ? "" : ", ", name);
+      }
+    fluids::OpenBoundaries const open(MPI_COMM_SELF, m_decomp, m_model.length(), bc);
+    return str("fluids: inflow at ", in.empty() ? std::string("none") : in, "; outflow at ",
+               out.empty() ? std::string("none") : out, " ", toString(bc.outflow),
+               " (bulk speed ", open.bulkOutflowSpeed(1e300),
+               " [L/T]), corrected to the inflow's volume each step; the pressure's reference "
+               "is its mean next to the outflow");
   }
 
   fluids::Model& flow() override { return m_model; }
@@ -349,7 +494,7 @@ class FluidsModel final : public Model, public CarryingFlow {
     return buf;
   }
   std::vector<Column> columns() const override {
-    return {{"t", "T"},
+    std::vector<Column> c{{"t", "T"},
             {"dt", "T"},
             {"CFL", "1"},
             {"KE", "L^2/T^2"},
@@ -357,12 +502,25 @@ class FluidsModel final : public Model, public CarryingFlow {
             {"max_div", "1/T"},
             {"poisson_iterations", "1"},
             {"poisson_residual", "1"}};
+    if (m_params.boundaries.hasOpen(m_decomp.dims())) {
+      char const* const unit = m_decomp.dims() == 3 ? "L^3/T" : "L^2/T";
+      c.push_back({"inflow", unit});
+      c.push_back({"outflow", unit});
+    }
+    return c;
   }
   std::vector<double> values(ExecSpace const& space) override {
     auto const d = m_model.diagnostics(space);
     auto const& s = m_model.lastStep();
-    return {m_model.time(), s.dt, s.cfl, d.kineticEnergy, d.enstrophy, d.maxDivergence,
-            static_cast<double>(s.poissonIterations), s.poissonResidual};
+    std::vector<double> v{m_model.time(),       s.dt,
+                          s.cfl,                d.kineticEnergy,
+                          d.enstrophy,          d.maxDivergence,
+                          static_cast<double>(s.poissonIterations), s.poissonResidual};
+    if (d.hasOpenBoundaries) {
+      v.push_back(d.flux.in);
+      v.push_back(d.flux.out);
+    }
+    return v;
   }
 
   void snapshot(ExecSpace const& space, std::vector<std::string> const& fields,
@@ -483,8 +641,13 @@ class FluidsModel final : public Model, public CarryingFlow {
                                 last.maxError, " (relative ", last.maxError / last.referenceScale,
                                 ")")
                           : std::string();
+    std::string const open =
+        last.hasOpenBoundaries
+            ? str(", volume flux in ", last.flux.in, " out ", last.flux.out, " (relative difference ",
+                  last.flux.in != 0 ? (last.flux.out - last.flux.in) / last.flux.in : 0.0, ")")
+            : std::string();
     return str("t ", m_model.time(), " [T], KE ", last.kineticEnergy, ", enstrophy ",
-               last.enstrophy, ", max|div u| ", last.maxDivergence, reference, ", checksum ",
+               last.enstrophy, ", max|div u| ", last.maxDivergence, open, reference, ", checksum ",
                hexBits(last.checksum), " (", last.checksum, "); Poisson ", m_poissonIterations,
                " iterations in ", stepsRun, " steps",
                stepsRun > 0 ? str(" (", static_cast<double>(m_poissonIterations) / stepsRun,

@@ -170,7 +170,7 @@ class TreeBuilder : public YAML::EventHandler {
             str(alias ? "this alias nests maps and lists " : "maps and lists nested ", depth,
                 " deep"),
             str("expected at most ", DeckLimits::kDepth,
-                " (the sections of a deck nest at most 4 deep)"));
+                " (the sections of a deck nest at most 6 deep)"));
     m_nodes += cost.nodes;
     m_bytes += cost.bytes;
     if (m_nodes > DeckLimits::kNodes)

@@ -194,6 +194,13 @@ Diagnostics Model::diagnostics(ExecSpace const& space) const {
                            mac::WeightedValue{field.access(), ox, oy, oz});
   };
 
+  if (m_open->any()) {
+    d.hasOpenBoundaries = true;
+    std::array<Field<MemSpace> const*, 3> uf{};
+    for (int c = 0; c < m_dims; ++c) uf[c] = m_u[c].get();
+    d.flux = m_open->fluxes(space, uf);
+  }
+
   double energy = 0.0;
   for (int c = 0; c < m_dims; ++c) {
     auto uc = m_u[c]->access();

@@ -181,11 +181,17 @@ void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, F
       });
 }
 
-void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi,
+void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi, double offset,
                 std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
+  if (offset == 0.0) {
+    forEachCell(
+        "eddy::fluids::accumulatePressure", space, lo, hi,
+        KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) += phi(i, j, k); });
+    return;
+  }
   forEachCell(
       "eddy::fluids::accumulatePressure", space, lo, hi,
-      KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) += phi(i, j, k); });
+      KOKKOS_LAMBDA(int i, int j, int k) { p(i, j, k) += phi(i, j, k) + offset; });
 }
 
 void extrapolate(ExecSpace const& space, FieldView const& out, FieldView const (&phi)[3],

@@ -84,8 +84,9 @@ void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const
 /// u_c -= coef * d phi / d x_c over the faces [lo, hi).
 void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, FieldView const& phi,
              int c, double coef, std::array<int, 3> const& lo, std::array<int, 3> const& hi);
-/// p += phi over [lo, hi) (ghosts included: both ghosts are current, so the sum is too).
-void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi,
+/// p += phi + offset over [lo, hi) (ghosts included: both ghosts are current, so the sum is
+/// too).
+void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi, double offset,
                 std::array<int, 3> const& lo, std::array<int, 3> const& hi);
 /// out = sum_{i < terms} w[i] phi[i] over [lo, hi) (1 <= terms <= 3; out may be phi[i] for
 /// any i, and phi[i] for i >= terms is not read).

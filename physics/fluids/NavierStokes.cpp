@@ -77,6 +77,7 @@ FlowGrid FlowGrid::of(CartDecomposition const& decomp, std::array<double, 3> con
   for (int a = 0; a < 3; ++a) {
     g.periodic[a] = a < g.dims && decomp.isPeriodic(a);
     g.spacing[a] = a < g.dims ? length[a] / decomp.globalCells()[a] : 1.0;
+    g.length[a] = a < g.dims ? length[a] : 1.0;
   }
   return g;
 }
@@ -111,7 +112,7 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
   if (!(p.viscosity > 0))
     out.push_back({"fluids.viscosity", str("got ", p.viscosity), "expected > 0"});
   if (!(p.density > 0)) out.push_back({"fluids.density", str("got ", p.density), "expected > 0"});
-  p.boundaries.check(grid.dims, grid.periodic, out);
+  p.boundaries.check(grid.dims, grid.periodic, grid.length, out);
   if (!out.empty()) return out;  // the limits below need a valid grid and viscosity
   double const limit = viscousLimit(p, grid);
   if (p.dt > limit * (1 + 1e-12))
@@ -128,14 +129,17 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
         break;
       }
   if (p.initial == InitialCondition::Uniform)
-    for (int a = 0; a < grid.dims; ++a)
-      if (!grid.periodic[a] && p.uniformVelocity[a] != 0.0) {
+    for (int a = 0; a < grid.dims; ++a) {
+      bool const through = isOpen(p.boundaries.at(a, 0).kind) && isOpen(p.boundaries.at(a, 1).kind);
+      if (!grid.periodic[a] && !through && p.uniformVelocity[a] != 0.0) {
         out.push_back({"fluids.uniform_velocity",
-                       str(p.uniformVelocity[a], " m/s along ", kAxisName[a],
+                       str(p.uniformVelocity[a], " [L/T] along ", kAxisName[a],
                            ", which is not periodic"),
-                       "expected 0 along every axis bounded by walls"});
+                       "expected 0 along every axis bounded by a wall (the flow may cross an "
+                       "axis whose faces are both inflow or outflow)"});
         break;
       }
+    }
   if (p.initial == InitialCondition::Poiseuille && !isChannel(grid, p))
     out.push_back({"fluids.initial", "'poiseuille', which needs a channel",
                    str("expected periodic x", grid.dims == 3 ? " and z" : "",
@@ -204,6 +208,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   PoissonOptions poisson = m_params.poisson;
   poisson.overlap = m_params.overlap;
   m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, poisson);
+  m_open = std::make_unique<OpenBoundaries>(comm, decomp, length, m_params.boundaries);
   m_haloSpace = params.overlap ? compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority) : space;
   for (int c = 0; c < m_dims; ++c)
     m_faces[c] = mac::momentumFaces(m_dims, c, decomp.localCells(), decomp.isLowBoundary(c));
@@ -310,6 +315,7 @@ void Model::setInitialState(ExecSpace const& space) {
   Kokkos::deep_copy(space, m_phi->view(), 0.0);
   m_time = 0.0;
   m_step = 0;
+  if (m_open->any()) applyOpenBoundaries(space, 0.0, 0.0);
   // The sampled state is divergence-free only to truncation error (or not at all, for a lid
   // started impulsively): project it once, keeping the initial pressure.
   auto const stats = project(space, 1.0, false);
@@ -321,6 +327,19 @@ void Model::setInitialState(ExecSpace const& space) {
   m_rate = rate;
   Kokkos::deep_copy(space, m_phi->view(), 0.0);
   m_phiKnown = 0;
+}
+
+void Model::applyOpenBoundaries(ExecSpace const& space, double time, double dt) {
+  std::array<Field<MemSpace>*, 3> u{}, second{};
+  for (int c = 0; c < m_dims; ++c) {
+    u[c] = m_u[c].get();
+    second[c] = m_uPrevious[c].get();
+  }
+  m_open->apply(space, u, second, time, dt);
+  // The ghosts beyond the open faces, and the corners the walls across them mirror.
+  for (int c = 0; c < m_dims; ++c)
+    if (isOpen(m_params.boundaries.at(c, 0).kind) || isOpen(m_params.boundaries.at(c, 1).kind))
+      fillWallGhosts(space, m_decomp, m_params.boundaries, *m_u[c]);
 }
 
 void Model::rkStage(ExecSpace const& space, double dt, int stage) {
@@ -438,7 +457,9 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
   if (m_params.overlap) startVelocityGhosts(space);
   if (updatePressure) {
     Box3 const all = m_p->allocatedBox();
-    mac::accumulate(space, m_p->access(), m_phi->access(), all.lo, all.hi);
+    // With an outflow, the pressure's reference: its mean next to the outflow faces is zero.
+    double const offset = m_open->hasOutflow() ? -m_open->outflowMean(space, *m_p, *m_phi) : 0.0;
+    mac::accumulate(space, m_p->access(), m_phi->access(), offset, all.lo, all.hi);
     m_phiDt = {dt, m_phiDt[0], m_phiDt[1]};
     m_phiKnown = std::min(m_phiKnown + 1, 1 + guessHistory(m_params.guess));
   }
@@ -534,6 +555,7 @@ StepStats Model::step(ExecSpace const& space, double dt) {
                     " [T]) exceeds ", kMaxCfl, ", the stability limit of the RK3 scheme; lower ",
                     m_params.dt > 0 ? "fluids.dt" : "fluids.cfl"),
                 ExitCode::Failure, true);
+  if (m_open->any()) applyOpenBoundaries(space, m_time + s.dt, s.dt);
   {
     ScopedRegion stages("eddy::fluids::rkStages");
     for (int stage = 0; stage < 3; ++stage) rkStage(space, s.dt, stage);

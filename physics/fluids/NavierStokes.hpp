@@ -58,6 +58,7 @@
 #include "eddy/core/Field.hpp"
 #include "eddy/core/HaloExchange.hpp"
 #include "fluids/FlowBoundary.hpp"
+#include "fluids/OpenBoundary.hpp"
 #include "fluids/PoissonSolver.hpp"
 #include "fluids/StageCoupling.hpp"
 
@@ -129,6 +130,7 @@ struct FlowGrid {
   int dims = 3;
   std::array<bool, 3> periodic{false, false, false};
   std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per axis [L]
+  std::array<double, 3> length{1.0, 1.0, 1.0};   ///< domain size per axis [L]
   /// Of `decomp`'s global grid over a domain of `length`.
   static FlowGrid of(CartDecomposition const& decomp, std::array<double, 3> const& length);
 };
@@ -177,6 +179,8 @@ struct Diagnostics {
   double referenceScale = 1.0;  ///< velocity scale of the reference (U, or the channel u_max)
   std::array<double, 4> fieldChecksum{0, 0, 0, 0};  ///< u, v, w, p, global-index weighted
   double checksum = 0.0;                            ///< sum of fieldChecksum
+  bool hasOpenBoundaries = false;  ///< some face is an inflow or an outflow
+  BoundaryFluxes flux;             ///< through the open faces, from the velocity as it is
 };
 
 /// The flow model on this rank's block of a decomposition.
@@ -273,6 +277,9 @@ class Model {
 
   // Kernels and steps; public only because CUDA lambdas may not live in private members.
   void setInitialState(ExecSpace const& space);
+  /// Sets the open faces' normal velocity for `time`, the end of a step of `dt`
+  /// (OpenBoundaries::apply), and the ghosts that follow from it.
+  void applyOpenBoundaries(ExecSpace const& space, double time, double dt);
   void fillGhosts(ExecSpace const& space, int c);
   void fillPressureGhosts(ExecSpace const& space);
   /// Overlap: packs and posts the exchanges of every velocity component on the halo instance,
@@ -324,6 +331,7 @@ class Model {
   std::array<std::unique_ptr<HaloExchange<ExecSpace>>, 3> m_haloU;
   std::unique_ptr<HaloExchange<ExecSpace>> m_haloP;
   std::unique_ptr<PoissonSolver> m_poisson;
+  std::unique_ptr<OpenBoundaries> m_open;
   StageCoupling* m_coupled = nullptr;  ///< advanced inside the RK stages; none: a plain flow
   /// Per component forced by m_coupled, its body force per face; null otherwise.
   std::array<std::unique_ptr<Field<MemSpace>>, 3> m_bodyForce;

@@ -107,6 +107,12 @@ set(_f "${_decks}/many_rule_errors\\.yaml")
 eddy_deck_errors(many_rule_errors ${_decks}/many_rule_errors.yaml
   "eddy: error: ${_f}:5:14: fluids\\.boundary\\.x_low: 'wall', but grid\\.periodic makes the x axis periodic[^\n]*\n${_f}:6:19: fluids\\.wall_velocity\\.y_high: element 1 is 1[^\n]*\n${_f}:7:10: output\\.fields: names 'q', which this run does not write[^\n]*\n")
 
+# Open boundaries: an inflow with nowhere to leave, a wall velocity on it, a ramp of no duration,
+# a parabola across periodic axes only, an inflow given for a wall.
+set(_f "${_decks}/open_boundary_errors\\.yaml")
+eddy_deck_errors(open_boundary_errors ${_decks}/open_boundary_errors.yaml
+  "eddy: error: ${_f}:7:14: fluids\\.boundary\\.x_low: 'inflow', but no face is an 'outflow'[^\n]*\n${_f}:8:19: fluids\\.wall_velocity\\.x_low: element 1 is 1, but fluids\\.boundary\\.x_low is 'inflow'[^\n]*\n${_f}:10:5: fluids\\.inflow\\.x_low\\.ramp_time: is 0, but fluids\\.inflow\\.x_low\\.ramp is 'linear'[^\n]*\n${_f}:10:13: fluids\\.inflow\\.x_low\\.profile: 'parabolic', but every axis across x_low is periodic[^\n]*\n${_f}:11:5: fluids\\.inflow\\.x_high: is given, but fluids\\.boundary\\.x_high is 'wall'[^\n]*\n")
+
 # Hostile decks (tests/fuzz/corpus/, the fuzzer's seeds too): rejected at a bounded cost, located.
 set(_hostile tests/fuzz/corpus)
 # Nine lines of nested aliases that would expand to gigabytes.

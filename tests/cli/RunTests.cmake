@@ -167,10 +167,20 @@ eddy_add_cli_test(NAME cli.run.lj_liquid.np1 RANKS 1 EXPECT_EXIT 0
 
 # The fluids example decks: all validate; the short ones run to the end (their final line gives
 # the error against the analytic solution), the long ones are `slow`.
-foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_2d taylor_green_3d channel)
+foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_2d taylor_green_3d channel
+             backward_step_2d)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "fluids:"
                     COMMAND validate inputs/${deck}.yaml)
 endforeach()
+# The backward-facing step, coarse and short: the inlet window, the convective outflow and the
+# volume balance in the final line (4 cells of the parabola: 1.5 h sum 4 s (1 - s) = 0.515625;
+# the reattachment lengths: test_fluids_open, slow).
+eddy_add_cli_test(NAME cli.run.backward_step_2d.short.np2 RANKS 2 EXPECT_EXIT 0
+                  MATCH "fluids: inflow at x_low parabolic, peak 1.5 \\[L/T\\] in a window y 0.5 to 1 \\(smooth ramp over 2 \\[T\\]\\); outflow at x_high convective \\(bulk speed 0.5 \\[L/T\\]\\)"
+                        "final: t 3 \\[T\\], .*volume flux in 0.515625 out 0.515625 \\(relative difference [-0-9.e]+\\)"
+                  ONCE "final: t"
+                  COMMAND run inputs/backward_step_2d.yaml --set run.end_time=3
+                          "--set=grid.cells=[120, 8]" --set run.output_dir=output/cli_backward_step)
 eddy_add_cli_test(NAME cli.run.channel.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "final: t .*relative [0-9.e-]+\\).*checksum" ONCE "final: t"
                   LABELS validation
@@ -195,6 +205,11 @@ foreach(deck heated_cavity rayleigh_benard_2d rayleigh_benard_3d)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "scalars:"
                     COMMAND validate inputs/${deck}.yaml)
 endforeach()
+# A tracer through open ends: in at the inflow's value, out through the outflow.
+eddy_add_cli_test(NAME cli.run.scalars_inflow.np2 RANKS 2 EXPECT_EXIT 0
+                  MATCH "final scalars: t 6 \\[T\\], tracer mean 1 in \\[1, 1\\]"
+                  ONCE "final scalars"
+                  COMMAND run tests/cli/decks/scalars_inflow.yaml)
 eddy_add_cli_test(NAME cli.run.rayleigh_benard_2d.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "Ra 10000, Pr 0.71"
                         "final scalars: t 1.5 \\[T\\], .*Nu y_low 2\\.[5-7][0-9]*, Nu y_high 2\\.[5-7]"

@@ -77,4 +77,20 @@ inline FlowCase box3DWithMovingWallAndForce() {
   return c;
 }
 
+/// A 2D channel of `length` x 1 with a parabolic inflow at x_low (peak `peak`), an outflow
+/// (`outflow`) at x_high and fixed walls in y: the Poiseuille flow u = 4 peak y (1 - y).
+inline FlowCase openChannel(int nx, int ny, double length, double peak,
+                            fluids::OutflowCondition outflow) {
+  FlowCase c;
+  c.cells = {nx, ny, 1};
+  c.length = {length, 1.0, 1.0};
+  wallsWherePeriodicIsOff(c);
+  c.params.boundaries.at(0, 0).kind = fluids::BoundaryKind::Inflow;
+  c.params.boundaries.at(0, 0).inflow.profile = fluids::InflowProfile::Parabolic;
+  c.params.boundaries.at(0, 0).inflow.speed = peak;
+  c.params.boundaries.at(0, 1).kind = fluids::BoundaryKind::Outflow;
+  c.params.boundaries.outflow = outflow;
+  return c;
+}
+
 }  // namespace eddy::test

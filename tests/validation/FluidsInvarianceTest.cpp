@@ -96,4 +96,33 @@ TEST(FluidsInvariance, MixedPrecisionBox3D) {
   expectIdentical(c, 4, "box 3D, mixed precision");
 }
 
+// Open boundaries: a ramped parabolic inflow, a convective outflow and a slip wall in 2D; in
+// 3D an inflow through a high face (flowing down y), a zero-gradient outflow, periodic x; each
+// with both pressure solvers. The outflow planes, their correction and the pressure's reference
+// are the same on any decomposition.
+TEST(FluidsInvariance, OpenBoundaries2DAnd3D) {
+  using eddy::fluids::BoundaryKind;
+  FlowCase c = eddy::test::openChannel(23, 19, 2.0, 1.5, eddy::fluids::OutflowCondition::Convective);
+  c.params.boundaries.at(0, 0).inflow.ramp = eddy::fluids::InflowRamp::Smooth;
+  c.params.boundaries.at(0, 0).inflow.rampTime = 0.05;
+  c.params.boundaries.at(1, 1).kind = BoundaryKind::SlipWall;
+  c.params.viscosity = 0.01;
+  for (auto method : {eddy::fluids::PoissonMethod::Fft, eddy::fluids::PoissonMethod::MultigridCG}) {
+    c.params.poisson.method = method;
+    expectIdentical(c, 12, method == eddy::fluids::PoissonMethod::Fft ? "open 2D, fft" : "open 2D, mgcg");
+  }
+  FlowCase b = eddy::test::box3DWithMovingWallAndForce();
+  b.params.boundaries.at(1, 1).kind = BoundaryKind::Inflow;
+  b.params.boundaries.at(1, 1).velocity = {0.0, 0.0, 0.0};
+  b.params.boundaries.at(1, 1).inflow.profile = eddy::fluids::InflowProfile::Parabolic;
+  b.params.boundaries.at(1, 1).inflow.speed = 0.8;
+  b.params.boundaries.at(1, 0).kind = BoundaryKind::Outflow;
+  b.params.boundaries.outflow = eddy::fluids::OutflowCondition::ZeroGradient;
+  b.params.bodyForce = {0.5, 0.0, 0.0};
+  for (auto method : {eddy::fluids::PoissonMethod::Fft, eddy::fluids::PoissonMethod::CG}) {
+    b.params.poisson.method = method;
+    expectIdentical(b, 8, method == eddy::fluids::PoissonMethod::Fft ? "open 3D, fft" : "open 3D, cg");
+  }
+}
+
 }  // namespace
