@@ -36,6 +36,12 @@ constexpr Choice<fluids::InflowProfile> kProfile[] = {
 constexpr Choice<fluids::InflowRamp> kRamp[] = {{"none", fluids::InflowRamp::None},
                                                 {"linear", fluids::InflowRamp::Linear},
                                                 {"smooth", fluids::InflowRamp::Smooth}};
+constexpr Choice<fluids::BodyShape> kShape[] = {{"circle", fluids::BodyShape::Circle},
+                                                {"rectangle", fluids::BodyShape::Rectangle},
+                                                {"sphere", fluids::BodyShape::Sphere},
+                                                {"cylinder", fluids::BodyShape::Cylinder},
+                                                {"box", fluids::BodyShape::Box}};
+constexpr Choice<int> kAxis[] = {{"x", 0}, {"y", 1}, {"z", 2}};
 constexpr Choice<fluids::OutflowCondition> kOutflow[] = {
     {"convective", fluids::OutflowCondition::Convective},
     {"zero_gradient", fluids::OutflowCondition::ZeroGradient}};
@@ -184,6 +190,56 @@ Key section() {
                        "then shifted uniformly so that the volume leaving equals the volume "
                        "entering each step, and the pressure's mean next to it is 0.")
                .defaultValue("convective"))
+      .add(Key::namedSections(
+          "bodies",
+          "Solid bodies in the flow, each under a name of your choice (it names its columns "
+          "in the diagnostics), e.g. cylinder: {shape: circle, center: [0.2, 0.2], radius: "
+          "0.05}. Fixed, by a second-order immersed-boundary method (direct forcing with "
+          "interpolation to the surface); the pressure solve keeps the whole box. Each "
+          "body's drag, lift (and side) coefficients, with their pressure and viscous parts, "
+          "go to the diagnostics time series.",
+          Key::section("<name>", "One body.")
+              .add(Key::choice("shape", choiceNames(kShape),
+                               "2D: circle (center, radius) or rectangle (center, size); 3D: "
+                               "sphere (center, radius), cylinder (center, radius, axis; it "
+                               "spans the periodic domain along its axis) or box (center, "
+                               "size). Rectangles and boxes are aligned with the axes.")
+                       .required())
+              .add(Key::realList("center", "Its centre.")
+                       .lengths({2, 3})
+                       .sameLengthAs("grid.cells")
+                       .required()
+                       .unit("L"))
+              .add(Key::real("radius", "Radius of a circle, sphere or cylinder.")
+                       .atLeast(0)
+                       .defaultValue(0.0)
+                       .unit("L"))
+              .add(Key::realList("size", "Full extents of a rectangle or box along each axis.")
+                       .lengths({2, 3})
+                       .sameLengthAs("grid.cells")
+                       .defaultEach(0.0)
+                       .unit("L"))
+              .add(Key::choice("axis", choiceNames(kAxis), "The axis of a cylinder.")
+                       .defaultValue("z"))
+              .add(Key::real("reference_speed",
+                             "U of the force coefficients C = F / (rho U^2 L / 2) (2D) or F / "
+                             "(rho U^2 A / 2) (3D); drag is along x, lift along y, side force "
+                             "along z.")
+                       .greaterThan(0)
+                       .defaultValue(1.0)
+                       .unit("L/T"))
+              .add(Key::real("reference_length",
+                             "L of the coefficients in 2D and of the Strouhal number St = f L / "
+                             "U of the lift's frequency f; 0 = the diameter, or the body's "
+                             "size along y.")
+                       .atLeast(0)
+                       .defaultValue(0.0)
+                       .unit("L"))
+              .add(Key::real("reference_area",
+                             "A of the coefficients in 3D; 0 = the frontal area (normal to x).")
+                       .atLeast(0)
+                       .defaultValue(0.0)
+                       .unit("L^2"))))
       .add(Key::section("poisson", "The pressure Poisson solver of the projection.")
                .add(Key::choice("method", choiceNames(kMethod),
                                 "fft: a direct solve by fast transforms along each axis (the "
@@ -290,6 +346,17 @@ fluids::Parameters parameters(io::Deck const& deck) {
     }
   }
   p.boundaries.outflow = choiceValue(kOutflow, deck.getString("fluids.outflow"));
+  for (std::string const& name : deck.names("fluids.bodies")) {
+    std::string const key = "fluids.bodies." + name;
+    fluids::Body b;
+    b.name = name;
+    b.shape = choiceValue(kShape, deck.getString(key + ".shape"));
+    b.center = toArray3(deck.getDoubleList(key + ".center"));
+    b.radius = deck.getDouble(key + ".radius");
+    b.size = toArray3(deck.getDoubleList(key + ".size"));
+    b.axis = choiceValue(kAxis, deck.getString(key + ".axis"));
+    p.bodies.push_back(b);
+  }
   p.poisson.method = choiceValue(kMethod, deck.getString("fluids.poisson.method"));
   p.poisson.tolerance = deck.getDouble("fluids.poisson.tolerance");
   p.poisson.maxIterations = static_cast<int>(deck.getInt("fluids.poisson.max_iterations"));
@@ -344,6 +411,8 @@ std::vector<FieldInfo> fields(io::Deck const& deck) {
   f.push_back({"vorticity", "1/T", Centering::Cell, true});
   f.push_back({"q_criterion", "1/T^2", Centering::Cell, true});
   f.push_back({"speed", "L/T", Centering::Cell, true});
+  // 1 in the cells whose centre is inside a body, 0 elsewhere (to hide them in ParaView).
+  if (!deck.names("fluids.bodies").empty()) f.push_back({"solid", "1", Centering::Cell});
   return f;
 }
 
@@ -373,6 +442,35 @@ double bytesPerCell(io::Deck const& deck) {
   return 8.0 * fields;
 }
 
+/// rho U^2 L / 2 (2D) or rho U^2 A / 2 (3D) of body `name`: what its force is divided by to give
+/// its coefficients.
+double coefficientScale(io::Deck const& deck, fluids::Body const& b, int dims,
+                        std::array<double, 3> const& length) {
+  std::string const key = "fluids.bodies." + b.name;
+  double const U = deck.getDouble(key + ".reference_speed");
+  double const rho = deck.getDouble("fluids.density");
+  bool const round = b.shape == fluids::BodyShape::Circle ||
+                     b.shape == fluids::BodyShape::Sphere ||
+                     b.shape == fluids::BodyShape::Cylinder;
+  double size;
+  if (dims == 2) {
+    size = deck.getDouble(key + ".reference_length");
+    if (!(size > 0)) size = round ? 2 * b.radius : b.size[1];
+  } else {
+    size = deck.getDouble(key + ".reference_area");
+    if (!(size > 0)) {
+      if (b.shape == fluids::BodyShape::Sphere)
+        size = 3.14159265358979323846 * b.radius * b.radius;
+      else if (b.shape == fluids::BodyShape::Cylinder)
+        size = b.axis == 0 ? 3.14159265358979323846 * b.radius * b.radius
+                           : 2 * b.radius * length[b.axis];
+      else
+        size = b.size[1] * b.size[2];
+    }
+  }
+  return 0.5 * rho * U * U * size;
+}
+
 char const* const kVelocityName[3] = {"u", "v", "w"};
 char const* const kAxisName[3] = {"x", "y", "z"};
 
@@ -382,7 +480,19 @@ class FluidsModel final : public Model, public CarryingFlow {
       : m_deck(c.deck),
         m_decomp(c.decomp),
         m_params(parameters(c.deck)),
-        m_model(ExecSpace(), c.rt.comm(), c.decomp, c.length, m_params) {}
+        m_model(ExecSpace(), c.rt.comm(), c.decomp, c.length, m_params) {
+    for (auto const& b : m_params.bodies) {
+      m_coefficientScale.push_back(coefficientScale(c.deck, b, c.decomp.dims(), c.length));
+      std::string const key = "fluids.bodies." + b.name;
+      m_referenceSpeed.push_back(c.deck.getDouble(key + ".reference_speed"));
+      double const length = c.deck.getDouble(key + ".reference_length");
+      bool const round = b.shape == fluids::BodyShape::Circle ||
+                         b.shape == fluids::BodyShape::Sphere ||
+                         b.shape == fluids::BodyShape::Cylinder;
+      m_strouhalLength.push_back(length > 0 ? length : round ? 2 * b.radius : b.size[1]);
+    }
+    m_lift.resize(m_params.bodies.size());
+  }
 
   /// The pressure solve as it runs, e.g. "fft (x pencils 1x2x2, ...; fftw-3.3.10-sse2-avx),
   /// tolerance 1e-12" or "mgcg (7 levels, V(2,2), mixed precision, tolerance 1e-12, cap 500,
@@ -507,6 +617,11 @@ class FluidsModel final : public Model, public CarryingFlow {
       c.push_back({"inflow", unit});
       c.push_back({"outflow", unit});
     }
+    char const* const coefficient[3] = {"cd", "cl", "cs"};
+    for (auto const& b : m_params.bodies)
+      for (char const* part : {"", "_pressure", "_viscous"})
+        for (int a = 0; a < m_decomp.dims(); ++a)
+          c.push_back({str(b.name, "_", coefficient[a], part), "1"});
     return c;
   }
   std::vector<double> values(ExecSpace const& space) override {
@@ -519,6 +634,18 @@ class FluidsModel final : public Model, public CarryingFlow {
     if (d.hasOpenBoundaries) {
       v.push_back(d.flux.in);
       v.push_back(d.flux.out);
+    }
+    if (m_model.bodies()) {
+      auto const& forces = m_model.bodyForces(space);
+      for (std::size_t b = 0; b < forces.size(); ++b) {
+        auto const& f = forces[b];
+        for (auto const* part : {&f.total, &f.pressure, &f.viscous})
+          for (int a = 0; a < m_decomp.dims(); ++a)
+            v.push_back((*part)[a] / m_coefficientScale[b]);
+        // The lift at each sample of the run, for its Strouhal number at the end.
+        if (m_model.stepCount() > 0)
+          m_lift[b].push_back({m_model.time(), f.total[1] / m_coefficientScale[b]});
+      }
     }
     return v;
   }
@@ -567,6 +694,8 @@ class FluidsModel final : public Model, public CarryingFlow {
           {"q_criterion", "1/T^2", m_model.derivedValues(space, fluids::Derived::QCriterion)});
     if (wants("speed"))
       data.fields.push_back({"speed", "L/T", m_model.derivedValues(space, fluids::Derived::Speed)});
+    if (wants("solid") && m_model.bodies())
+      data.fields.push_back({"solid", "1", m_model.bodies()->solidCells()});
   }
 
   /// The state: face velocities, pressure and the Poisson guess with the increments it
@@ -634,7 +763,7 @@ class FluidsModel final : public Model, public CarryingFlow {
     m_model.restoreState(space, u, p, guess, in.file().step(), in.file().time(), last);
   }
 
-  std::string finalLine(ExecSpace const&, double, long long stepsRun) override {
+  std::string finalLine(ExecSpace const& space, double, long long stepsRun) override {
     auto const& last = m_last;
     std::string const reference =
         last.hasReference ? str(", error vs analytic: L2 ", last.l2Error, ", max ",
@@ -646,8 +775,23 @@ class FluidsModel final : public Model, public CarryingFlow {
             ? str(", volume flux in ", last.flux.in, " out ", last.flux.out, " (relative difference ",
                   last.flux.in != 0 ? (last.flux.out - last.flux.in) / last.flux.in : 0.0, ")")
             : std::string();
+    std::string bodies;
+    if (m_model.bodies())
+      for (std::size_t b = 0; b < m_params.bodies.size(); ++b) {
+        auto const& f = m_model.bodyForces(space)[b];
+        double const q = m_coefficientScale[b];
+        int periods = 0;
+        double const frequency = fluids::signalFrequency(m_lift[b], periods);
+        bodies += str(", ", m_params.bodies[b].name, ": c_D ", f.total[0] / q, " (pressure ",
+                      f.pressure[0] / q, "), c_L ", f.total[1] / q,
+                      periods >= 3 ? str(", St ", frequency * m_strouhalLength[b] /
+                                                     m_referenceSpeed[b],
+                                        " (", periods, " periods of the sampled lift)")
+                                  : std::string(", St - (no periodic lift)"));
+      }
     return str("t ", m_model.time(), " [T], KE ", last.kineticEnergy, ", enstrophy ",
-               last.enstrophy, ", max|div u| ", last.maxDivergence, open, reference, ", checksum ",
+               last.enstrophy, ", max|div u| ", last.maxDivergence, open, reference, bodies,
+               ", checksum ",
                hexBits(last.checksum), " (", last.checksum, "); Poisson ", m_poissonIterations,
                " iterations in ", stepsRun, " steps",
                stepsRun > 0 ? str(" (", static_cast<double>(m_poissonIterations) / stepsRun,
@@ -660,6 +804,10 @@ class FluidsModel final : public Model, public CarryingFlow {
   CartDecomposition const& m_decomp;
   fluids::Parameters m_params;
   fluids::Model m_model;
+  std::vector<double> m_coefficientScale;  ///< per body (coefficientScale)
+  std::vector<double> m_referenceSpeed, m_strouhalLength;  ///< per body: U and L of St
+  /// Per body, (t, lift coefficient) after each step of this run.
+  std::vector<std::vector<std::array<double, 2>>> m_lift;
   long long m_poissonIterations = 0;  ///< of this run's steps: how the guess and the cycle do
   fluids::Diagnostics m_last;         ///< of the last progress line
 };

@@ -230,6 +230,12 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
                "expected a fluids section");
   if (!deck.has("scalars.temperature") && !deck.has("scalars.tracer"))
     errors.add(deck, "scalars", "holds no scalar", "expected temperature, tracer or both");
+  // The scalars have no condition on a body's surface yet: they would pass through it.
+  if (deck.has("fluids") && !deck.names("fluids.bodies").empty())
+    errors.add(deck, "scalars",
+               str("with fluids.bodies (", deck.names("fluids.bodies").front(),
+                   ", ...): the scalars have no condition on a body's surface yet"),
+               "expected no bodies in a flow that carries scalars");
   bool const boussinesq = deck.has("scalars.boussinesq");
   bool const rayleigh = boussinesq && deck.has("scalars.boussinesq.rayleigh");
   if (boussinesq) {

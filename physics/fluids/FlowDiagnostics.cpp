@@ -309,6 +309,7 @@ std::size_t Model::bytes() const {
     b += m_u[c]->bytes() + m_uPrevious[c]->bytes() + m_haloU[c]->bytes();
   for (auto const& f : m_bodyForce)
     if (f) b += f->bytes();
+  if (m_bodies) b += m_bodies->bytes();
   return b;
 }
 

@@ -113,6 +113,7 @@ std::vector<Violation> violations(Parameters const& p, FlowGrid const& grid) {
     out.push_back({"fluids.viscosity", str("got ", p.viscosity), "expected > 0"});
   if (!(p.density > 0)) out.push_back({"fluids.density", str("got ", p.density), "expected > 0"});
   p.boundaries.check(grid.dims, grid.periodic, grid.length, out);
+  checkBodies(p.bodies, grid.dims, grid.length, grid.spacing, grid.periodic, out);
   if (!out.empty()) return out;  // the limits below need a valid grid and viscosity
   double const limit = viscousLimit(p, grid);
   if (p.dt > limit * (1 + 1e-12))
@@ -174,6 +175,7 @@ namespace {
 Parameters resolved(Parameters params, CartDecomposition const& decomp) {
   params.poisson.method = resolve(params.poisson.method, decomp);
   if (params.poisson.method == PoissonMethod::Fft) params.guess = PoissonGuess::Zero;
+  if (!params.bodies.empty()) params.overlap = false;
   return params;
 }
 }  // namespace
@@ -209,6 +211,8 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   poisson.overlap = m_params.overlap;
   m_poisson = std::make_unique<PoissonSolver>(space, comm, decomp, m_h, poisson);
   m_open = std::make_unique<OpenBoundaries>(comm, decomp, length, m_params.boundaries);
+  if (!m_params.bodies.empty())
+    m_bodies = std::make_unique<ImmersedBodies>(space, comm, decomp, length, m_params.bodies);
   m_haloSpace = params.overlap ? compat::secondInstance(space, HaloTuning<ExecSpace>::current().streamHighPriority) : space;
   for (int c = 0; c < m_dims; ++c)
     m_faces[c] = mac::momentumFaces(m_dims, c, decomp.localCells(), decomp.isLowBoundary(c));
@@ -316,6 +320,7 @@ void Model::setInitialState(ExecSpace const& space) {
   m_time = 0.0;
   m_step = 0;
   if (m_open->any()) applyOpenBoundaries(space, 0.0, 0.0);
+  if (m_bodies) forceBodies(space, -1, 0.0);
   // The sampled state is divergence-free only to truncation error (or not at all, for a lid
   // started impulsively): project it once, keeping the initial pressure.
   auto const stats = project(space, 1.0, false);
@@ -340,6 +345,21 @@ void Model::applyOpenBoundaries(ExecSpace const& space, double time, double dt) 
   for (int c = 0; c < m_dims; ++c)
     if (isOpen(m_params.boundaries.at(c, 0).kind) || isOpen(m_params.boundaries.at(c, 1).kind))
       fillWallGhosts(space, m_decomp, m_params.boundaries, *m_u[c]);
+}
+
+void Model::forceBodies(ExecSpace const& space, int stage, double dt) {
+  // The Runge-Kutta weight of each stage's rate in the step (the Butcher weights of the
+  // low-storage scheme: sum_k B_k prod A over the later stages). Before the stages (stage 3)
+  // the forcing takes back what the last projection moved at the forced faces: an impulse,
+  // counted whole.
+  constexpr double kStageWeight[3] = {1.0 / 6.0, 3.0 / 10.0, 8.0 / 15.0};
+  double const weight = stage == kBeforeStages ? 1.0 / dt
+                        : stage >= 0           ? kStageWeight[stage] / (kRkB[stage] * dt)
+                                               : 0.0;
+  for (int c = 0; c < m_dims; ++c) {
+    m_bodies->force(space, *m_u[c], c, weight);
+    fillGhosts(space, c);
+  }
 }
 
 void Model::rkStage(ExecSpace const& space, double dt, int stage) {
@@ -389,6 +409,7 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
     startVelocityGhosts(space);
   else
     for (int c = 0; c < m_dims; ++c) fillGhosts(space, c);
+  if (m_bodies) forceBodies(space, stage, dt);
 }
 
 PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressure) {
@@ -492,6 +513,13 @@ void Model::prepareGuess(ExecSpace const& space, double dt) {
   m_phi = std::move(guess);
 }
 
+std::vector<BodyForce> const& Model::bodyForces(ExecSpace const& space) {
+  EDDY_REQUIRE(m_bodies, "fluids::Model::bodyForces: the flow has no bodies");
+  std::array<Field<MemSpace> const*, 3> u{};
+  for (int c = 0; c < m_dims; ++c) u[c] = m_u[c].get();
+  return m_bodies->forces(space, u, m_params.density, m_params.viscosity);
+}
+
 Field<MemSpace> const& Model::poissonIncrement(int i) const {
   EDDY_REQUIRE(i >= 0 && i < m_phiKnown, "fluids::Model::poissonIncrement(", i, "): ", m_phiKnown,
                " increments are kept");
@@ -556,6 +584,10 @@ StepStats Model::step(ExecSpace const& space, double dt) {
                     m_params.dt > 0 ? "fluids.dt" : "fluids.cfl"),
                 ExitCode::Failure, true);
   if (m_open->any()) applyOpenBoundaries(space, m_time + s.dt, s.dt);
+  if (m_bodies) {
+    m_bodies->beginStep();
+    forceBodies(space, kBeforeStages, s.dt);
+  }
   {
     ScopedRegion stages("eddy::fluids::rkStages");
     for (int stage = 0; stage < 3; ++stage) rkStage(space, s.dt, stage);

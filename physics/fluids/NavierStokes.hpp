@@ -57,6 +57,7 @@
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
 #include "eddy/core/HaloExchange.hpp"
+#include "fluids/Bodies.hpp"
 #include "fluids/FlowBoundary.hpp"
 #include "fluids/OpenBoundary.hpp"
 #include "fluids/PoissonSolver.hpp"
@@ -123,6 +124,9 @@ struct Parameters {
   bool overlap = false;
   PoissonOptions poisson;
   PoissonGuess guess = PoissonGuess::Quadratic;  ///< initial guess of each Poisson solve
+  /// Solid bodies in the flow (Bodies.hpp); with any, overlap is off (the forcing of a stage
+  /// needs its exchanged ghosts).
+  std::vector<Body> bodies;
 };
 
 /// The grid a flow runs on, as far as the checks of its parameters need it.
@@ -245,6 +249,11 @@ class Model {
   Field<MemSpace> const& velocity(int c) const { return *m_u[c]; }
   Field<MemSpace> const& pressure() const { return *m_p; }
   PoissonSolver const& poisson() const { return *m_poisson; }
+  /// The immersed bodies, or nullptr without any.
+  ImmersedBodies const* bodies() const { return m_bodies.get(); }
+  /// Collective: the force on each body over the last step (ImmersedBodies::forces). Throws
+  /// eddy::Error without bodies.
+  std::vector<BodyForce> const& bodyForces(ExecSpace const& space);
   /// The last projection's phi (pressure increment): the initial guess of the next Poisson
   /// solve, or what it is extrapolated from, so part of the state that decides the next step's
   /// bits.
@@ -277,6 +286,11 @@ class Model {
 
   // Kernels and steps; public only because CUDA lambdas may not live in private members.
   void setInitialState(ExecSpace const& space);
+  /// Sets the faces the bodies force in every velocity component and exchanges their ghosts;
+  /// `stage` 0, 1, 2 (an RK stage) or kBeforeStages counts the forcing toward the body forces of
+  /// a step of `dt`, -1 (the initial state) does not.
+  void forceBodies(ExecSpace const& space, int stage, double dt);
+  static constexpr int kBeforeStages = 3;
   /// Sets the open faces' normal velocity for `time`, the end of a step of `dt`
   /// (OpenBoundaries::apply), and the ghosts that follow from it.
   void applyOpenBoundaries(ExecSpace const& space, double time, double dt);
@@ -332,6 +346,7 @@ class Model {
   std::unique_ptr<HaloExchange<ExecSpace>> m_haloP;
   std::unique_ptr<PoissonSolver> m_poisson;
   std::unique_ptr<OpenBoundaries> m_open;
+  std::unique_ptr<ImmersedBodies> m_bodies;
   StageCoupling* m_coupled = nullptr;  ///< advanced inside the RK stages; none: a plain flow
   /// Per component forced by m_coupled, its body force per face; null otherwise.
   std::array<std::unique_ptr<Field<MemSpace>>, 3> m_bodyForce;

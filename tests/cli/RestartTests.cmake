@@ -67,6 +67,9 @@ eddy_restart_test(cavity_fft.np2_to_np4 restart_cavity_fft cavityfft 4 6 8 2 2 4
 # Open boundaries (inflow, convective outflow, slip wall) from 1 rank onto 3 and 3 onto 4.
 eddy_restart_test(open.np1_to_np3 restart_open openchannel 4 6 8 1 1 3 "${_cavity_csvs}")
 eddy_restart_test(open.np3_to_np4 restart_open openchannel 4 6 8 3 3 4 "${_cavity_csvs}")
+# Immersed bodies and their forces from 1 rank onto 4 and 2 onto 3.
+eddy_restart_test(body.np1_to_np4 restart_body bodychannel 4 6 8 1 1 4 "${_cavity_csvs}")
+eddy_restart_test(body.np2_to_np3 restart_body bodychannel 4 6 8 2 2 3 "${_cavity_csvs}")
 
 # The Lennard-Jones liquid (500 atoms): 60 steps straight vs 30 + restart + 30 on 1, 2 and 4
 # ranks, gathered through rank 0, and with a Langevin thermostat that is switched off at step 40.

@@ -1,0 +1,191 @@
+/// @file Bodies.hpp
+/// @brief Solid bodies inside the flow by a direct-forcing immersed-boundary method, and the
+/// forces on them.
+///
+/// Method (Fadlun, Verzicco, Orlandi & Mohd-Yusof, J. Comput. Phys. 161 (2000) 35-60): the
+/// pressure Poisson problem stays on the whole box, so the fast solvers work unchanged; after
+/// each RK stage the velocity is set at the faces the bodies decide:
+/// - a face inside a body (signed distance <= 0) takes the body's velocity (0: bodies are fixed);
+/// - a fluid face with a neighbour inside a body along some grid line (a forcing face) takes the
+///   value that puts the body's velocity on its surface: linear interpolation between the
+///   surface, at distance d along that line (from the signed distance of the two faces), and the
+///   next face away from the body, u_f = u_o d / (d + h). Of several such lines the one along
+///   which the distance falls fastest (closest to the surface normal) is used.
+/// The interpolation makes the method second order in the body's shape; a staircase (forcing
+/// faces set to 0) is first order. Where the face away from the body is a forcing face too (a
+/// gap or a sliver of one cell), the face is set to the body's velocity.
+///
+/// The projection that ends a step moves the forced faces too (by -dt grad phi); the next step
+/// sets them again before its first stage, so that its stages start from the body's velocity.
+///
+/// Force on a body: the momentum the forcing removes from the fluid. A stage that changes a
+/// face's velocity by D adds D / (B_s dt) to that stage's rate (B_s the stage's update weight),
+/// and the stage's rate enters the step with the Runge-Kutta weight w_s (1/6, 3/10, 8/15); the
+/// forcing before the stages takes back the projection's push through the surface, an impulse
+/// D / dt. So the force on the body over a step is F = -rho sum_faces V (sum_D D / dt + sum_s
+/// w_s D_s / (B_s dt)), V the face's cell volume. Its viscous part is the surface integral of the wall shear stress rho nu du/dn
+/// (on a fixed no-slip wall the viscous traction), du/dn from two velocity probes along the
+/// normal; the pressure part is the rest. (The pressure itself is not probed: direct forcing
+/// leaves a thin layer of spurious pressure at the surface, which grows as dt falls.)
+///
+/// The faces each body forces are found once (bodies are fixed; the interfaces take a body
+/// velocity so that a prescribed motion can follow) from its signed distance, analytic per
+/// shape. Every forced value depends only on faces that are the same on any decomposition, and
+/// the force sums are reproducible: the bits do not depend on the rank count.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Field.hpp"
+#include "eddy/core/PortableMath.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace eddy::fluids {
+
+/// The shape of a body.
+enum class BodyShape {
+  Circle,     ///< 2D: centre and radius
+  Rectangle,  ///< 2D: centre and size (axis-aligned)
+  Sphere,     ///< 3D: centre and radius
+  Cylinder,   ///< 3D: a circular cylinder along an axis through the centre, infinite along it
+  Box         ///< 3D: centre and size (axis-aligned)
+};
+/// "circle", "rectangle", "sphere", "cylinder", "box".
+char const* toString(BodyShape s);
+
+/// A body as the deck gives it.
+struct Body {
+  std::string name;
+  BodyShape shape = BodyShape::Circle;
+  std::array<double, 3> center{0, 0, 0};  ///< [L]
+  double radius = 0.0;                    ///< circle, sphere, cylinder [L]
+  std::array<double, 3> size{0, 0, 0};    ///< rectangle, box: full extents [L]
+  int axis = 2;                           ///< cylinder: 0, 1, 2 for x, y, z
+  /// The low and high corners of the smallest axis-aligned box around it (a cylinder spans the
+  /// domain along its axis: `length`).
+  std::array<double, 3> lower(std::array<double, 3> const& length) const;
+  std::array<double, 3> upper(std::array<double, 3> const& length) const;
+};
+
+/// Up to this many bodies a run.
+constexpr int kMaxBodies = 32;
+
+/// A body as plain data for kernels: its signed distance (negative inside).
+struct BodyGeometry {
+  int shape = 0;  ///< BodyShape
+  double c[3] = {0, 0, 0};
+  double r = 0.0;
+  double half[3] = {0, 0, 0};
+  int axis = 2;
+  int dims = 2;
+  KOKKOS_INLINE_FUNCTION double distance(double x, double y, double z) const {
+    double const p[3] = {x - c[0], y - c[1], z - c[2]};
+    if (shape == static_cast<int>(BodyShape::Circle) ||
+        shape == static_cast<int>(BodyShape::Sphere) ||
+        shape == static_cast<int>(BodyShape::Cylinder)) {
+      double s = 0.0;
+      for (int a = 0; a < dims; ++a)
+        if (!(shape == static_cast<int>(BodyShape::Cylinder) && a == axis)) s += p[a] * p[a];
+      return math::sqrt(s) - r;
+    }
+    // A box: outside, the distance to it; inside, minus the distance to its nearest face.
+    double outside = 0.0, inside = -1e300;
+    for (int a = 0; a < dims; ++a) {
+      double const q = math::fabs(p[a]) - half[a];
+      if (q > 0) outside += q * q;
+      inside = q > inside ? q : inside;
+    }
+    return outside > 0 ? math::sqrt(outside) : inside;
+  }
+};
+
+/// The bodies of a run as plain data for kernels.
+struct BodySet {
+  int count = 0;
+  BodyGeometry body[kMaxBodies];
+  /// The signed distance to the nearest body, and which (-1 without bodies).
+  KOKKOS_INLINE_FUNCTION double distance(double x, double y, double z, int& which) const {
+    double best = 1e300;
+    which = -1;
+    for (int b = 0; b < count; ++b) {
+      double const d = body[b].distance(x, y, z);
+      if (d < best) {
+        best = d;
+        which = b;
+      }
+    }
+    return best;
+  }
+};
+
+/// The force of the fluid on one body over the last step [M L/T^2] (per unit depth in 2D).
+struct BodyForce {
+  std::array<double, 3> total{0, 0, 0};
+  std::array<double, 3> pressure{0, 0, 0};  ///< total - viscous
+  std::array<double, 3> viscous{0, 0, 0};
+};
+
+/// Appends what is wrong with `bodies` in a `dims`-D domain of `length` with cells of `h`,
+/// periodic along `periodic`, to `out` (keys fluids.bodies.<name>.*): a size that is not
+/// positive, a shape of the other dimension, a body not at least two cells inside every
+/// non-periodic face, one that crosses a periodic face, more than kMaxBodies.
+void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3> const& length,
+                 std::array<double, 3> const& h, std::array<bool, 3> const& periodic,
+                 std::vector<Violation>& out);
+
+/// The dominant frequency of a periodic signal c(t) sampled at increasing times: over the second
+/// half of the record, the number of periods between the first and the last upward crossing of
+/// its mean, over the time between them. `periods` gets that number (0: fewer than two
+/// crossings, and the frequency is 0).
+double signalFrequency(std::vector<std::array<double, 2>> const& samples, int& periods);
+
+class ImmersedBodies {
+ public:
+  /// Finds the solid and forcing faces of `bodies` on this rank's block. Collective over comm.
+  ImmersedBodies(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
+                 std::array<double, 3> const& length, std::vector<Body> const& bodies);
+  ~ImmersedBodies();
+  ImmersedBodies(ImmersedBodies const&) = delete;
+  ImmersedBodies& operator=(ImmersedBodies const&) = delete;
+
+  bool any() const { return !m_bodies.empty(); }
+  std::vector<Body> const& bodies() const { return m_bodies; }
+
+  /// Sets the forced faces of velocity component c (ghosts current on entry; the caller
+  /// exchanges them afterwards) and, with `weight` != 0, adds weight times the momentum the
+  /// forcing removed from the fluid to each body's running sum (see the file comment: weight =
+  /// w_s / (B_s dt)).
+  void force(ExecSpace const& space, Field<MemSpace>& u, int c, double weight);
+  /// Starts a step's force sums.
+  void beginStep();
+  /// Collective: the forces of the last step per body (rho the density, nu the kinematic
+  /// viscosity), the viscous part from the velocity `u` as the step left it (ghosts current).
+  /// Computed at the first call after a step (its sums are collective), then kept: a run asks
+  /// only at the steps it samples. Zero before the first step.
+  std::vector<BodyForce> const& forces(ExecSpace const& space,
+                                       std::array<Field<MemSpace> const*, 3> const& u, double rho,
+                                       double nu);
+
+  /// Host values at this rank's owned cell centres (x fastest): 1 inside a body, 0 outside (the
+  /// `solid` field of snapshots).
+  std::vector<double> solidCells() const;
+  /// Forced faces of component c on this rank (solid and forcing), for tests.
+  std::size_t forcedFaces(int c) const;
+  std::size_t bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+  std::vector<Body> m_bodies;
+  std::vector<BodyForce> m_forces;
+  bool m_stepped = false;  ///< a step's sums are there and forces() has not summed them
+};
+
+}  // namespace eddy::fluids

@@ -1,0 +1,235 @@
+// Solid bodies in the flow (immersed boundary, Bodies.hpp): the steady DFG benchmark 2D-1 of
+// Schaefer & Turek (1996) at three resolutions, the drag converging on the benchmark's at better
+// than first order; the faces a body forces; bodies and their forces bitwise the same on 1 to 4
+// ranks with the body cut by rank boundaries; the checks of bad bodies.
+#include "EddyTest.hpp"
+#include "FluidsCases.hpp"
+
+#include "eddy/core/Error.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+namespace {
+
+using eddy::test::FlowCase;
+
+/// The DFG channel (2.2 x 0.41, parabolic inflow of peak `peak`, nu 1e-3, convective outflow)
+/// with the cylinder of diameter 0.1 at (0.2, 0.2); n cells across (5.366 n along, so that the
+/// cells are square: n a multiple of 41).
+FlowCase dfgChannel(int n, double peak) {
+  FlowCase c = eddy::test::openChannel(n * 220 / 41, n, 2.2, peak,
+                                       eddy::fluids::OutflowCondition::Convective);
+  c.length = {2.2, 0.41, 1.0};
+  c.params.viscosity = 1e-3;
+  c.params.cfl = 0.8;
+  c.params.poisson.method = eddy::fluids::PoissonMethod::Fft;
+  c.params.poisson.tolerance = 1e-12;
+  eddy::fluids::Body b;
+  b.name = "cylinder";
+  b.shape = eddy::fluids::BodyShape::Circle;
+  b.center = {0.2, 0.2, 0.0};
+  b.radius = 0.05;
+  c.params.bodies.push_back(b);
+  return c;
+}
+
+struct Coefficients {
+  double drag = 0.0, lift = 0.0;
+};
+
+/// DFG 2D-1 (Re = U_mean D / nu = 20, U_mean = 0.2): the coefficients 2 F / (U_mean^2 D) at
+/// t = 4, when the flow is steady (the drag changes by less than 1e-3 over the last unit).
+Coefficients dfg1(int n) {
+  auto model = dfgChannel(n, 0.3).make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  double dragAt3 = 0.0;
+  double const scale = 0.5 * 0.2 * 0.2 * 0.1;
+  while (model->time() < 4.0) {
+    model->step(space);
+    if (dragAt3 == 0.0 && model->time() >= 3.0)
+      dragAt3 = model->bodyForces(space)[0].total[0] / scale;
+  }
+  auto const& f = model->bodyForces(space)[0];
+  Coefficients c{f.total[0] / scale, f.total[1] / scale};
+  EXPECT_NEAR(c.drag, dragAt3, 1e-3 * c.drag) << n << " cells across: not steady";
+  // The parts add up (the pressure part is the total less the viscous one, which is positive
+  // along the flow).
+  EXPECT_GT(f.viscous[0], 0.0);
+  EXPECT_GT(f.pressure[0], f.viscous[0]);
+  return c;
+}
+
+// Schaefer & Turek (1996), Table 4 (tests/data/schaefer_turek1996_dfg.csv): c_D in [5.57, 5.59],
+// c_L in [0.0104, 0.0110]. D/h = 10 and 20 here (the drag within 0.5% at 20); D/h = 40 in the
+// slow test below.
+TEST(FluidsBodies, DfgBenchmark2D1ConvergesOnTheBenchmarkDrag) {
+  double const reference = 5.58;
+  Coefficients const c10 = dfg1(41), c20 = dfg1(82);
+  double const e10 = std::fabs(c10.drag - reference), e20 = std::fabs(c20.drag - reference);
+  std::printf("DFG 2D-1, D/h = 10, 20: c_D %.5f %.5f, c_L %.5f %.5f; order %.2f\n", c10.drag,
+              c20.drag, c10.lift, c20.lift, std::log2(e10 / e20));
+  EXPECT_NEAR(c20.drag, reference, 0.005 * reference);
+  EXPECT_NEAR(c20.lift, 0.0107, 0.003);
+  // The error falls at least as h^1.5.
+  EXPECT_GT(e10 / e20, std::pow(2.0, 1.5));
+}
+
+TEST(FluidsBodies, DISABLED_DfgBenchmark2D1AtFortyCellsADiameter) {
+  Coefficients const c40 = dfg1(164);
+  std::printf("DFG 2D-1, D/h = 40: c_D %.5f, c_L %.5f\n", c40.drag, c40.lift);
+  // Within the benchmark's intervals widened by 0.1% of c_D and 5% of c_L.
+  EXPECT_NEAR(c40.drag, 5.58, 0.015);
+  EXPECT_NEAR(c40.lift, 0.0107, 0.0009);
+}
+
+// DFG 2D-2 (Re 100): the shedding's Strouhal number within the benchmark's interval at D/h = 40,
+// and the maxima of the drag and lift converging on the benchmark's at better than first order
+// from D/h = 20 to 40 (they reach its intervals at finer grids than these: c_D max 3.04 and 3.16,
+// c_L max 0.61 and 0.88 here, against 3.22 to 3.24 and 0.99 to 1.01). Over t in [0, 10] from
+// rest, the last 3 units sampled each step (about 10 periods).
+struct Shedding {
+  double dragMax = 0.0, liftMax = 0.0, strouhal = 0.0;
+};
+
+Shedding dfg2(int n) {
+  auto model = dfgChannel(n, 1.5).make(MPI_COMM_WORLD);
+  eddy::ExecSpace space;
+  Shedding r;
+  std::vector<std::array<double, 2>> lift;
+  while (model->time() < 10.0) {
+    model->step(space);
+    if (model->time() < 7.0) continue;
+    auto const& f = model->bodyForces(space)[0];
+    double const scale = 0.5 * 1.0 * 1.0 * 0.1;
+    r.dragMax = std::max(r.dragMax, f.total[0] / scale);
+    r.liftMax = std::max(r.liftMax, f.total[1] / scale);
+    lift.push_back({model->time(), f.total[1] / scale});
+  }
+  int periods = 0;
+  r.strouhal = eddy::fluids::signalFrequency(lift, periods) * 0.1 / 1.0;
+  EXPECT_GE(periods, 3) << n;
+  return r;
+}
+
+TEST(FluidsBodies, DISABLED_DfgBenchmark2D2SheddingConverges) {
+  Shedding const s20 = dfg2(82), s40 = dfg2(164);
+  std::printf("DFG 2D-2, D/h = 20, 40: c_D max %.4f %.4f, c_L max %.4f %.4f, St %.4f %.4f\n",
+              s20.dragMax, s40.dragMax, s20.liftMax, s40.liftMax, s20.strouhal, s40.strouhal);
+  EXPECT_GE(s40.strouhal, 0.295);
+  EXPECT_LE(s40.strouhal, 0.305);
+  EXPECT_GT((3.23 - s20.dragMax) / (3.23 - s40.dragMax), 2.0);
+  EXPECT_GT((1.0 - s20.liftMax) / (1.0 - s40.liftMax), 2.0);
+  EXPECT_GT(s40.dragMax, 3.1);
+  EXPECT_GT(s40.liftMax, 0.8);
+}
+
+// The faces a circle forces: inside it (set to 0), and the interface faces whose interpolation
+// puts 0 on its surface. A staircase of solid faces alone is first order; the interface faces
+// make it second.
+TEST(FluidsBodies, ACircleForcesItsInsideAndItsInterface) {
+  FlowCase c = dfgChannel(41, 0.3);
+  auto model = c.make(MPI_COMM_SELF);
+  auto const* ib = model->bodies();
+  ASSERT_NE(ib, nullptr);
+  // pi r^2 / h^2 = 78.5 faces inside for each component, plus a ring of about 2 pi r / h * 1.3.
+  for (int comp = 0; comp < 2; ++comp) {
+    EXPECT_GT(ib->forcedFaces(comp), 90u);
+    EXPECT_LT(ib->forcedFaces(comp), 140u);
+  }
+  std::vector<double> const solid = ib->solidCells();
+  double inside = 0;
+  for (double s : solid) inside += s;
+  EXPECT_NEAR(inside, 3.14159265 * 25.0, 6.0);
+  // The flow goes round it: faster beside it than the inflow's mean (0.2), slower behind.
+  eddy::ExecSpace space;
+  for (int s = 0; s < 20; ++s) model->step(space);
+  auto const U = model->gather(space, 0);
+  auto const e = model->globalExtent(0);
+  EXPECT_GT(U[20 + e[0] * 27], 0.25);  // the face at (0.2, 0.275), above the top at 0.25
+  EXPECT_LT(U[27 + e[0] * 20], 0.05);  // at (0.27, 0.205), just behind it
+}
+
+bool sameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Two bodies (a circle and a rectangle) in a channel with the inflow ramped up, cut by the rank
+// boundaries of 2, 3 and 4 ranks: the fields and every force the same bits as on one rank.
+TEST(FluidsBodies, BodiesAndTheirForcesAreTheSameOnAnyRankCount) {
+  FlowCase c = dfgChannel(41, 1.5);
+  c.cells = {88, 41, 1};
+  c.length = {0.88, 0.41, 1.0};
+  c.params.boundaries.at(0, 0).inflow.ramp = eddy::fluids::InflowRamp::Smooth;
+  c.params.boundaries.at(0, 0).inflow.rampTime = 0.05;
+  eddy::fluids::Body r;
+  r.name = "post";
+  r.shape = eddy::fluids::BodyShape::Rectangle;
+  r.center = {0.5, 0.23, 0.0};
+  r.size = {0.06, 0.1, 0.0};
+  c.params.bodies.push_back(r);
+  for (auto method : {eddy::fluids::PoissonMethod::Fft, eddy::fluids::PoissonMethod::MultigridCG}) {
+    SCOPED_TRACE(eddy::fluids::toString(method));
+    c.params.poisson.method = method;
+    auto one = c.make(MPI_COMM_SELF);
+    auto all = c.make(MPI_COMM_WORLD);
+    eddy::ExecSpace space;
+    for (int s = 0; s < 15; ++s) {
+      one->step(space);
+      all->step(space);
+    }
+    auto const d1 = one->diagnostics(space), dn = all->diagnostics(space);
+    for (int f = 0; f < 4; ++f) EXPECT_TRUE(sameBits(d1.fieldChecksum[f], dn.fieldChecksum[f])) << f;
+    for (int b = 0; b < 2; ++b)
+      for (int a = 0; a < 2; ++a) {
+        EXPECT_TRUE(sameBits(one->bodyForces(space)[b].total[a], all->bodyForces(space)[b].total[a]))
+            << "body " << b << " axis " << a;
+        EXPECT_TRUE(
+            sameBits(one->bodyForces(space)[b].viscous[a], all->bodyForces(space)[b].viscous[a]))
+            << "body " << b << " axis " << a;
+      }
+    EXPECT_NE(one->bodyForces(space)[1].total[0], 0.0);
+  }
+}
+
+// Bodies the flow cannot hold are refused with their key.
+TEST(FluidsBodies, BadBodiesAreRefused) {
+  auto violations = [](FlowCase const& c) {
+    std::vector<eddy::Violation> out;
+    eddy::fluids::FlowGrid g;
+    g.dims = c.dims;
+    for (int a = 0; a < 3; ++a) {
+      g.periodic[a] = c.periodic[a];
+      g.length[a] = c.length[a];
+      g.spacing[a] = c.length[a] / c.cells[a];
+    }
+    return eddy::fluids::violations(c.params, g);
+  };
+  auto expectRefused = [&](FlowCase const& c, std::string const& key, std::string const& part) {
+    auto const v = violations(c);
+    ASSERT_FALSE(v.empty()) << key;
+    EXPECT_EQ(v.front().key, key);
+    EXPECT_NE(v.front().what.find(part), std::string::npos) << v.front().what;
+  };
+  FlowCase c = dfgChannel(41, 0.3);
+  EXPECT_TRUE(violations(c).empty());
+  FlowCase outside = c;
+  outside.params.bodies[0].center = {0.02, 0.2, 0.0};
+  expectRefused(outside, "fluids.bodies.cylinder.center", "across the low face");
+  FlowCase close = c;
+  close.params.bodies[0].center = {0.2, 0.08, 0.0};
+  expectRefused(close, "fluids.bodies.cylinder.center", "closer than 4 cells");
+  FlowCase sphere = c;
+  sphere.params.bodies[0].shape = eddy::fluids::BodyShape::Sphere;
+  expectRefused(sphere, "fluids.bodies.cylinder.shape", "'sphere' in a 2D run");
+  FlowCase flat = c;
+  flat.params.bodies[0].radius = 0.0;
+  expectRefused(flat, "fluids.bodies.cylinder.radius", "is 0");
+}
+
+}  // namespace
