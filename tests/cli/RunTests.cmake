@@ -168,7 +168,7 @@ eddy_add_cli_test(NAME cli.run.lj_liquid.np1 RANKS 1 EXPECT_EXIT 0
 # The fluids example decks: all validate; the short ones run to the end (their final line gives
 # the error against the analytic solution), the long ones are `slow`.
 foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_2d taylor_green_3d channel
-             backward_step_2d)
+             backward_step_2d cylinder_2d sphere_3d)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "fluids:"
                     COMMAND validate inputs/${deck}.yaml)
 endforeach()
@@ -181,6 +181,13 @@ eddy_add_cli_test(NAME cli.run.backward_step_2d.short.np2 RANKS 2 EXPECT_EXIT 0
                   ONCE "final: t"
                   COMMAND run inputs/backward_step_2d.yaml --set run.end_time=3
                           "--set=grid.cells=[120, 8]" --set run.output_dir=output/cli_backward_step)
+# The sphere coarse and short (4 cells a diameter): a 3D body, its three coefficients and the
+# slip walls run.
+eddy_add_cli_test(NAME cli.run.sphere_3d.short.np2 RANKS 2 EXPECT_EXIT 0
+                  MATCH "final: t 1 \\[T\\], .*sphere: c_D [0-9.]+ \\(pressure [-0-9.e]+\\), c_L [-0-9.e]+, St - \\(no periodic lift\\)"
+                  ONCE "final: t"
+                  COMMAND run inputs/sphere_3d.yaml --set run.end_time=1
+                          "--set=grid.cells=[40, 20, 20]" --set run.output_dir=output/cli_sphere_3d)
 eddy_add_cli_test(NAME cli.run.channel.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "final: t .*relative [0-9.e-]+\\).*checksum" ONCE "final: t"
                   LABELS validation
