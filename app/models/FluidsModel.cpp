@@ -537,7 +537,44 @@ class FluidsModel final : public Model, public CarryingFlow {
             " rank(s))")};
     std::string const open = openLine();
     if (!open.empty()) lines.push_back(open);
+    for (std::size_t b = 0; b < m_params.bodies.size(); ++b) lines.push_back(bodyLine(b));
     return lines;
+  }
+
+  /// "fluids: body cylinder: circle of radius 0.05 [L] at (0.2, 0.2), 20 cells across;
+  /// coefficients over 0.5 rho U^2 L with U 1 [L/T], L 0.1 [L]".
+  std::string bodyLine(std::size_t b) const {
+    auto const& body = m_params.bodies[b];
+    int const dims = m_decomp.dims();
+    auto const& h = m_model.spacing();
+    std::string at;
+    for (int a = 0; a < dims; ++a) at += str(a ? ", " : "", body.center[a]);
+    bool const round = body.shape == fluids::BodyShape::Circle ||
+                       body.shape == fluids::BodyShape::Sphere ||
+                       body.shape == fluids::BodyShape::Cylinder;
+    std::string size;
+    if (round) {
+      size = str(" of radius ", body.radius, " [L]",
+                 body.shape == fluids::BodyShape::Cylinder
+                     ? str(" along ", kAxisName[body.axis])
+                     : std::string());
+    } else {
+      size = " of size";
+      for (int a = 0; a < dims; ++a) size += str(a ? " x " : " ", body.size[a]);
+      size += " [L]";
+    }
+    // The fewest cells across it along the axes it has an extent on.
+    double across = 1e300;
+    for (int a = 0; a < dims; ++a)
+      if (!(body.shape == fluids::BodyShape::Cylinder && a == body.axis))
+        across = std::min(across, (round ? 2 * body.radius : body.size[a]) / h[a]);
+    return str("fluids: body ", body.name, ": ", toString(body.shape), size, " at (", at, "), ",
+               across, " cells across; coefficients over 0.5 rho U^2 ",
+               dims == 2 ? "L" : "A", " with U ", m_referenceSpeed[b], " [L/T], ",
+               dims == 2 ? "L " : "A ",
+               m_coefficientScale[b] / (0.5 * m_params.density * m_referenceSpeed[b] *
+                                        m_referenceSpeed[b]),
+               dims == 2 ? " [L]" : " [L^2]");
   }
 
   /// "y 0.5 to 1" (per axis across the face, ", " between axes).

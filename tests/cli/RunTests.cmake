@@ -184,7 +184,8 @@ eddy_add_cli_test(NAME cli.run.backward_step_2d.short.np2 RANKS 2 EXPECT_EXIT 0
 # The sphere coarse and short (4 cells a diameter): a 3D body, its three coefficients and the
 # slip walls run.
 eddy_add_cli_test(NAME cli.run.sphere_3d.short.np2 RANKS 2 EXPECT_EXIT 0
-                  MATCH "final: t 1 \\[T\\], .*sphere: c_D [0-9.]+ \\(pressure [-0-9.e]+\\), c_L [-0-9.e]+, St - \\(no periodic lift\\)"
+                  MATCH "fluids: body sphere: sphere of radius 0.5 \\[L\\] at \\(2.5, 2.5, 2.5\\), 4 cells across; coefficients over 0.5 rho U\\^2 A with U 1 \\[L/T\\], A 0.785398 \\[L\\^2\\]"
+                        "final: t 1 \\[T\\], .*sphere: c_D [0-9.]+ \\(pressure [-0-9.e]+\\), c_L [-0-9.e]+, St - \\(no periodic lift\\)"
                   ONCE "final: t"
                   COMMAND run inputs/sphere_3d.yaml --set run.end_time=1
                           "--set=grid.cells=[40, 20, 20]" --set run.output_dir=output/cli_sphere_3d)
