@@ -449,13 +449,10 @@ double coefficientScale(io::Deck const& deck, fluids::Body const& b, int dims,
   std::string const key = "fluids.bodies." + b.name;
   double const U = deck.getDouble(key + ".reference_speed");
   double const rho = deck.getDouble("fluids.density");
-  bool const round = b.shape == fluids::BodyShape::Circle ||
-                     b.shape == fluids::BodyShape::Sphere ||
-                     b.shape == fluids::BodyShape::Cylinder;
   double size;
   if (dims == 2) {
     size = deck.getDouble(key + ".reference_length");
-    if (!(size > 0)) size = round ? 2 * b.radius : b.size[1];
+    if (!(size > 0)) size = b.crossLength();
   } else {
     size = deck.getDouble(key + ".reference_area");
     if (!(size > 0)) {
@@ -486,10 +483,7 @@ class FluidsModel final : public Model, public CarryingFlow {
       std::string const key = "fluids.bodies." + b.name;
       m_referenceSpeed.push_back(c.deck.getDouble(key + ".reference_speed"));
       double const length = c.deck.getDouble(key + ".reference_length");
-      bool const round = b.shape == fluids::BodyShape::Circle ||
-                         b.shape == fluids::BodyShape::Sphere ||
-                         b.shape == fluids::BodyShape::Cylinder;
-      m_strouhalLength.push_back(length > 0 ? length : round ? 2 * b.radius : b.size[1]);
+      m_strouhalLength.push_back(length > 0 ? length : b.crossLength());
     }
     m_lift.resize(m_params.bodies.size());
   }
@@ -549,9 +543,7 @@ class FluidsModel final : public Model, public CarryingFlow {
     auto const& h = m_model.spacing();
     std::string at;
     for (int a = 0; a < dims; ++a) at += str(a ? ", " : "", body.center[a]);
-    bool const round = body.shape == fluids::BodyShape::Circle ||
-                       body.shape == fluids::BodyShape::Sphere ||
-                       body.shape == fluids::BodyShape::Cylinder;
+    bool const round = body.round();
     std::string size;
     if (round) {
       size = str(" of radius ", body.radius, " [L]",
@@ -581,7 +573,8 @@ class FluidsModel final : public Model, public CarryingFlow {
   static std::string windowText(fluids::Inflow const& in, int axis, int dims) {
     std::string t;
     for (int b = 0; b < dims; ++b)
-      if (b != axis) t += str(t.empty() ? "" : ", ", kAxisName[b], " ", in.low[b], " to ", in.high[b]);
+      if (b != axis)
+        t += str(t.empty() ? "" : ", ", kAxisName[b], " ", in.low[b], " to ", in.high[b]);
     return t;
   }
 
@@ -608,10 +601,9 @@ class FluidsModel final : public Model, public CarryingFlow {
                               " [T])"));
         if (f.kind == fluids::BoundaryKind::Outflow) out += str(out.empty() ? "" : ", ", name);
       }
-    fluids::OpenBoundaries const open(MPI_COMM_SELF, m_decomp, m_model.length(), bc);
     return str("fluids: inflow at ", in.empty() ? std::string("none") : in, "; outflow at ",
                out.empty() ? std::string("none") : out, " ", toString(bc.outflow),
-               " (bulk speed ", open.bulkOutflowSpeed(1e300),
+               " (bulk speed ", m_model.openBoundaries().bulkOutflowSpeed(1e300),
                " [L/T]), corrected to the inflow's volume each step; the pressure's reference "
                "is its mean next to the outflow");
   }
@@ -809,7 +801,8 @@ class FluidsModel final : public Model, public CarryingFlow {
                           : std::string();
     std::string const open =
         last.hasOpenBoundaries
-            ? str(", volume flux in ", last.flux.in, " out ", last.flux.out, " (relative difference ",
+            ? str(", volume flux in ", last.flux.in, " out ", last.flux.out,
+                  " (relative difference ",
                   last.flux.in != 0 ? (last.flux.out - last.flux.in) / last.flux.in : 0.0, ")")
             : std::string();
     std::string bodies;

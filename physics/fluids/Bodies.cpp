@@ -32,9 +32,6 @@ char const* toString(BodyShape s) {
 }
 
 namespace {
-bool isRound(BodyShape s) {
-  return s == BodyShape::Circle || s == BodyShape::Sphere || s == BodyShape::Cylinder;
-}
 bool is3D(BodyShape s) {
   return s == BodyShape::Sphere || s == BodyShape::Cylinder || s == BodyShape::Box;
 }
@@ -53,15 +50,12 @@ BodyGeometry geometry(Body const& b, int dims) {
 }
 }  // namespace
 
-std::array<double, 3> Body::lower(std::array<double, 3> const& length) const {
+std::array<double, 3> Body::lower(std::array<double, 3> const&) const {
   std::array<double, 3> l{};
-  for (int a = 0; a < 3; ++a) {
-    if (shape == BodyShape::Cylinder && a == axis)
-      l[a] = 0.0;
-    else
-      l[a] = center[a] - (isRound(shape) ? radius : 0.5 * size[a]);
-  }
-  (void)length;
+  for (int a = 0; a < 3; ++a)
+    l[a] = shape == BodyShape::Cylinder && a == axis
+               ? 0.0
+               : center[a] - (round() ? radius : 0.5 * size[a]);
   return l;
 }
 
@@ -71,7 +65,7 @@ std::array<double, 3> Body::upper(std::array<double, 3> const& length) const {
     if (shape == BodyShape::Cylinder && a == axis)
       u[a] = length[a];
     else
-      u[a] = center[a] + (isRound(shape) ? radius : 0.5 * size[a]);
+      u[a] = center[a] + (round() ? radius : 0.5 * size[a]);
   }
   return u;
 }
@@ -80,22 +74,22 @@ void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3
                  std::array<double, 3> const& h, std::array<bool, 3> const& periodic,
                  std::vector<Violation>& out) {
   if (static_cast<int>(bodies.size()) > kMaxBodies)
-    out.push_back({"fluids.bodies", str(bodies.size(), " bodies"),
-                   str("expected at most ", kMaxBodies)});
+    out.push_back(
+        {"fluids.bodies", str(bodies.size(), " bodies"), str("expected at most ", kMaxBodies)});
   for (Body const& b : bodies) {
     std::string const key = "fluids.bodies." + b.name;
     if (is3D(b.shape) != (dims == 3)) {
-      out.push_back({key + ".shape", str("'", toString(b.shape), "' in a ", dims, "D run"),
-                     dims == 3 ? "expected sphere, cylinder or box"
-                               : "expected circle or rectangle"});
+      out.push_back(
+          {key + ".shape", str("'", toString(b.shape), "' in a ", dims, "D run"),
+           dims == 3 ? "expected sphere, cylinder or box" : "expected circle or rectangle"});
       continue;
     }
-    if (isRound(b.shape) && !(std::isfinite(b.radius) && b.radius > 0)) {
-      out.push_back({key + ".radius", str("is ", b.radius), str("expected a radius > 0 for a ",
-                                                                  toString(b.shape))});
+    if (b.round() && !(std::isfinite(b.radius) && b.radius > 0)) {
+      out.push_back({key + ".radius", str("is ", b.radius),
+                     str("expected a radius > 0 for a ", toString(b.shape))});
       continue;
     }
-    if (!isRound(b.shape)) {
+    if (!b.round()) {
       bool ok = true;
       for (int a = 0; a < dims; ++a) ok = ok && std::isfinite(b.size[a]) && b.size[a] > 0;
       if (!ok) {
@@ -197,9 +191,10 @@ namespace ib {
 void findFaces(BodySet const& set, int b, int c, int dims, Index3 const& off,
                std::array<double, 3> const& h, Index3 const& lo, Index3 const& hi,
                std::vector<ForcedFace>& out) {
-  auto position = [&](int i, int j, int k, double (&x)[3]) {
+  auto position = [&](int i, int j, int k, double(&x)[3]) {
     int const idx[3] = {i, j, k};
-    for (int a = 0; a < 3; ++a) x[a] = a < dims ? (off[a] + idx[a] + (a == c ? 0.0 : 0.5)) * h[a] : 0.0;
+    for (int a = 0; a < 3; ++a)
+      x[a] = a < dims ? (off[a] + idx[a] + (a == c ? 0.0 : 0.5)) * h[a] : 0.0;
   };
   auto distanceAt = [&](int i, int j, int k, int& which) {
     double x[3];
@@ -274,8 +269,8 @@ std::vector<Marker> markers(Body const& b, int dims, double spacing,
     }
   } else if (b.shape == BodyShape::Sphere) {
     // Fibonacci points: equal areas, nearly even spacing.
-    int const n =
-        std::max(256, static_cast<int>(std::ceil(4 * kPi * b.radius * b.radius / (spacing * spacing))));
+    int const n = std::max(
+        256, static_cast<int>(std::ceil(4 * kPi * b.radius * b.radius / (spacing * spacing))));
     double const golden = kPi * (3.0 - std::sqrt(5.0));
     for (int p = 0; p < n; ++p) {
       double const z = 1.0 - 2.0 * (p + 0.5) / n, r = std::sqrt(1.0 - z * z), t = golden * p;
@@ -363,7 +358,8 @@ ImmersedBodies::ImmersedBodies(ExecSpace const& space, MPI_Comm comm,
     auto host = Kokkos::create_mirror_view(m.faces[c]);
     for (std::size_t e = 0; e < found.size(); ++e) host(e) = found[e];
     Kokkos::deep_copy(m.faces[c], host);
-    m.gained[c] = Kokkos::View<double*, MemSpace>(str("eddy::fluids::bodyMomentum", c), found.size());
+    m.gained[c] =
+        Kokkos::View<double*, MemSpace>(str("eddy::fluids::bodyMomentum", c), found.size());
   }
 
   // Velocity probes at delta and 2 delta out along each surface normal: the wall's normal
@@ -425,9 +421,9 @@ void ImmersedBodies::beginStep() {
   m_stepped = true;
 }
 
-std::vector<BodyForce> const& ImmersedBodies::forces(
-    ExecSpace const& space, std::array<Field<MemSpace> const*, 3> const& u, double rho,
-    double nu) {
+std::vector<BodyForce> const& ImmersedBodies::forces(ExecSpace const& space,
+                                                     std::array<Field<MemSpace> const*, 3> const& u,
+                                                     double rho, double nu) {
   if (!m_stepped) return m_forces;
   m_stepped = false;
   ScopedRegion region("eddy::fluids::bodyForces");

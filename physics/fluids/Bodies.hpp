@@ -23,10 +23,11 @@
 /// and the stage's rate enters the step with the Runge-Kutta weight w_s (1/6, 3/10, 8/15); the
 /// forcing before the stages takes back the projection's push through the surface, an impulse
 /// D / dt. So the force on the body over a step is F = -rho sum_faces V (sum_D D / dt + sum_s
-/// w_s D_s / (B_s dt)), V the face's cell volume. Its viscous part is the surface integral of the wall shear stress rho nu du/dn
-/// (on a fixed no-slip wall the viscous traction), du/dn from two velocity probes along the
-/// normal; the pressure part is the rest. (The pressure itself is not probed: direct forcing
-/// leaves a thin layer of spurious pressure at the surface, which grows as dt falls.)
+/// w_s D_s / (B_s dt)), V the face's cell volume. Its viscous part is the surface integral of the
+/// wall shear stress rho nu du/dn (on a fixed no-slip wall the viscous traction), du/dn from two
+/// velocity probes along the normal; the pressure part is the rest. (The pressure itself is not
+/// probed: direct forcing leaves a thin layer of spurious pressure at the surface, which grows as
+/// dt falls.)
 ///
 /// The faces each body forces are found once (bodies are fixed; the interfaces take a body
 /// velocity so that a prescribed motion can follow) from its signed distance, analytic per
@@ -68,6 +69,12 @@ struct Body {
   double radius = 0.0;                    ///< circle, sphere, cylinder [L]
   std::array<double, 3> size{0, 0, 0};    ///< rectangle, box: full extents [L]
   int axis = 2;                           ///< cylinder: 0, 1, 2 for x, y, z
+  /// A circle, sphere or cylinder (sized by its radius; the others by `size`).
+  bool round() const {
+    return shape == BodyShape::Circle || shape == BodyShape::Sphere || shape == BodyShape::Cylinder;
+  }
+  /// Its diameter, or its size along y: the default length of its coefficients and St.
+  double crossLength() const { return round() ? 2 * radius : size[1]; }
   /// The low and high corners of the smallest axis-aligned box around it (a cylinder spans the
   /// domain along its axis: `length`).
   std::array<double, 3> lower(std::array<double, 3> const& length) const;

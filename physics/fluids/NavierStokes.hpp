@@ -249,6 +249,7 @@ class Model {
   Field<MemSpace> const& velocity(int c) const { return *m_u[c]; }
   Field<MemSpace> const& pressure() const { return *m_p; }
   PoissonSolver const& poisson() const { return *m_poisson; }
+  OpenBoundaries const& openBoundaries() const { return *m_open; }
   /// The immersed bodies, or nullptr without any.
   ImmersedBodies const* bodies() const { return m_bodies.get(); }
   /// Collective: the force on each body over the last step (ImmersedBodies::forces). Throws

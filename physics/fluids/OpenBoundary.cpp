@@ -57,8 +57,8 @@ void setInflow(ExecSpace const& space, Field<MemSpace>& u, Field<MemSpace>& seco
 
 /// The outflow condition before the flux correction, in place: u_b = (u_b + l u_i) / (1 + l)
 /// (convective) or u_b = u_i (zero gradient, `convective` false), u_i the face `inward` of it.
-void advanceOutflow(ExecSpace const& space, Field<MemSpace>& u, Box3 const& b, int axis,
-                    int inward, bool convective, double lambda) {
+void advanceOutflow(ExecSpace const& space, Field<MemSpace>& u, Box3 const& b, int axis, int inward,
+                    bool convective, double lambda) {
   auto f = u.access();
   int const di = axis == 0 ? inward : 0, dj = axis == 1 ? inward : 0, dk = axis == 2 ? inward : 0;
   double const keep = 1.0 / (1.0 + lambda), take = lambda / (1.0 + lambda);
@@ -83,16 +83,15 @@ void shiftOutflow(ExecSpace const& space, Field<MemSpace>& u, Field<MemSpace>& s
 
 double planeSum(ExecSpace const& space, MPI_Comm comm, GhostedView<MemSpace> const& f,
                 Box3 const& b) {
-  return reproducibleSum(space, comm, b.lo, b.hi,
-                         KOKKOS_LAMBDA(int i, int j, int k) { return f(i, j, k); });
+  return reproducibleSum(
+      space, comm, b.lo, b.hi, KOKKOS_LAMBDA(int i, int j, int k) { return f(i, j, k); });
 }
 
 double planeSum2(ExecSpace const& space, MPI_Comm comm, GhostedView<MemSpace> const& f,
-                 GhostedView<MemSpace> const& g,
-                 Box3 const& b) {
-  return reproducibleSum(space, comm, b.lo, b.hi, KOKKOS_LAMBDA(int i, int j, int k) {
-    return f(i, j, k) + g(i, j, k);
-  });
+                 GhostedView<MemSpace> const& g, Box3 const& b) {
+  return reproducibleSum(
+      space, comm, b.lo, b.hi,
+      KOKKOS_LAMBDA(int i, int j, int k) { return f(i, j, k) + g(i, j, k); });
 }
 
 }  // namespace open
@@ -175,8 +174,8 @@ BoundaryFluxes OpenBoundaries::apply(ExecSpace const& space,
         open::InflowShape shape;
         for (int c = 0; c < 3; ++c) {
           bool const across = c != a && c < dims;
-          shape.parabolic[c] = across && f.inflow.profile == InflowProfile::Parabolic &&
-                               !m_decomp.isPeriodic(c);
+          shape.parabolic[c] =
+              across && f.inflow.profile == InflowProfile::Parabolic && !m_decomp.isPeriodic(c);
           shape.windowed[c] = across && f.inflow.windowed;
           shape.h[c] = m_h[c];
           shape.low[c] = f.inflow.windowed ? f.inflow.low[c] : 0.0;
@@ -192,13 +191,7 @@ BoundaryFluxes OpenBoundaries::apply(ExecSpace const& space,
     }
   // One uniform outward velocity on every outflow face brings the volume leaving to the
   // volume entering.
-  BoundaryFluxes q;
-  for (int a = 0; a < dims; ++a)
-    for (int side = 0; side < 2; ++side) {
-      BoundaryKind const kind = m_bc.at(a, side).kind;
-      if (kind == BoundaryKind::Inflow) q.in -= outwardFlux(space, *u[a], a, side);
-      if (kind == BoundaryKind::Outflow) q.out += outwardFlux(space, *u[a], a, side);
-    }
+  BoundaryFluxes q = fluxes(space, {u[0], u[1], u[2]});
   if (!(m_outflowArea > 0)) return q;
   double const shift = (q.in - q.out) / m_outflowArea;
   for (int a = 0; a < dims; ++a)

@@ -55,8 +55,7 @@ class OpenBoundaries {
   /// then take the flux correction only, or the zero-gradient value). Leaves the ghosts to the
   /// caller (fillWallGhosts of each component). Returns the fluxes it set.
   BoundaryFluxes apply(ExecSpace const& space, std::array<Field<MemSpace>*, 3> const& u,
-                       std::array<Field<MemSpace>*, 3> const& second, double time,
-                       double dt) const;
+                       std::array<Field<MemSpace>*, 3> const& second, double time, double dt) const;
 
   /// Collective: the fluxes of `u` through the open faces (reproducible sums).
   BoundaryFluxes fluxes(ExecSpace const& space,
