@@ -150,11 +150,12 @@ double signalFrequency(std::vector<std::array<double, 2>> const& samples, int& p
 
 namespace ib {
 
-/// A face the bodies set: u(i, j, k) = w u(o), w = 0 inside a body.
+/// A face the bodies set: u(i, j, k) = w u(o) + wq u(q); w = wq = 0 inside a body.
 struct ForcedFace {
   int i, j, k;
   int oi, oj, ok;
-  double w;
+  int qi, qj, qk;
+  double w, wq;
   int body;
 };
 
@@ -219,7 +220,7 @@ void findFaces(BodySet const& set, int b, int c, int dims, Index3 const& off,
         double const phi = distanceAt(i, j, k, which);
         if (which != b) continue;  // each face once: with its nearest body
         if (phi <= 0) {
-          out.push_back({i, j, k, i, j, k, 0.0, b});
+          out.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, b});
           continue;
         }
         int const idx[3] = {i, j, k};
@@ -239,12 +240,23 @@ void findFaces(BodySet const& set, int b, int c, int dims, Index3 const& off,
             }
           }
         if (bestAxis < 0) continue;  // a fluid face away from every body
-        int o[3] = {idx[0], idx[1], idx[2]};
+        // o and q: the next two faces away from the body along the line; each is usable when it
+        // is neither inside a body nor forced itself.
+        int o[3] = {idx[0], idx[1], idx[2]}, q[3];
         o[bestAxis] -= bestSide;
-        int w;
-        bool const free = distanceAt(o[0], o[1], o[2], w) > 0 && !touchesSolid(o[0], o[1], o[2]);
-        double const weight = free ? bestD / (bestD + h[bestAxis]) : 0.0;
-        out.push_back({i, j, k, free ? o[0] : i, free ? o[1] : j, free ? o[2] : k, weight, b});
+        for (int a = 0; a < 3; ++a) q[a] = o[a] - (a == bestAxis ? bestSide : 0);
+        auto usable = [&](int const(&f)[3]) {
+          int w;
+          return distanceAt(f[0], f[1], f[2], w) > 0 && !touchesSolid(f[0], f[1], f[2]);
+        };
+        double const d = bestD, hl = h[bestAxis];
+        if (!usable(o))
+          out.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, b});
+        else if (!usable(q))
+          out.push_back({i, j, k, o[0], o[1], o[2], o[0], o[1], o[2], d / (d + hl), 0.0, b});
+        else
+          out.push_back({i, j, k, o[0], o[1], o[2], q[0], q[1], q[2], 2 * d / (d + hl),
+                         -d / (d + 2 * hl), b});
       }
 }
 
@@ -410,7 +422,8 @@ void ImmersedBodies::force(ExecSpace const& space, Field<MemSpace>& field, int c
       KOKKOS_LAMBDA(std::int64_t e) {
         ib::ForcedFace const f = list(e);
         double const before = u(f.i, f.j, f.k);
-        double const after = f.w == 0.0 ? 0.0 : f.w * u(f.oi, f.oj, f.ok);
+        double const after =
+            f.w == 0.0 ? 0.0 : f.w * u(f.oi, f.oj, f.ok) + f.wq * u(f.qi, f.qj, f.qk);
         u(f.i, f.j, f.k) = after;
         if (weight != 0.0) gained(e) += weight * (after - before);
       });

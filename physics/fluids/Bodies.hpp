@@ -7,13 +7,18 @@
 /// each RK stage the velocity is set at the faces the bodies decide:
 /// - a face inside a body (signed distance <= 0) takes the body's velocity (0: bodies are fixed);
 /// - a fluid face with a neighbour inside a body along some grid line (a forcing face) takes the
-///   value that puts the body's velocity on its surface: linear interpolation between the
-///   surface, at distance d along that line (from the signed distance of the two faces), and the
-///   next face away from the body, u_f = u_o d / (d + h). Of several such lines the one along
-///   which the distance falls fastest (closest to the surface normal) is used.
-/// The interpolation makes the method second order in the body's shape; a staircase (forcing
-/// faces set to 0) is first order. Where the face away from the body is a forcing face too (a
-/// gap or a sliver of one cell), the face is set to the body's velocity.
+///   value that puts the body's velocity on its surface: interpolation along that line through
+///   the surface, at distance d (from the signed distance of the two faces), and the next two
+///   faces away from the body, o at d + h and q at d + 2h: the quadratic
+///   u_f = 2 d / (d + h) u_o - d / (d + 2h) u_q. Of several such lines the one along which the
+///   distance falls fastest (closest to the surface normal) is used.
+/// The interpolation makes the method second order in the body's shape, where a staircase
+/// (forcing faces set to 0) is first order. The quadratic rather than the linear u_o d / (d + h)
+/// of Fadlun et al.: the velocity's curvature at the wall is resolved too, which the shedding
+/// needs (DFG 2D-2 at 20 cells a diameter: lift amplitude 0.71 against 0.61 with the linear
+/// rule, 1.0 converged). Where q is a forcing face or inside a body (a gap of a few cells) the
+/// rule is the linear one; where o is, the face takes the body's velocity. The interpolation
+/// reads up to two faces out, so the velocity has two ghost layers when bodies are present.
 ///
 /// The projection that ends a step moves the forced faces too (by -dt grad phi); the next step
 /// sets them again before its first stage, so that its stages start from the body's velocity.

@@ -190,14 +190,16 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   throwFirst(violations(params, FlowGrid::of(decomp, length)));
   for (int a = 0; a < 3; ++a) m_h[a] = a < m_dims ? length[a] / decomp.globalCells()[a] : 1.0;
 
+  // Bodies interpolate from up to two faces out (Bodies.hpp): two ghost layers then.
+  int const ghost = params.bodies.empty() ? 1 : 2;
   for (int c = 0; c < m_dims; ++c) {
     Centering const centering = c == 0   ? Centering::FaceX
                                 : c == 1 ? Centering::FaceY
                                          : Centering::FaceZ;
     m_u[c] = std::make_unique<Field<MemSpace>>(space, str("eddy::fluids::u", kAxisName[c]), decomp,
-                                               1, centering);
+                                               ghost, centering);
     m_uPrevious[c] = std::make_unique<Field<MemSpace>>(
-        space, str("eddy::fluids::u", kAxisName[c], "_stage"), decomp, 1, centering);
+        space, str("eddy::fluids::u", kAxisName[c], "_stage"), decomp, ghost, centering);
     m_haloU[c] = std::make_unique<HaloExchange<ExecSpace>>(space, comm, decomp, m_u[c]->layout());
   }
   m_p = std::make_unique<Field<MemSpace>>(space, "eddy::fluids::p", decomp, 1);
