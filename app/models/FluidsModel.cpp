@@ -7,6 +7,7 @@
 #include "CarryingFlow.hpp"
 
 #include "eddy/core/FieldHost.hpp"
+#include "eddy/io/ShapeFile.hpp"
 #include "fluids/FftPoisson.hpp"
 #include "fluids/NavierStokes.hpp"
 
@@ -40,7 +41,8 @@ constexpr Choice<fluids::BodyShape> kShape[] = {{"circle", fluids::BodyShape::Ci
                                                 {"rectangle", fluids::BodyShape::Rectangle},
                                                 {"sphere", fluids::BodyShape::Sphere},
                                                 {"cylinder", fluids::BodyShape::Cylinder},
-                                                {"box", fluids::BodyShape::Box}};
+                                                {"box", fluids::BodyShape::Box},
+                                                {"file", fluids::BodyShape::File}};
 constexpr Choice<int> kAxis[] = {{"x", 0}, {"y", 1}, {"z", 2}};
 constexpr Choice<fluids::OutflowCondition> kOutflow[] = {
     {"convective", fluids::OutflowCondition::Convective},
@@ -203,9 +205,19 @@ Key section() {
                                "2D: circle (center, radius) or rectangle (center, size); 3D: "
                                "sphere (center, radius), cylinder (center, radius, axis; it "
                                "spans the periodic domain along its axis) or box (center, "
-                               "size). Rectangles and boxes are aligned with the axes.")
+                               "size). Rectangles and boxes are aligned with the axes. Any "
+                               "shape, 2D or 3D: file (file, center).")
                        .required())
-              .add(Key::realList("center", "Its centre.")
+              .add(Key::string("file",
+                               "A shape file (HDF5, read from the working directory): the "
+                               "body's signed distance (dataset 'distance', negative inside) "
+                               "or solid fraction (dataset 'solid_fraction'), indexed [z][y][x], "
+                               "sampled at the cell centres of a box whose centre is `center`, "
+                               "the dataset's attribute 'spacing' giving the samples' spacing "
+                               "per axis. A distance gives the surface to second order, a solid "
+                               "fraction to within its samples.")
+                       .defaultValue(""))
+              .add(Key::realList("center", "Its centre (a file's: the centre of its samples' box).")
                        .lengths({2, 3})
                        .sameLengthAs("grid.cells")
                        .required()
@@ -311,6 +323,27 @@ fluids::FlowGrid flowGrid(io::Deck const& deck) {
   return g;
 }
 
+/// The samples of shape file `path` (prepared), or null with b.file and b.fileProblem set: a deck
+/// error that fluids::checkBodies reports.
+std::shared_ptr<fluids::SampledShape const> readShape(std::string const& path, fluids::Body& b) {
+  b.file = path;
+  if (path.empty()) return nullptr;
+  try {
+    io::ShapeSamples f = io::readShapeFile(path);
+    auto s = std::make_shared<fluids::SampledShape>();
+    s->fraction = f.fraction;
+    s->dims = f.dims;
+    s->n = f.n;
+    s->spacing = f.spacing;
+    s->values = std::move(f.values);
+    s->prepare();
+    return s;
+  } catch (IoError const& e) {
+    b.fileProblem = e.what();
+    return nullptr;
+  }
+}
+
 fluids::Parameters parameters(io::Deck const& deck) {
   fluids::FlowGrid const grid = flowGrid(deck);
   fluids::Parameters p;
@@ -355,6 +388,7 @@ fluids::Parameters parameters(io::Deck const& deck) {
     b.radius = deck.getDouble(key + ".radius");
     b.size = toArray3(deck.getDoubleList(key + ".size"));
     b.axis = choiceValue(kAxis, deck.getString(key + ".axis"));
+    if (b.shape == fluids::BodyShape::File) b.sampled = readShape(deck.getString(key + ".file"), b);
     p.bodies.push_back(b);
   }
   p.poisson.method = choiceValue(kMethod, deck.getString("fluids.poisson.method"));
@@ -398,6 +432,13 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
                        toString(p.boundaries.at(a, side).kind), "'"),
                    str("expected fluids.boundary.", name, ": inflow (or remove ", key, ")"));
     }
+  // A shape file on a body of another shape would be ignored.
+  for (auto const& b : p.bodies) {
+    std::string const key = "fluids.bodies." + b.name + ".file";
+    if (b.shape != fluids::BodyShape::File && deck.given(key))
+      errors.add(deck, key, str("is given, but the body's shape is '", toString(b.shape), "'"),
+                 str("expected shape: file (or remove ", key, ")"));
+  }
 }
 
 std::vector<FieldInfo> fields(io::Deck const& deck) {
@@ -456,7 +497,9 @@ double coefficientScale(io::Deck const& deck, fluids::Body const& b, int dims,
   } else {
     size = deck.getDouble(key + ".reference_area");
     if (!(size > 0)) {
-      if (b.shape == fluids::BodyShape::Sphere)
+      if (b.shape == fluids::BodyShape::File)
+        size = b.sampled ? b.sampled->frontalArea : 0.0;
+      else if (b.shape == fluids::BodyShape::Sphere)
         size = 3.14159265358979323846 * b.radius * b.radius;
       else if (b.shape == fluids::BodyShape::Cylinder)
         size = b.axis == 0 ? 3.14159265358979323846 * b.radius * b.radius
@@ -545,7 +588,16 @@ class FluidsModel final : public Model, public CarryingFlow {
     for (int a = 0; a < dims; ++a) at += str(a ? ", " : "", body.center[a]);
     bool const round = body.round();
     std::string size;
-    if (round) {
+    if (body.shape == fluids::BodyShape::File) {
+      auto const& f = *body.sampled;
+      size = str(" '", body.file, "' (", f.fraction ? "solid fraction" : "distance", ", ");
+      for (int a = 0; a < dims; ++a) size += str(a ? " x " : "", f.n[a]);
+      size += " samples of";
+      for (int a = 0; a < dims; ++a) size += str(a ? " x " : " ", f.spacing[a]);
+      size += " [L]; the body spans";
+      for (int a = 0; a < dims; ++a) size += str(a ? " x " : " ", body.extent(a));
+      size += " [L])";
+    } else if (round) {
       size = str(" of radius ", body.radius, " [L]",
                  body.shape == fluids::BodyShape::Cylinder
                      ? str(" along ", kAxisName[body.axis])
@@ -559,7 +611,7 @@ class FluidsModel final : public Model, public CarryingFlow {
     double across = 1e300;
     for (int a = 0; a < dims; ++a)
       if (!(body.shape == fluids::BodyShape::Cylinder && a == body.axis))
-        across = std::min(across, (round ? 2 * body.radius : body.size[a]) / h[a]);
+        across = std::min(across, body.extent(a) / h[a]);
     return str("fluids: body ", body.name, ": ", toString(body.shape), size, " at (", at, "), ",
                across, " cells across; coefficients over 0.5 rho U^2 ",
                dims == 2 ? "L" : "A", " with U ", m_referenceSpeed[b], " [L/T], ",

@@ -27,13 +27,20 @@ char const* toString(BodyShape s) {
       return "cylinder";
     case BodyShape::Box:
       return "box";
+    case BodyShape::File:
+      return "file";
   }
   return "?";
 }
 
 namespace {
-bool is3D(BodyShape s) {
-  return s == BodyShape::Sphere || s == BodyShape::Cylinder || s == BodyShape::Box;
+/// The dimension of a body's shape (0: a file not read).
+int shapeDims(Body const& b) {
+  if (b.shape == BodyShape::File) return b.sampled ? b.sampled->dims : 0;
+  return b.shape == BodyShape::Sphere || b.shape == BodyShape::Cylinder ||
+                 b.shape == BodyShape::Box
+             ? 3
+             : 2;
 }
 
 BodyGeometry geometry(Body const& b, int dims) {
@@ -42,6 +49,7 @@ BodyGeometry geometry(Body const& b, int dims) {
   g.dims = dims;
   g.r = b.radius;
   g.axis = b.axis;
+  g.sampled = b.sampled.get();
   for (int a = 0; a < 3; ++a) {
     g.c[a] = b.center[a];
     g.half[a] = 0.5 * b.size[a];
@@ -50,12 +58,89 @@ BodyGeometry geometry(Body const& b, int dims) {
 }
 }  // namespace
 
+void SampledShape::prepare() {
+  anySolid = solidAtEdge = false;
+  std::array<int, 3> lo{n[0], n[1], n[2]}, hi{-1, -1, -1};
+  std::vector<char> shadow(static_cast<std::size_t>(n[1]) * n[2], 0);
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        if (level(i, j, k) > 0) continue;
+        int const idx[3] = {i, j, k};
+        if (!anySolid)
+          for (int a = 0; a < 3; ++a) {
+            surfaceLow[a] = 1e300;
+            surfaceHigh[a] = -1e300;
+          }
+        anySolid = true;
+        for (int a = 0; a < dims; ++a) {
+          lo[a] = std::min(lo[a], idx[a]);
+          hi[a] = std::max(hi[a], idx[a]);
+          solidAtEdge = solidAtEdge || idx[a] == 0 || idx[a] == n[a] - 1;
+          // The crossings towards an outside neighbour along this axis.
+          double const x = (idx[a] + 0.5 - 0.5 * n[a]) * spacing[a], in = level(i, j, k);
+          for (int side = -1; side <= 1; side += 2) {
+            int m[3] = {i, j, k};
+            m[a] += side;
+            double const out = level(m[0], m[1], m[2]);
+            if (out <= 0) continue;
+            double const cross = x + side * spacing[a] * (-in) / (out - in);
+            surfaceLow[a] = std::min(surfaceLow[a], cross);
+            surfaceHigh[a] = std::max(surfaceHigh[a], cross);
+          }
+        }
+        shadow[static_cast<std::size_t>(k) * n[1] + j] = 1;
+      }
+  frontalArea = 0.0;
+  for (char c : shadow) frontalArea += c ? spacing[1] * spacing[2] : 0.0;
+  for (int a = 0; a < 3; ++a) {
+    double const low = -0.5 * n[a] * spacing[a];
+    solidLow[a] = a < dims && anySolid ? low + lo[a] * spacing[a] : 0.0;
+    solidHigh[a] = a < dims && anySolid ? low + (hi[a] + 1) * spacing[a] : 0.0;
+    if (!(a < dims && anySolid)) surfaceLow[a] = surfaceHigh[a] = 0.0;
+  }
+}
+
+double SampledShape::level(int i, int j, int k) const {
+  i = std::clamp(i, 0, n[0] - 1);
+  j = std::clamp(j, 0, n[1] - 1);
+  k = std::clamp(k, 0, n[2] - 1);
+  double const v = values[(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
+  if (!fraction) return v;
+  double const finest = dims == 3 ? std::min({spacing[0], spacing[1], spacing[2]})
+                                  : std::min(spacing[0], spacing[1]);
+  return (0.5 - v) * finest;
+}
+
+double SampledShape::distance(double const (&p)[3]) const {
+  int base[3] = {0, 0, 0};
+  double t[3] = {0, 0, 0}, outside = 0.0;
+  for (int a = 0; a < dims; ++a) {
+    double const width = n[a] * spacing[a];
+    double const x = std::clamp(p[a] + 0.5 * width, 0.5 * spacing[a], width - 0.5 * spacing[a]);
+    double const beyond = std::fabs(p[a] + 0.5 * width - x);
+    if (p[a] + 0.5 * width < 0 || p[a] + 0.5 * width > width) outside += beyond * beyond;
+    double const u = x / spacing[a] - 0.5;
+    base[a] = std::min(static_cast<int>(std::floor(u)), n[a] - 2);
+    t[a] = u - base[a];
+  }
+  double v = 0.0;
+  for (int dk = 0; dk < (dims == 3 ? 2 : 1); ++dk)
+    for (int dj = 0; dj < 2; ++dj)
+      for (int di = 0; di < 2; ++di) {
+        double const w = (di ? t[0] : 1 - t[0]) * (dj ? t[1] : 1 - t[1]) *
+                         (dims == 3 ? (dk ? t[2] : 1 - t[2]) : 1.0);
+        v += w * level(base[0] + di, base[1] + dj, base[2] + dk);
+      }
+  return v + std::sqrt(outside);
+}
+
 std::array<double, 3> Body::lower(std::array<double, 3> const&) const {
   std::array<double, 3> l{};
   for (int a = 0; a < 3; ++a)
-    l[a] = shape == BodyShape::Cylinder && a == axis
-               ? 0.0
-               : center[a] - (round() ? radius : 0.5 * size[a]);
+    l[a] = shape == BodyShape::Cylinder && a == axis ? 0.0
+           : shape == BodyShape::File ? center[a] + (sampled ? sampled->solidLow[a] : 0.0)
+                                      : center[a] - (round() ? radius : 0.5 * size[a]);
   return l;
 }
 
@@ -64,10 +149,18 @@ std::array<double, 3> Body::upper(std::array<double, 3> const& length) const {
   for (int a = 0; a < 3; ++a) {
     if (shape == BodyShape::Cylinder && a == axis)
       u[a] = length[a];
+    else if (shape == BodyShape::File)
+      u[a] = center[a] + (sampled ? sampled->solidHigh[a] : 0.0);
     else
       u[a] = center[a] + (round() ? radius : 0.5 * size[a]);
   }
   return u;
+}
+
+double Body::extent(int a) const {
+  if (shape == BodyShape::File)
+    return sampled ? sampled->surfaceHigh[a] - sampled->surfaceLow[a] : 0.0;
+  return round() ? 2 * radius : size[a];
 }
 
 void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3> const& length,
@@ -78,10 +171,33 @@ void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3
         {"fluids.bodies", str(bodies.size(), " bodies"), str("expected at most ", kMaxBodies)});
   for (Body const& b : bodies) {
     std::string const key = "fluids.bodies." + b.name;
-    if (is3D(b.shape) != (dims == 3)) {
+    if (b.shape == BodyShape::File) {
+      // The reader's message names the file; the others follow its path.
+      std::string const problem =
+          !b.fileProblem.empty() ? b.fileProblem
+          : b.file.empty()       ? "is not given"
+          : !b.sampled           ? str("'", b.file, "' was not read")
+          : b.sampled->dims != dims
+              ? str("'", b.file, "' holds a ", b.sampled->dims, "D shape in a ", dims, "D run")
+          : !b.sampled->anySolid
+              ? str("'", b.file, "' has no sample inside the body (every ",
+                    b.sampled->fraction ? "solid fraction < 1/2" : "distance > 0", ")")
+          : b.sampled->solidAtEdge
+              ? str("'", b.file, "' has the body reach the edge of its samples' box")
+              : std::string();
+      if (!problem.empty()) {
+        out.push_back({key + ".file", problem,
+                       "expected the path of an HDF5 shape file: one dataset 'distance' or "
+                       "'solid_fraction' of the run's dimension with an attribute 'spacing', and "
+                       "outside samples all around the body"});
+        continue;
+      }
+    }
+    if (shapeDims(b) != dims) {
       out.push_back(
           {key + ".shape", str("'", toString(b.shape), "' in a ", dims, "D run"),
-           dims == 3 ? "expected sphere, cylinder or box" : "expected circle or rectangle"});
+           dims == 3 ? "expected sphere, cylinder, box or file"
+                                     : "expected circle, rectangle or file"});
       continue;
     }
     if (b.round() && !(std::isfinite(b.radius) && b.radius > 0)) {
@@ -89,7 +205,7 @@ void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3
                      str("expected a radius > 0 for a ", toString(b.shape))});
       continue;
     }
-    if (!b.round()) {
+    if (!b.round() && b.shape != BodyShape::File) {
       bool ok = true;
       for (int a = 0; a < dims; ++a) ok = ok && std::isfinite(b.size[a]) && b.size[a] > 0;
       if (!ok) {
@@ -307,6 +423,46 @@ std::vector<Marker> markers(Body const& b, int dims, double spacing,
         k.area = 2 * kPi * b.radius / nt * length[a] / nl;
         m.push_back(k);
       }
+  } else if (b.shape == BodyShape::File) {
+    // From the samples by the coarea formula: the surface integral of g is the volume integral
+    // of g delta(phi) |grad phi|. A distance's delta is a cosine 1.5 samples wide; a solid
+    // fraction's level (1/2 - fraction) s changes only next to the surface, and 1/s is its
+    // delta (the integral of |grad fraction| is the area). Each sample where the level changes
+    // becomes a marker at its Newton step onto the surface.
+    SampledShape const& f = *b.sampled;
+    double const finest = dims == 3 ? std::min({f.spacing[0], f.spacing[1], f.spacing[2]})
+                                    : std::min(f.spacing[0], f.spacing[1]);
+    double const width = 1.5 * (dims == 3 ? std::max({f.spacing[0], f.spacing[1], f.spacing[2]})
+                                          : std::max(f.spacing[0], f.spacing[1]));
+    double volume = 1.0;
+    for (int a = 0; a < dims; ++a) volume *= f.spacing[a];
+    for (int k = 0; k < f.n[2]; ++k)
+      for (int j = 0; j < f.n[1]; ++j)
+        for (int i = 0; i < f.n[0]; ++i) {
+          double const phi = f.level(i, j, k);
+          if (!f.fraction && std::fabs(phi) >= width) continue;
+          int const idx[3] = {i, j, k};
+          double g[3] = {0, 0, 0}, norm = 0.0;
+          for (int a = 0; a < dims; ++a) {
+            int up[3] = {i, j, k}, down[3] = {i, j, k};
+            up[a] = std::min(idx[a] + 1, f.n[a] - 1);
+            down[a] = std::max(idx[a] - 1, 0);
+            g[a] = (f.level(up[0], up[1], up[2]) - f.level(down[0], down[1], down[2])) /
+                   ((up[a] - down[a]) * f.spacing[a]);
+            norm += g[a] * g[a];
+          }
+          norm = std::sqrt(norm);
+          if (!(norm > 0)) continue;
+          double const delta = f.fraction ? 1.0 / finest
+                                          : (1 + std::cos(kPi * phi / width)) / (2 * width);
+          Marker mk{};
+          for (int a = 0; a < dims; ++a) {
+            mk.n[a] = g[a] / norm;
+            mk.x[a] = c[a] + (idx[a] + 0.5 - 0.5 * f.n[a]) * f.spacing[a] - phi * mk.n[a] / norm;
+          }
+          mk.area = delta * norm * volume;
+          m.push_back(mk);
+        }
   } else {
     // Rectangle or box: each face gridded, its normal the face's.
     for (int a = 0; a < dims; ++a)

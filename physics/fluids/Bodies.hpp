@@ -35,8 +35,8 @@
 /// dt falls.)
 ///
 /// The faces each body forces are found once (bodies are fixed; the interfaces take a body
-/// velocity so that a prescribed motion can follow) from its signed distance, analytic per
-/// shape. Every forced value depends only on faces that are the same on any decomposition, and
+/// velocity so that a prescribed motion can follow) from its signed distance: analytic per
+/// shape, or interpolated between the samples of a shape file. Every forced value depends only on faces that are the same on any decomposition, and
 /// the force sums are reproducible: the bits do not depend on the rank count.
 #pragma once
 
@@ -61,10 +61,40 @@ enum class BodyShape {
   Rectangle,  ///< 2D: centre and size (axis-aligned)
   Sphere,     ///< 3D: centre and radius
   Cylinder,   ///< 3D: a circular cylinder along an axis through the centre, infinite along it
-  Box         ///< 3D: centre and size (axis-aligned)
+  Box,        ///< 3D: centre and size (axis-aligned)
+  File        ///< 2D or 3D: sampled in a shape file (io/ShapeFile.hpp), its box centred on centre
 };
-/// "circle", "rectangle", "sphere", "cylinder", "box".
+/// "circle", "rectangle", "sphere", "cylinder", "box", "file".
 char const* toString(BodyShape s);
+
+/// A shape sampled on a uniform grid (a shape file): its signed distance, or its solid fraction,
+/// at the centres of the cells of a box n * spacing wide, x fastest.
+struct SampledShape {
+  bool fraction = false;  ///< solid fraction rather than signed distance
+  int dims = 2;
+  std::array<int, 3> n{1, 1, 1};
+  std::array<double, 3> spacing{1, 1, 1};
+  std::vector<double> values;
+
+  /// Derives what follows from the samples; call once they are set.
+  void prepare();
+  /// The level set at sample (i, j, k) clamped to the box: the distance, or (1/2 - fraction)
+  /// times the finest spacing for a solid fraction (the surface is where half a cell is solid).
+  double level(int i, int j, int k) const;
+  /// The level set at p relative to the box's centre: trilinear between the samples, and beyond
+  /// the box the value at its nearest point plus the distance to it.
+  double distance(double const (&p)[3]) const;
+
+  bool anySolid = false;    ///< some sample is inside
+  bool solidAtEdge = false; ///< a sample on the box's boundary is inside (the body is cut off)
+  /// The box around the inside samples' cells, relative to the centre (the margin checks).
+  std::array<double, 3> solidLow{0, 0, 0}, solidHigh{0, 0, 0};
+  /// The body's extent per axis: where the level crosses 0 along the sample lines, lowest and
+  /// highest, relative to the centre.
+  std::array<double, 3> surfaceLow{0, 0, 0}, surfaceHigh{0, 0, 0};
+  /// The area of the body's shadow on a plane normal to x (3D), from the inside samples.
+  double frontalArea = 0.0;
+};
 
 /// A body as the deck gives it.
 struct Body {
@@ -74,12 +104,17 @@ struct Body {
   double radius = 0.0;                    ///< circle, sphere, cylinder [L]
   std::array<double, 3> size{0, 0, 0};    ///< rectangle, box: full extents [L]
   int axis = 2;                           ///< cylinder: 0, 1, 2 for x, y, z
+  std::string file;                       ///< file: its path
+  std::shared_ptr<SampledShape const> sampled;  ///< file: its samples (null if unread)
+  std::string fileProblem;                ///< file: why it could not be read (empty if read)
   /// A circle, sphere or cylinder (sized by its radius; the others by `size`).
   bool round() const {
     return shape == BodyShape::Circle || shape == BodyShape::Sphere || shape == BodyShape::Cylinder;
   }
+  /// Its extent along axis a (a cylinder's radius on its axis too).
+  double extent(int a) const;
   /// Its diameter, or its size along y: the default length of its coefficients and St.
-  double crossLength() const { return round() ? 2 * radius : size[1]; }
+  double crossLength() const { return extent(1); }
   /// The low and high corners of the smallest axis-aligned box around it (a cylinder spans the
   /// domain along its axis: `length`).
   std::array<double, 3> lower(std::array<double, 3> const& length) const;
@@ -89,7 +124,7 @@ struct Body {
 /// Up to this many bodies a run.
 constexpr int kMaxBodies = 32;
 
-/// A body as plain data for kernels: its signed distance (negative inside).
+/// A body's signed distance (negative inside), analytic or sampled (host only).
 struct BodyGeometry {
   int shape = 0;  ///< BodyShape
   double c[3] = {0, 0, 0};
@@ -97,8 +132,10 @@ struct BodyGeometry {
   double half[3] = {0, 0, 0};
   int axis = 2;
   int dims = 2;
-  KOKKOS_INLINE_FUNCTION double distance(double x, double y, double z) const {
+  SampledShape const* sampled = nullptr;  ///< a file's shape
+  double distance(double x, double y, double z) const {
     double const p[3] = {x - c[0], y - c[1], z - c[2]};
+    if (sampled) return sampled->distance(p);
     if (shape == static_cast<int>(BodyShape::Circle) ||
         shape == static_cast<int>(BodyShape::Sphere) ||
         shape == static_cast<int>(BodyShape::Cylinder)) {
@@ -118,12 +155,12 @@ struct BodyGeometry {
   }
 };
 
-/// The bodies of a run as plain data for kernels.
+/// The bodies of a run.
 struct BodySet {
   int count = 0;
   BodyGeometry body[kMaxBodies];
   /// The signed distance to the nearest body, and which (-1 without bodies).
-  KOKKOS_INLINE_FUNCTION double distance(double x, double y, double z, int& which) const {
+  double distance(double x, double y, double z, int& which) const {
     double best = 1e300;
     which = -1;
     for (int b = 0; b < count; ++b) {
@@ -146,8 +183,9 @@ struct BodyForce {
 
 /// Appends what is wrong with `bodies` in a `dims`-D domain of `length` with cells of `h`,
 /// periodic along `periodic`, to `out` (keys fluids.bodies.<name>.*): a size that is not
-/// positive, a shape of the other dimension, a body not at least two cells inside every
-/// non-periodic face, one that crosses a periodic face, more than kMaxBodies.
+/// positive, a shape of the other dimension, a body not at least four cells inside every
+/// non-periodic face, one that crosses a periodic face, more than kMaxBodies; for a file, why
+/// it could not be read, samples with no inside or an inside cut off by the samples' box.
 void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3> const& length,
                  std::array<double, 3> const& h, std::array<bool, 3> const& periodic,
                  std::vector<Violation>& out);

@@ -113,10 +113,11 @@ set(_f "${_decks}/open_boundary_errors\\.yaml")
 eddy_deck_errors(open_boundary_errors ${_decks}/open_boundary_errors.yaml
   "eddy: error: ${_f}:7:14: fluids\\.boundary\\.x_low: 'inflow', but no face is an 'outflow'[^\n]*\n${_f}:8:19: fluids\\.wall_velocity\\.x_low: element 1 is 1, but fluids\\.boundary\\.x_low is 'inflow'[^\n]*\n${_f}:10:5: fluids\\.inflow\\.x_low\\.ramp_time: is 0, but fluids\\.inflow\\.x_low\\.ramp is 'linear'[^\n]*\n${_f}:10:13: fluids\\.inflow\\.x_low\\.profile: 'parabolic', but every axis across x_low is periodic[^\n]*\n${_f}:11:5: fluids\\.inflow\\.x_high: is given, but fluids\\.boundary\\.x_high is 'wall'[^\n]*\n")
 
-# Bodies: a circle of no radius, a 3D shape in 2D, one across a face, one too close to a wall.
+# Bodies: a circle of no radius, a 3D shape in 2D, one across a face, one too close to a wall;
+# shape files not given, missing, not HDF5, given for a circle.
 set(_f "${_decks}/body_errors\\.yaml")
 eddy_deck_errors(body_errors ${_decks}/body_errors.yaml
-  "eddy: error: ${_f}:8:5: fluids\\.bodies\\.dot\\.radius: is 0; expected a radius > 0 for a circle\n${_f}:9:12: fluids\\.bodies\\.ball\\.shape: 'sphere' in a 2D run[^\n]*\n${_f}:10:31: fluids\\.bodies\\.plate\\.center: the rectangle spans -0\\.1 to 0\\.1 along x, across the low face[^\n]*\n${_f}:11:27: fluids\\.bodies\\.near\\.center: the circle spans 0\\.85 to 0\\.95 along y, closer than 4 cells[^\n]*\n")
+  "eddy: error: ${_f}:8:5: fluids\\.bodies\\.dot\\.radius: is 0; expected a radius > 0 for a circle\n${_f}:9:12: fluids\\.bodies\\.ball\\.shape: 'sphere' in a 2D run[^\n]*\n${_f}:10:31: fluids\\.bodies\\.plate\\.center: the rectangle spans -0\\.1 to 0\\.1 along x, across the low face[^\n]*\n${_f}:11:27: fluids\\.bodies\\.near\\.center: the circle spans 0\\.85 to 0\\.95 along y, closer than 4 cells[^\n]*\n${_f}:12:5: fluids\\.bodies\\.given\\.file: is not given; expected the path of an HDF5 shape file[^\n]*\n${_f}:13:25: fluids\\.bodies\\.lost\\.file: shape file 'tests/cli/decks/no_such_shape\\.h5': cannot be opened \\(no such file, or not readable\\)[^\n]*\n${_f}:14:25: fluids\\.bodies\\.text\\.file: shape file 'tests/cli/decks/body_errors\\.yaml': is not an HDF5 file[^\n]*\n${_f}:15:28: fluids\\.bodies\\.round\\.file: is given, but the body's shape is 'circle'; expected shape: file[^\n]*\n")
 
 # Hostile decks (tests/fuzz/corpus/, the fuzzer's seeds too): rejected at a bounded cost, located.
 set(_hostile tests/fuzz/corpus)
