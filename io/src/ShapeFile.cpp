@@ -62,8 +62,8 @@ ShapeSamples readShapeFile(std::string const& path) {
     // The dataset's last index is x.
     hsize_t const along = shape[rank - 1 - a];
     if (along < 2 || along > (1u << 20))
-      throw fail(str("'", name, "' has ", along, " samples along ", "xyz"[a],
-                     "; expected 2 to 1048576"));
+      throw fail(
+          str("'", name, "' has ", along, " samples along ", "xyz"[a], "; expected 2 to 1048576"));
     s.n[a] = static_cast<int>(along);
   }
   double const count = static_cast<double>(s.n[0]) * s.n[1] * s.n[2];
@@ -79,12 +79,12 @@ ShapeSamples readShapeFile(std::string const& path) {
     throw fail(str("'", name, "' attribute 'spacing' has ", spacings, " values; expected ", rank));
   double h[3] = {0, 0, 0};
   if (H5Aread(attr.id, H5T_NATIVE_DOUBLE, h) < 0)
-    throw fail(str("'", name, "' attribute 'spacing' cannot be read as numbers: ",
-                   detail::hdf5Reason()));
+    throw fail(
+        str("'", name, "' attribute 'spacing' cannot be read as numbers: ", detail::hdf5Reason()));
   for (int a = 0; a < rank; ++a) {
     if (!(std::isfinite(h[a]) && h[a] > 0))
-      throw fail(str("'", name, "' attribute 'spacing' is ", h[a], " along ", "xyz"[a],
-                     "; expected > 0"));
+      throw fail(
+          str("'", name, "' attribute 'spacing' is ", h[a], " along ", "xyz"[a], "; expected > 0"));
     s.spacing[a] = h[a];
   }
 
@@ -96,9 +96,10 @@ ShapeSamples readShapeFile(std::string const& path) {
     bool const ok = std::isfinite(v) && (!s.fraction || (v >= 0 && v <= 1));
     if (!ok) {
       std::size_t const i = e % s.n[0], j = e / s.n[0] % s.n[1], k = e / s.n[0] / s.n[1];
-      throw fail(str("'", name, "' is ", v, " at sample (", i, ", ", j,
-                     rank == 3 ? str(", ", k) : std::string(), ")",
-                     s.fraction ? "; expected a fraction in [0, 1]" : "; expected a finite distance"));
+      throw fail(
+          str("'", name, "' is ", v, " at sample (", i, ", ", j,
+              rank == 3 ? str(", ", k) : std::string(), ")",
+              s.fraction ? "; expected a fraction in [0, 1]" : "; expected a finite distance"));
     }
   }
   return s;
@@ -122,8 +123,9 @@ void writeShapeFile(std::string const& path, ShapeSamples const& s) {
     throw fail("H5Dwrite");
   hsize_t const rank = static_cast<hsize_t>(s.dims);
   Handle attrSpace{H5Screate_simple(1, &rank, nullptr), H5Sclose};
-  Handle attr{H5Acreate2(data.id, "spacing", H5T_IEEE_F64LE, attrSpace.id, H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose};
+  Handle attr{
+      H5Acreate2(data.id, "spacing", H5T_IEEE_F64LE, attrSpace.id, H5P_DEFAULT, H5P_DEFAULT),
+      H5Aclose};
   if (attr.id < 0 || H5Awrite(attr.id, H5T_NATIVE_DOUBLE, s.spacing.data()) < 0)
     throw fail("H5Awrite");
 }

@@ -34,10 +34,12 @@
 /// probed: direct forcing leaves a thin layer of spurious pressure at the surface, which grows as
 /// dt falls.)
 ///
-/// The faces each body forces are found once (bodies are fixed; the interfaces take a body
-/// velocity so that a prescribed motion can follow) from its signed distance: analytic per
-/// shape, or interpolated between the samples of a shape file. Every forced value depends only on faces that are the same on any decomposition, and
-/// the force sums are reproducible: the bits do not depend on the rank count.
+/// The faces each body forces are found once, from its signed distance: analytic per shape, or
+/// interpolated between the samples of a shape file. Bodies are fixed; a prescribed motion would
+/// find the faces again each step and put the body's velocity where force() puts 0 (inside, and
+/// as the surface value of the interpolation, u_f = U + w (u_o - U) + wq (u_q - U)). Every forced
+/// value depends only on faces that are the same on any decomposition, and the force sums are
+/// reproducible: the bits do not depend on the rank count.
 #pragma once
 
 #include "eddy/core/Compat.hpp"

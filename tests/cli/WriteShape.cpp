@@ -21,14 +21,15 @@ int main(int argc, char** argv) {
   double const spacing[2] = {h, h};
   hid_t const file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   hid_t const space = H5Screate_simple(2, shape, nullptr);
-  hid_t const data = H5Dcreate2(file, "distance", H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                                H5P_DEFAULT, H5P_DEFAULT);
+  hid_t const data =
+      H5Dcreate2(file, "distance", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   hid_t const attrSpace = H5Screate_simple(1, &two, nullptr);
-  hid_t const attr = H5Acreate2(data, "spacing", H5T_IEEE_F64LE, attrSpace, H5P_DEFAULT,
-                                H5P_DEFAULT);
-  bool const ok = file >= 0 && data >= 0 && attr >= 0 &&
-                  H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, phi.data()) >= 0 &&
-                  H5Awrite(attr, H5T_NATIVE_DOUBLE, spacing) >= 0;
+  hid_t const attr =
+      H5Acreate2(data, "spacing", H5T_IEEE_F64LE, attrSpace, H5P_DEFAULT, H5P_DEFAULT);
+  bool const ok =
+      file >= 0 && data >= 0 && attr >= 0 &&
+      H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, phi.data()) >= 0 &&
+      H5Awrite(attr, H5T_NATIVE_DOUBLE, spacing) >= 0;
   H5Aclose(attr);
   H5Sclose(attrSpace);
   H5Dclose(data);

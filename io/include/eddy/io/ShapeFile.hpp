@@ -19,11 +19,11 @@ namespace eddy::io {
 
 /// The samples of a shape file.
 struct ShapeSamples {
-  bool fraction = false;               ///< solid_fraction rather than distance
-  int dims = 0;                        ///< 2 or 3
-  std::array<int, 3> n{1, 1, 1};       ///< samples along x, y, z
+  bool fraction = false;          ///< solid_fraction rather than distance
+  int dims = 0;                   ///< 2 or 3
+  std::array<int, 3> n{1, 1, 1};  ///< samples along x, y, z
   std::array<double, 3> spacing{0, 0, 0};
-  std::vector<double> values;          ///< x fastest
+  std::vector<double> values;  ///< x fastest
 };
 
 /// Reads the shape file at `path` (every rank that calls it reads the file). Throws
