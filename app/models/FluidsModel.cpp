@@ -432,10 +432,11 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
                        toString(p.boundaries.at(a, side).kind), "'"),
                    str("expected fluids.boundary.", name, ": inflow (or remove ", key, ")"));
     }
-  // A shape file on a body of another shape would be ignored.
+  // A shape file on a body of another shape would be ignored (an empty one, as a resolved deck
+  // writes the default, is none).
   for (auto const& b : p.bodies) {
     std::string const key = "fluids.bodies." + b.name + ".file";
-    if (b.shape != fluids::BodyShape::File && deck.given(key))
+    if (b.shape != fluids::BodyShape::File && !deck.getString(key).empty())
       errors.add(deck, key, str("is given, but the body's shape is '", toString(b.shape), "'"),
                  str("expected shape: file (or remove ", key, ")"));
   }
