@@ -330,14 +330,7 @@ std::shared_ptr<fluids::SampledShape const> readShape(std::string const& path, f
   if (path.empty()) return nullptr;
   try {
     io::ShapeSamples f = io::readShapeFile(path);
-    auto s = std::make_shared<fluids::SampledShape>();
-    s->fraction = f.fraction;
-    s->dims = f.dims;
-    s->n = f.n;
-    s->spacing = f.spacing;
-    s->values = std::move(f.values);
-    s->prepare();
-    return s;
+    return fluids::sampledShape(f.fraction, f.dims, f.n, f.spacing, std::move(f.values));
   } catch (IoError const& e) {
     b.fileProblem = e.what();
     return nullptr;

@@ -101,6 +101,19 @@ void SampledShape::prepare() {
   }
 }
 
+std::shared_ptr<SampledShape const> sampledShape(bool fraction, int dims, std::array<int, 3> n,
+                                                 std::array<double, 3> spacing,
+                                                 std::vector<double> values) {
+  auto s = std::make_shared<SampledShape>();
+  s->fraction = fraction;
+  s->dims = dims;
+  s->n = n;
+  s->spacing = spacing;
+  s->values = std::move(values);
+  s->prepare();
+  return s;
+}
+
 double SampledShape::level(int i, int j, int k) const {
   i = std::clamp(i, 0, n[0] - 1);
   j = std::clamp(j, 0, n[1] - 1);

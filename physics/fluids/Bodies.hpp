@@ -98,6 +98,11 @@ struct SampledShape {
   double frontalArea = 0.0;
 };
 
+/// A prepared SampledShape of these samples (x fastest).
+std::shared_ptr<SampledShape const> sampledShape(bool fraction, int dims, std::array<int, 3> n,
+                                                 std::array<double, 3> spacing,
+                                                 std::vector<double> values);
+
 /// A body as the deck gives it.
 struct Body {
   std::string name;

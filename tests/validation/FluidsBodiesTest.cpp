@@ -1,7 +1,7 @@
 // Solid bodies in the flow (immersed boundary, Bodies.hpp): the steady DFG benchmark 2D-1 of
 // Schaefer & Turek (1996) at three resolutions, the drag converging on the benchmark's at better
 // than first order; the faces a body forces; bodies and their forces bitwise the same on 1 to 4
-// ranks with the body cut by rank boundaries; the checks of bad bodies.
+// ranks with the body cut by rank boundaries; the checks of bad bodies; bodies from shape files.
 #include "EddyTest.hpp"
 #include "FluidsCases.hpp"
 
@@ -123,19 +123,12 @@ eddy::io::ShapeSamples circleSamples(int n, bool fraction) {
 
 eddy::fluids::Body fileBody(std::string const& path) {
   eddy::io::ShapeSamples r = eddy::io::readShapeFile(path);
-  auto shape = std::make_shared<eddy::fluids::SampledShape>();
-  shape->fraction = r.fraction;
-  shape->dims = r.dims;
-  shape->n = r.n;
-  shape->spacing = r.spacing;
-  shape->values = std::move(r.values);
-  shape->prepare();
   eddy::fluids::Body b;
   b.name = "cylinder";
   b.shape = eddy::fluids::BodyShape::File;
   b.file = path;
   b.center = {0.2, 0.2, 0.0};
-  b.sampled = shape;
+  b.sampled = eddy::fluids::sampledShape(r.fraction, r.dims, r.n, r.spacing, std::move(r.values));
   return b;
 }
 
@@ -305,8 +298,9 @@ bool sameBits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// Two bodies (a circle and a rectangle) in a channel with the inflow ramped up, cut by the rank
-// boundaries of 2, 3 and 4 ranks: the fields and every force the same bits as on one rank.
+// Three bodies (a circle, a rectangle and a circle from a shape file) in a channel with the
+// inflow ramped up, cut by the rank boundaries of 2, 3 and 4 ranks: the fields and every force
+// the same bits as on one rank.
 TEST(FluidsBodies, BodiesAndTheirForcesAreTheSameOnAnyRankCount) {
   FlowCase c = dfgChannel(41, 1.5);
   c.cells = {88, 41, 1};
@@ -319,6 +313,13 @@ TEST(FluidsBodies, BodiesAndTheirForcesAreTheSameOnAnyRankCount) {
   r.center = {0.5, 0.23, 0.0};
   r.size = {0.06, 0.1, 0.0};
   c.params.bodies.push_back(r);
+  // A third from a shape file (a circle's solid fraction; each rank reads its own copy).
+  std::string const path = tempPath("rank_circle.h5");
+  eddy::io::writeShapeFile(path, circleSamples(41, true));
+  c.params.bodies.push_back(fileBody(path));
+  std::filesystem::remove(path);
+  c.params.bodies.back().name = "sampled";
+  c.params.bodies.back().center = {0.7, 0.2, 0.0};
   for (auto method : {eddy::fluids::PoissonMethod::Fft, eddy::fluids::PoissonMethod::MultigridCG}) {
     SCOPED_TRACE(eddy::fluids::toString(method));
     c.params.poisson.method = method;
@@ -331,7 +332,7 @@ TEST(FluidsBodies, BodiesAndTheirForcesAreTheSameOnAnyRankCount) {
     }
     auto const d1 = one->diagnostics(space), dn = all->diagnostics(space);
     for (int f = 0; f < 4; ++f) EXPECT_TRUE(sameBits(d1.fieldChecksum[f], dn.fieldChecksum[f])) << f;
-    for (int b = 0; b < 2; ++b)
+    for (int b = 0; b < 3; ++b)
       for (int a = 0; a < 2; ++a) {
         EXPECT_TRUE(sameBits(one->bodyForces(space)[b].total[a], all->bodyForces(space)[b].total[a]))
             << "body " << b << " axis " << a;
@@ -340,6 +341,7 @@ TEST(FluidsBodies, BodiesAndTheirForcesAreTheSameOnAnyRankCount) {
             << "body " << b << " axis " << a;
       }
     EXPECT_NE(one->bodyForces(space)[1].total[0], 0.0);
+    EXPECT_NE(one->bodyForces(space)[2].total[0], 0.0);
   }
 }
 
