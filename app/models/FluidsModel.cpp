@@ -461,17 +461,19 @@ bool wantsDerived(io::Deck const& deck) {
 }
 
 double bytesPerCell(io::Deck const& deck) {
-  fluids::Parameters const p = parameters(deck);
+  // The two keys it needs, not parameters(): that reads every body's shape file.
+  auto const method = choiceValue(kMethod, deck.getString("fluids.poisson.method"));
+  auto const guess = choiceValue(kGuess, deck.getString("fluids.poisson.guess"));
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
   // auto may run either: counted as mgcg, which holds more.
-  bool const fft = p.poisson.method == fluids::PoissonMethod::Fft;
-  bool const mgcg = p.poisson.method == fluids::PoissonMethod::MultigridCG ||
-                    p.poisson.method == fluids::PoissonMethod::Auto;
+  bool const fft = method == fluids::PoissonMethod::Fft;
+  bool const mgcg =
+      method == fluids::PoissonMethod::MultigridCG || method == fluids::PoissonMethod::Auto;
   // Velocity and its stage buffer per component, pressure, phi and the older increments of the
   // guess (none with fft), the solver's work fields (fft: two, and two pencil arrays); mgcg's
   // coarser levels add about 3 fields / (2^dims - 1). A derived snapshot field holds one more
   // cell field while it is computed.
-  double const fields = 2.0 * dims + 2 + (fft ? 0 : fluids::guessHistory(p.guess)) +
+  double const fields = 2.0 * dims + 2 + (fft ? 0 : fluids::guessHistory(guess)) +
                         (mgcg || fft ? 4 : 3) +
                         (mgcg ? 3.0 / ((1 << dims) - 1) : 0) + (wantsDerived(deck) ? 1 : 0);
   return 8.0 * fields;

@@ -59,6 +59,8 @@ BodyGeometry geometry(Body const& b, int dims) {
 }  // namespace
 
 void SampledShape::prepare() {
+  finest = spacing[0];
+  for (int a = 1; a < dims; ++a) finest = std::min(finest, spacing[a]);
   anySolid = solidAtEdge = false;
   std::array<int, 3> lo{n[0], n[1], n[2]}, hi{-1, -1, -1};
   std::vector<char> shadow(static_cast<std::size_t>(n[1]) * n[2], 0);
@@ -119,10 +121,7 @@ double SampledShape::level(int i, int j, int k) const {
   j = std::clamp(j, 0, n[1] - 1);
   k = std::clamp(k, 0, n[2] - 1);
   double const v = values[(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
-  if (!fraction) return v;
-  double const finest = dims == 3 ? std::min({spacing[0], spacing[1], spacing[2]})
-                                  : std::min(spacing[0], spacing[1]);
-  return (0.5 - v) * finest;
+  return fraction ? (0.5 - v) * finest : v;
 }
 
 double SampledShape::distance(double const (&p)[3]) const {
@@ -443,8 +442,6 @@ std::vector<Marker> markers(Body const& b, int dims, double spacing,
     // delta (the integral of |grad fraction| is the area). Each sample where the level changes
     // becomes a marker at its Newton step onto the surface.
     SampledShape const& f = *b.sampled;
-    double const finest = dims == 3 ? std::min({f.spacing[0], f.spacing[1], f.spacing[2]})
-                                    : std::min(f.spacing[0], f.spacing[1]);
     double const width = 1.5 * (dims == 3 ? std::max({f.spacing[0], f.spacing[1], f.spacing[2]})
                                           : std::max(f.spacing[0], f.spacing[1]));
     double volume = 1.0;
@@ -466,7 +463,7 @@ std::vector<Marker> markers(Body const& b, int dims, double spacing,
           }
           norm = std::sqrt(norm);
           if (!(norm > 0)) continue;
-          double const delta = f.fraction ? 1.0 / finest
+          double const delta = f.fraction ? 1.0 / f.finest
                                           : (1 + std::cos(kPi * phi / width)) / (2 * width);
           Marker mk{};
           for (int a = 0; a < dims; ++a) {

@@ -87,6 +87,7 @@ struct SampledShape {
   /// the box the value at its nearest point plus the distance to it.
   double distance(double const (&p)[3]) const;
 
+  double finest = 1.0;      ///< the smallest spacing: a solid fraction's level scale
   bool anySolid = false;    ///< some sample is inside
   bool solidAtEdge = false; ///< a sample on the box's boundary is inside (the body is cut off)
   /// The box around the inside samples' cells, relative to the centre (the margin checks).
