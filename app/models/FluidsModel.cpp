@@ -12,6 +12,7 @@
 #include "fluids/NavierStokes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace eddy::app {
@@ -215,9 +216,13 @@ Key section() {
                                "sampled at the cell centres of a box whose centre is `center`, "
                                "the dataset's attribute 'spacing' giving the samples' spacing "
                                "per axis. A distance gives the surface to second order, a solid "
-                               "fraction to within its samples.")
+                               "fraction to within its samples. Or, for a 3D run, a closed "
+                               "triangulated surface in STL (a name ending in .stl; binary or "
+                               "ASCII; its coordinates in the deck's length unit), sampled as its signed distance at the run's finest cell "
+                               "size, its bounding box's centre placed at `center`.")
                        .defaultValue(""))
-              .add(Key::realList("center", "Its centre (a file's: the centre of its samples' box).")
+              .add(Key::realList("center", "Its centre (a file's: the centre of its samples' box; "
+                                           "a surface's: of its bounding box).")
                        .lengths({2, 3})
                        .sameLengthAs("grid.cells")
                        .required()
@@ -324,12 +329,18 @@ fluids::FlowGrid flowGrid(io::Deck const& deck) {
 }
 
 /// The samples of shape file `path` (prepared), or null with b.file and b.fileProblem set: a deck
-/// error that fluids::checkBodies reports.
-std::shared_ptr<fluids::SampledShape const> readShape(std::string const& path, fluids::Body& b) {
+/// error that fluids::checkBodies reports. A surface file (STL) is sampled `spacing` apart.
+std::shared_ptr<fluids::SampledShape const> readShape(std::string const& path, double spacing,
+                                                      fluids::Body& b) {
   b.file = path;
   if (path.empty()) return nullptr;
+  if (io::isSurfaceFile(path) && !(spacing > 0 && std::isfinite(spacing))) {
+    b.fileProblem = str("'", path, "' is not sampled: the grid's cell size is not valid");
+    return nullptr;
+  }
   try {
-    io::ShapeSamples f = io::readShapeFile(path);
+    io::ShapeSamples f = io::isSurfaceFile(path) ? io::sampleSurfaceFile(path, spacing)
+                                                 : io::readShapeFile(path);
     return fluids::sampledShape(f.fraction, f.dims, f.n, f.spacing, std::move(f.values));
   } catch (IoError const& e) {
     b.fileProblem = e.what();
@@ -381,7 +392,12 @@ fluids::Parameters parameters(io::Deck const& deck) {
     b.radius = deck.getDouble(key + ".radius");
     b.size = toArray3(deck.getDoubleList(key + ".size"));
     b.axis = choiceValue(kAxis, deck.getString(key + ".axis"));
-    if (b.shape == fluids::BodyShape::File) b.sampled = readShape(deck.getString(key + ".file"), b);
+    if (b.shape == fluids::BodyShape::File) {
+      // A surface is sampled at the run's finest cell size.
+      double finest = grid.spacing[0];
+      for (int a = 1; a < grid.dims; ++a) finest = std::min(finest, grid.spacing[a]);
+      b.sampled = readShape(deck.getString(key + ".file"), finest, b);
+    }
     p.bodies.push_back(b);
   }
   p.poisson.method = choiceValue(kMethod, deck.getString("fluids.poisson.method"));
@@ -586,7 +602,11 @@ class FluidsModel final : public Model, public CarryingFlow {
     std::string size;
     if (body.shape == fluids::BodyShape::File) {
       auto const& f = *body.sampled;
-      size = str(" '", body.file, "' (", f.fraction ? "solid fraction" : "distance", ", ");
+      size = str(" '", body.file, "' (",
+                 f.fraction                       ? "solid fraction"
+                 : io::isSurfaceFile(body.file) ? "a surface, sampled as its distance"
+                                                  : "distance",
+                 ", ");
       for (int a = 0; a < dims; ++a) size += str(a ? " x " : "", f.n[a]);
       size += " samples of";
       for (int a = 0; a < dims; ++a) size += str(a ? " x " : " ", f.spacing[a]);

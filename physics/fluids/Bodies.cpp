@@ -199,9 +199,10 @@ void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3
               : std::string();
       if (!problem.empty()) {
         out.push_back({key + ".file", problem,
-                       "expected the path of an HDF5 shape file: one dataset 'distance' or "
+                       "expected the path of an HDF5 shape file (one dataset 'distance' or "
                        "'solid_fraction' of the run's dimension with an attribute 'spacing', and "
-                       "outside samples all around the body"});
+                       "outside samples all around the body) or, in 3D, of a closed surface in "
+                       "STL (.stl)"});
         continue;
       }
     }

@@ -64,7 +64,7 @@ enum class BodyShape {
   Sphere,     ///< 3D: centre and radius
   Cylinder,   ///< 3D: a circular cylinder along an axis through the centre, infinite along it
   Box,        ///< 3D: centre and size (axis-aligned)
-  File        ///< 2D or 3D: sampled in a shape file (io/ShapeFile.hpp), its box centred on centre
+  File        ///< 2D or 3D: a shape file, or an STL surface (3D) (io/ShapeFile.hpp), at centre
 };
 /// "circle", "rectangle", "sphere", "cylinder", "box", "file".
 char const* toString(BodyShape s);

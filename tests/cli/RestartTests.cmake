@@ -8,17 +8,20 @@ add_executable(eddy_damage_checkpoint DamageCheckpoint.cpp)
 target_link_libraries(eddy_damage_checkpoint PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::host_warnings)
 add_executable(eddy_write_shape WriteShape.cpp)
 target_link_libraries(eddy_write_shape PRIVATE hdf5::hdf5 MPI::MPI_CXX eddy::host_warnings)
+target_include_directories(eddy_write_shape PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
 
-# A body from a shape file (ShapeFileRun.cmake), on 1 and 3 ranks.
-foreach(n 1 3)
-  add_test(NAME cli.run.shape_file.np${n}
-           COMMAND ${CMAKE_COMMAND} "-DEDDY=$<TARGET_FILE:eddy>"
-                   "-DMPIEXEC=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG}" -DNP=${n}
-                   "-DPREFLAGS=${EDDY_MPIEXEC_PREFLAGS}" "-DTOOL=$<TARGET_FILE:eddy_write_shape>"
-                   "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/shape_file_np${n}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/ShapeFileRun.cmake
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  set_tests_properties(cli.run.shape_file.np${n} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 300)
+# A body from a shape file and one from a surface file (ShapeFileRun.cmake), on 1 and 3 ranks.
+foreach(kind shape_file surface_file)
+  foreach(n 1 3)
+    add_test(NAME cli.run.${kind}.np${n}
+             COMMAND ${CMAKE_COMMAND} "-DEDDY=$<TARGET_FILE:eddy>"
+                     "-DMPIEXEC=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG}" -DNP=${n}
+                     "-DPREFLAGS=${EDDY_MPIEXEC_PREFLAGS}" "-DTOOL=$<TARGET_FILE:eddy_write_shape>"
+                     -DKIND=${kind} "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/${kind}_np${n}"
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/ShapeFileRun.cmake
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(cli.run.${kind}.np${n} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 300)
+  endforeach()
 endforeach()
 
 # eddy_restart_test(<name> <deck> <run.name> <N> <crash> <total> <np straight> <np first>

@@ -1,9 +1,13 @@
 // eddy_write_shape PATH: writes a shape file (io/ShapeFile.hpp) of a circle of radius 0.1: its
-// signed distance on 40 x 40 samples of 0.01 (a box of 0.4 x 0.4 around its centre).
+// signed distance on 40 x 40 samples of 0.01 (a box of 0.4 x 0.4 around its centre); or, for a
+// PATH ending in .stl, a sphere of radius 0.1 as a binary STL surface of 1280 triangles.
+#include "StlWriter.hpp"
+
 #include <hdf5.h>
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -11,6 +15,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: eddy_write_shape PATH\n");
     return 2;
   }
+  std::string const path = argv[1];
+  if (path.size() > 4 && path.substr(path.size() - 4) == ".stl")
+    return eddy::test::writeStl(path, eddy::test::icosphere(0.1, 3), true) ? 0 : 1;
   int const n = 40;
   double const h = 0.01;
   std::vector<double> phi;

@@ -1,9 +1,11 @@
 // Solid bodies in the flow (immersed boundary, Bodies.hpp): the steady DFG benchmark 2D-1 of
 // Schaefer & Turek (1996) at three resolutions, the drag converging on the benchmark's at better
 // than first order; the faces a body forces; bodies and their forces bitwise the same on 1 to 4
-// ranks with the body cut by rank boundaries; the checks of bad bodies; bodies from shape files.
+// ranks with the body cut by rank boundaries; the checks of bad bodies; bodies from shape files
+// and from triangulated surfaces.
 #include "EddyTest.hpp"
 #include "FluidsCases.hpp"
+#include "StlWriter.hpp"
 
 #include "eddy/core/Error.hpp"
 #include "eddy/io/ShapeFile.hpp"
@@ -255,8 +257,11 @@ TEST(FluidsBodies, DISABLED_DfgBenchmark2D2SheddingConverges) {
 // On one GPU (a few minutes; D/h = 160 is 2.3M cells and 80k steps): D/h = 40, 80 and 160.
 // At 160 the drag and lift maxima and St are within the benchmark's intervals; the two
 // refinements give the order of c_D max, log2((c40 - c80) / (c80 - c160)), at least 1.5.
-// Measured on a CPU at D/h = 80: c_D max 3.2238, c_L max 0.9777, St 0.3019; the lift maxima at
-// 20, 40 and 80 extrapolate to about 0.987, so c_L max may stop short of 0.99 here.
+// Measured on an H100 at D/h = 40, 80, 160: c_D max 3.2023, 3.2238, 3.2272 (order 2.65), St
+// 0.3024, 0.3019, 0.3018 within the intervals; c_L max 0.9369, 0.9777, 0.9850, which converge
+// on about 0.987 and so stop short of 0.99: this test fails on that check. The lift's mean over
+// a period, -0.017, is the same at every resolution, as with a zero-gradient outflow or half the
+// time step.
 TEST(FluidsBodies, DISABLED_DfgBenchmark2D2OnTheBenchmarkAt160CellsADiameter) {
   Shedding const s40 = dfg2(164), s80 = dfg2(328), s160 = dfg2(656);
   double const order = std::log2((s80.dragMax - s40.dragMax) / (s160.dragMax - s80.dragMax));
@@ -436,6 +441,66 @@ TEST(FluidsBodies, BadBodiesAreRefused) {
   FlowCase flat = c;
   flat.params.bodies[0].radius = 0.0;
   expectRefused(flat, "fluids.bodies.cylinder.radius", "is 0");
+}
+
+// A sphere as a triangulated surface (STL, 5120 facets) in a stream between slip walls, D/h = 8:
+// the distance interpolated between samples at the run's cell size moves a surface of radius R
+// inwards by up to h^2 / (8 R), and the facets lie up to 5e-4 inside the sphere: 1% of R here.
+// The drag of the start, 20 steps in, scales between R^2 and R^3 (mostly the pressure of the
+// accelerated fluid): the analytic sphere's to 3%; its solid cells the same to a shell's worth.
+TEST(FluidsBodies, ASphereFromAnStlSurfaceGivesTheAnalyticSpheresDrag) {
+  FlowCase c;
+  c.dims = 3;
+  c.cells = {64, 32, 32};
+  c.length = {4.0, 2.0, 2.0};
+  c.periodic = {false, false, false};
+  eddy::test::wallsWherePeriodicIsOff(c);
+  c.params.boundaries.at(0, 0).kind = eddy::fluids::BoundaryKind::Inflow;
+  c.params.boundaries.at(0, 1).kind = eddy::fluids::BoundaryKind::Outflow;
+  for (int a = 1; a < 3; ++a)
+    for (int side = 0; side < 2; ++side)
+      c.params.boundaries.at(a, side).kind = eddy::fluids::BoundaryKind::SlipWall;
+  c.params.initial = eddy::fluids::InitialCondition::Uniform;
+  c.params.uniformVelocity = {1.0, 0.0, 0.0};
+  c.params.viscosity = 0.01;
+  c.params.poisson.method = eddy::fluids::PoissonMethod::Fft;
+  eddy::fluids::Body ball;
+  ball.name = "ball";
+  ball.shape = eddy::fluids::BodyShape::Sphere;
+  ball.center = {1.5, 1.0, 1.0};
+  ball.radius = 0.25;
+  std::string const path = tempPath("ball.stl");
+  ASSERT_TRUE(eddy::test::writeStl(path, eddy::test::icosphere(0.25, 4), true));
+  eddy::io::ShapeSamples r = eddy::io::sampleSurfaceFile(path, 2.0 / 32);
+  std::filesystem::remove(path);
+  eddy::fluids::Body surface = ball;
+  surface.shape = eddy::fluids::BodyShape::File;
+  surface.file = path;
+  surface.sampled = eddy::fluids::sampledShape(r.fraction, r.dims, r.n, r.spacing,
+                                               std::move(r.values));
+  for (int a = 0; a < 3; ++a) EXPECT_NEAR(surface.extent(a), 0.5, 2.0 / 32) << a;
+
+  auto run = [&](eddy::fluids::Body const& b, double& solid) {
+    FlowCase k = c;
+    k.params.bodies = {b};
+    auto model = k.make(MPI_COMM_WORLD);
+    eddy::ExecSpace space;
+    for (int s = 0; s < 20; ++s) model->step(space);
+    solid = 0.0;
+    for (double v : model->bodies()->solidCells()) solid += v;
+    double total = solid;
+    MPI_Allreduce(&total, &solid, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return model->bodyForces(space)[0].total[0];
+  };
+  double solidAnalytic = 0.0, solidSurface = 0.0;
+  double const analytic = run(ball, solidAnalytic), fromSurface = run(surface, solidSurface);
+  std::printf("sphere D/h 8: drag analytic %.5f, STL %.5f; solid cells %.0f, %.0f\n", analytic,
+              fromSurface, solidAnalytic, solidSurface);
+  EXPECT_GT(analytic, 0.0);
+  EXPECT_NEAR(fromSurface, analytic, 0.03 * analytic);
+  // 4/3 pi (R/h)^3 = 268 cells.
+  EXPECT_NEAR(solidSurface, 268.1, 0.05 * 268.1);
+  EXPECT_NEAR(solidSurface, solidAnalytic, 0.03 * solidAnalytic);
 }
 
 }  // namespace
