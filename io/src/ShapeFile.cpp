@@ -12,14 +12,7 @@ namespace eddy::io {
 
 namespace {
 
-/// Closes an HDF5 handle of any kind when it goes out of scope.
-struct Handle {
-  hid_t id;
-  herr_t (*close)(hid_t);
-  ~Handle() {
-    if (id >= 0) close(id);
-  }
-};
+using Handle = detail::Hdf5Handle;
 
 char const* const kDataset[2] = {"distance", "solid_fraction"};
 

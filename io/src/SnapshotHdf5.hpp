@@ -36,6 +36,16 @@ class Hdf5Quiet {
   void* m_data = nullptr;
 };
 
+/// Closes an HDF5 handle of any kind (its close function) when it goes out of scope; -1 holds
+/// nothing.
+struct Hdf5Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Hdf5Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
 /// The innermost message on HDF5's error stack ("errno 28: No space left on device" when the
 /// file driver saw an errno), then clears the stack.
 std::string hdf5Reason();
