@@ -8,11 +8,13 @@
 #include "CarryingFlow.hpp"
 
 #include "eddy/core/FieldHost.hpp"
+#include "eddy/io/FieldFile.hpp"
 #include "scalars/Scalars.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 namespace eddy::app {
 
@@ -27,7 +29,8 @@ constexpr Choice<scalars::BoundaryKind> kBoundary[] = {
     {"value", scalars::BoundaryKind::Value},
     {"flux", scalars::BoundaryKind::Flux}};
 constexpr Choice<scalars::Profile> kProfile[] = {{"constant", scalars::Profile::Constant},
-                                                 {"linear", scalars::Profile::Linear}};
+                                                 {"linear", scalars::Profile::Linear},
+                                                 {"file", scalars::Profile::Given}};
 constexpr Choice<int> kAxis[] = {{"x", 0}, {"y", 1}, {"z", 2}};
 
 /// The scalars a deck may hold, in this order: name, units.
@@ -66,10 +69,21 @@ Key scalarSection(ScalarName const& s, char const* doc) {
       .add(faces)
       .add(values)
       .add(Key::choice("initial", choiceNames(kProfile),
-                       "Initial profile: constant (`value` everywhere) or linear (from `value` "
-                       "at 0 to `high_value` at the far end of `axis`); a Gaussian blob and a "
-                       "uniform random perturbation (the same on any rank count) add to it.")
+                       "Initial profile: constant (`value` everywhere), linear (from `value` "
+                       "at 0 to `high_value` at the far end of `axis`) or file (each cell's "
+                       "value from `dataset` of `file`); a Gaussian blob and a uniform random "
+                       "perturbation (the same on any rank count) add to it.")
                .defaultValue("constant"))
+      .add(Key::string("file",
+                       "initial: file: an HDF5 file (read from the working directory) holding "
+                       "the value of every cell of the grid: a dataset of shape (nz, ny, nx), "
+                       "or (1, ny, nx) or (ny, nx) in 2D, x fastest, as the snapshots write "
+                       "their fields.")
+               .defaultValue(""))
+      .add(Key::string("dataset",
+                       std::string("The dataset of `file`; empty: /fields/scalars_") + s.name +
+                           ", this scalar in a snapshot of a run with it.")
+               .defaultValue(""))
       .add(Key::real("value", "The constant, or the linear profile's low end.")
                .defaultValue(0.0)
                .unit(s.units))
@@ -174,7 +188,15 @@ BoussinesqForms boussinesqForms(io::Deck const& deck) {
   return f;
 }
 
-scalars::Parameters parameters(io::Deck const& deck) {
+/// The dataset an initial field is read from: the deck's, or the scalar's in a snapshot.
+std::string initialDataset(io::Deck const& deck, std::string const& key, char const* name) {
+  std::string const d = deck.getString(key + ".dataset");
+  return d.empty() ? std::string("/fields/scalars_") + name : d;
+}
+
+/// The deck's scalars; with `decomp`, the values of an initial field from a file are read for
+/// its block.
+scalars::Parameters parameters(io::Deck const& deck, CartDecomposition const* decomp = nullptr) {
   auto const periodic = deck.getBoolList("grid.periodic");
   int const dims = static_cast<int>(periodic.size());
   bool const boussinesq = deck.has("scalars.boussinesq");
@@ -212,6 +234,13 @@ scalars::Parameters parameters(io::Deck const& deck) {
     s.initial.blobWidth = deck.getDouble(in + "blob_width");
     s.initial.noise = deck.getDouble(in + "noise");
     s.initial.seed = static_cast<std::uint64_t>(deck.getInt(in + "seed"));
+    if (s.initial.profile == scalars::Profile::Given && decomp) {
+      std::array<int, 3> const cells = decomp->globalCells(), offset = decomp->offset(),
+                               count = decomp->localCells();
+      s.initial.given = std::make_shared<std::vector<double> const>(
+          io::readGridField(deck.getString(in + "file"), initialDataset(deck, key, n.name),
+                            dims, cells, offset, count));
+    }
     p.scalars.push_back(s);
   }
   if (boussinesq && deck.has("scalars.temperature")) {
@@ -272,6 +301,41 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
                           ? ", or boussinesq.rayleigh and prandtl to derive it"
                           : ""));
   }
+  // An initial field from a file: the file given, and a dataset of the grid's cells in it.
+  for (ScalarName const& n : kScalars) {
+    std::string const key = std::string("scalars.") + n.name;
+    if (!deck.has(key)) continue;
+    std::string const file = deck.getString(key + ".file");
+    bool const fromFile = deck.getString(key + ".initial") == "file";
+    if (fromFile && file.empty())
+      errors.add(deck, key + ".file", "is not given",
+                 str("expected the HDF5 file of the initial field (", key, ".initial is 'file')"));
+    if (!fromFile && !file.empty())
+      errors.add(deck, key + ".file",
+                 str("is given, but ", key, ".initial is '", deck.getString(key + ".initial"), "'"),
+                 str("expected ", key, ".initial: file (or remove ", key, ".file)"));
+    if (!fromFile || file.empty()) continue;
+    auto const cellList = deck.getIntList("grid.cells");
+    std::array<int, 3> cells{1, 1, 1};
+    bool sized = true;
+    for (std::size_t a = 0; a < cellList.size() && a < 3; ++a) {
+      sized = sized && cellList[a] > 0 && cellList[a] < (1 << 30);
+      cells[a] = static_cast<int>(cellList[a]);
+    }
+    if (!sized) continue;  // grid.cells has its own error
+    std::string const dataset = initialDataset(deck, key, n.name);
+    std::string const problem =
+        io::gridFieldProblem(file, dataset, static_cast<int>(cellList.size()), cells);
+    if (problem.empty()) continue;
+    // What is wrong with the file is the file's; what is wrong inside it, the dataset's when the
+    // deck names one.
+    bool const fileLevel = problem.rfind("cannot be opened", 0) == 0 ||
+                           problem.rfind("is not an HDF5 file", 0) == 0;
+    errors.add(deck, !fileLevel && deck.given(key + ".dataset") ? key + ".dataset" : key + ".file",
+               str("field file '", file, "': ", problem),
+               str("expected an HDF5 file whose dataset ", dataset,
+                   " holds a finite value for each of the grid's cells"));
+  }
   auto const periodic = deck.getBoolList("grid.periodic");
   std::array<bool, 3> per{false, false, false};
   for (std::size_t a = 0; a < periodic.size() && a < 3; ++a) per[a] = periodic[a];
@@ -321,7 +385,7 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
       : m_deck(c.deck),
         m_decomp(c.decomp),
         m_length(c.length),
-        m_params(parameters(c.deck)),
+        m_params(parameters(c.deck, &c.decomp)),
         m_model(ExecSpace(), c.rt.comm(), c.decomp, c.length, m_params) {}
 
   std::vector<std::string> startLines() const override {
@@ -337,6 +401,10 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
       lines.push_back(str("scalars: ", s.name, ": kappa ", s.diffusivity, " [L^2/T], advection ",
                           toString(s.advection), ", ", faces, "; diffusion limit of dt ",
                           scalars::diffusionLimit(s.diffusivity, dims, m_model.spacing()), " [T]"));
+      if (s.initial.profile == scalars::Profile::Given)
+        lines.push_back(str("scalars: ", s.name, ": initial field from '",
+                            m_deck.getString(s.key + ".file"), "' dataset ",
+                            initialDataset(m_deck, s.key, s.name.c_str())));
     }
     if (m_params.buoyancy.scalar >= 0) {
       BoussinesqForms const f = boussinesqForms(m_deck);

@@ -21,7 +21,9 @@ char const* toString(Advection a) { return a == Advection::Tvd ? "tvd" : "centra
 char const* toString(BoundaryKind k) {
   return k == BoundaryKind::Periodic ? "periodic" : k == BoundaryKind::Value ? "value" : "flux";
 }
-char const* toString(Profile p) { return p == Profile::Linear ? "linear" : "constant"; }
+char const* toString(Profile p) {
+  return p == Profile::Linear ? "linear" : p == Profile::Given ? "given" : "constant";
+}
 
 double diffusionLimit(double kappa, int dims, std::array<double, 3> const& spacing) {
   if (!(kappa > 0)) return std::numeric_limits<double>::infinity();
@@ -122,6 +124,19 @@ void Model::setInitialState(ExecSpace const& space) {
     int const ox = off[0], oy = off[1], oz = off[2];
     long long const Nx = N[0], Ny = N[1];
     bool const linear = in.profile == Profile::Linear;
+    bool const given = in.profile == Profile::Given;
+    int const nx = n[0], ny = n[1];
+    Kokkos::View<double*, MemSpace> values;
+    if (given) {
+      std::size_t const cells = static_cast<std::size_t>(n[0]) * n[1] * n[2];
+      EDDY_REQUIRE(in.given && in.given->size() == cells,
+                   "scalars::Model: a given initial field needs a value for each cell of the block");
+      values = Kokkos::View<double*, MemSpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::scalars::initialValues"), cells);
+      Kokkos::View<double const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+          in.given->data(), cells);
+      Kokkos::deep_copy(space, values, host);
+    }
     int const axis = in.axis;
     double const base = in.value, slope = (in.highValue - in.value) / (axis < 3 ? L[axis] : 1.0);
     double const amp = in.blobAmplitude, inv2w2 = 1.0 / (2.0 * in.blobWidth * in.blobWidth);
@@ -132,7 +147,7 @@ void Model::setInitialState(ExecSpace const& space) {
         KOKKOS_LAMBDA(int i, int j, int k) {
           double const x = (ox + i + 0.5) * hx, y = (oy + j + 0.5) * hy;
           double const z = dims == 3 ? (oz + k + 0.5) * hz : 0.0;
-          double v = base;
+          double v = given ? values(i + static_cast<std::size_t>(nx) * (j + ny * k)) : base;
           if (linear) v += slope * (axis == 0 ? x : axis == 1 ? y : z);
           if (amp != 0.0) {
             // Distance to the nearest image of the centre along periodic axes.

@@ -59,9 +59,9 @@ struct FaceCondition {
   double value = 0.0;
 };
 
-/// The initial profile: a constant, or linear along an axis; a Gaussian blob and a uniform
-/// random perturbation add to it.
-enum class Profile { Constant, Linear };
+/// The initial profile: a constant, linear along an axis, or given per cell (a file's values);
+/// a Gaussian blob and a uniform random perturbation add to it.
+enum class Profile { Constant, Linear, Given };
 char const* toString(Profile p);
 
 struct Initial {
@@ -74,6 +74,8 @@ struct Initial {
   double blobWidth = 0.1;
   double noise = 0.0;          ///< amplitude of the uniform perturbation in [-noise, noise)
   std::uint64_t seed = 1;      ///< of the perturbation, a pure function of the global cell
+  /// Given: the value of each cell of this rank's block, x fastest.
+  std::shared_ptr<std::vector<double> const> given;
 };
 
 /// One scalar.
