@@ -1,5 +1,6 @@
-// The scalars' adapter: the deck section (a Boussinesq temperature and a passive tracer, each
-// optional), the deck read into scalars::Parameters, and the scalars as `eddy run` drives them.
+// The scalars' adapter: the deck section (a Boussinesq temperature and named passive tracers,
+// each optional), the deck read into scalars::Parameters, and the scalars as `eddy run` drives
+// them.
 // They advance inside the flow's RK stages (fluids::StageCoupling): the flow's step runs them,
 // this model's step closes the step's bookkeeping.
 #include "../DeckChoice.hpp"
@@ -33,12 +34,30 @@ constexpr Choice<scalars::Profile> kProfile[] = {{"constant", scalars::Profile::
                                                  {"file", scalars::Profile::Given}};
 constexpr Choice<int> kAxis[] = {{"x", 0}, {"y", 1}, {"z", 2}};
 
-/// The scalars a deck may hold, in this order: name, units.
+/// A scalar's name and units, as the schema describes it.
 struct ScalarName {
   char const* name;
   char const* units;
 };
-constexpr ScalarName kScalars[] = {{"temperature", "Theta"}, {"tracer", "1"}};
+constexpr ScalarName kTemperature{"temperature", "Theta"};
+constexpr ScalarName kTracer{"<name>", "1"};
+
+/// A scalar of the deck: its name, units and deck section.
+struct DeckScalar {
+  std::string name, units, key;
+};
+
+/// The deck's scalars in the run's order: the temperature if there is one, then the tracers in
+/// deck order.
+std::vector<DeckScalar> deckScalars(io::Deck const& deck) {
+  std::vector<DeckScalar> out;
+  if (deck.has("scalars.temperature"))
+    out.push_back({kTemperature.name, kTemperature.units, "scalars.temperature"});
+  if (deck.has("scalars.tracers"))
+    for (std::string const& name : deck.names("scalars.tracers"))
+      out.push_back({name, kTracer.units, "scalars.tracers." + name});
+  return out;
+}
 char const* const kFaces[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
 
 Key scalarSection(ScalarName const& s, char const* doc) {
@@ -116,8 +135,12 @@ Key section() {
                       "have), advanced in its RK3 stages: dq/dt + div(u q) = kappa lap q. The "
                       "temperature may drive the flow by Boussinesq buoyancy.")
       .optional()
-      .add(scalarSection(kScalars[0], "The temperature (buoyant with `boussinesq`)."))
-      .add(scalarSection(kScalars[1], "A passive tracer."))
+      .add(scalarSection(kTemperature, "The temperature (buoyant with `boussinesq`)."))
+      .add(Key::namedSections("tracers",
+                              "Passive tracers, each under a name of your choice (it names its "
+                              "field, scalars_<name>, and its diagnostics), e.g. dye: "
+                              "{diffusivity: 1.0e-3, blob_amplitude: 1.0}.",
+                              scalarSection(kTracer, "One tracer.")))
       .add(Key::section("boussinesq",
                         "Buoyancy -beta (T - T_ref) g of the temperature on the flow. Either "
                         "physical (expansion, with fluids.viscosity and "
@@ -189,9 +212,9 @@ BoussinesqForms boussinesqForms(io::Deck const& deck) {
 }
 
 /// The dataset an initial field is read from: the deck's, or the scalar's in a snapshot.
-std::string initialDataset(io::Deck const& deck, std::string const& key, char const* name) {
+std::string initialDataset(io::Deck const& deck, std::string const& key, std::string const& name) {
   std::string const d = deck.getString(key + ".dataset");
-  return d.empty() ? std::string("/fields/scalars_") + name : d;
+  return d.empty() ? "/fields/scalars_" + name : d;
 }
 
 /// The deck's scalars; with `decomp`, the values of an initial field from a file are read for
@@ -201,9 +224,8 @@ scalars::Parameters parameters(io::Deck const& deck, CartDecomposition const* de
   int const dims = static_cast<int>(periodic.size());
   bool const boussinesq = deck.has("scalars.boussinesq");
   scalars::Parameters p;
-  for (ScalarName const& n : kScalars) {
-    std::string const key = std::string("scalars.") + n.name;
-    if (!deck.has(key)) continue;
+  for (DeckScalar const& n : deckScalars(deck)) {
+    std::string const& key = n.key;
     scalars::ScalarParameters s;
     s.name = n.name;
     s.units = n.units;
@@ -257,8 +279,16 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   if (!deck.has("fluids"))
     errors.add(deck, "scalars", "the scalars are carried by a flow, and the deck has none",
                "expected a fluids section");
-  if (!deck.has("scalars.temperature") && !deck.has("scalars.tracer"))
-    errors.add(deck, "scalars", "holds no scalar", "expected temperature, tracer or both");
+  if (deckScalars(deck).empty())
+    errors.add(deck, "scalars", "holds no scalar", "expected temperature, tracers or both");
+  // Each scalar's field is scalars_<name>: a tracer cannot take the temperature's.
+  if (deck.has("scalars.tracers"))
+    for (std::string const& name : deck.names("scalars.tracers"))
+      if (name == kTemperature.name)
+        errors.add(deck, "scalars.tracers." + name,
+                   "is named like the temperature (scalars.temperature), whose field it would "
+                   "share",
+                   "expected another name");
   // The scalars have no condition on a body's surface yet: they would pass through it.
   if (deck.has("fluids") && !deck.names("fluids.bodies").empty())
     errors.add(deck, "scalars",
@@ -291,20 +321,19 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
     if (!(norm(toArray3(deck.getDoubleList("scalars.boussinesq.gravity"))) > 0))
       errors.add(deck, "scalars.boussinesq.gravity", "is zero", "expected a gravity vector");
   }
-  for (ScalarName const& n : kScalars) {
-    std::string const key = std::string("scalars.") + n.name;
-    bool const derived = rayleigh && std::string(n.name) == "temperature";
-    if (deck.has(key) && !derived && !deck.has(key + ".diffusivity"))
+  for (DeckScalar const& n : deckScalars(deck)) {
+    std::string const& key = n.key;
+    bool const derived = rayleigh && n.name == kTemperature.name;
+    if (!derived && !deck.has(key + ".diffusivity"))
       errors.add(deck, key, "has no diffusivity",
                  std::string("expected diffusivity (0 for pure advection)") +
-                     (std::string(n.name) == "temperature"
+                     (n.name == kTemperature.name
                           ? ", or boussinesq.rayleigh and prandtl to derive it"
                           : ""));
   }
   // An initial field from a file: the file given, and a dataset of the grid's cells in it.
-  for (ScalarName const& n : kScalars) {
-    std::string const key = std::string("scalars.") + n.name;
-    if (!deck.has(key)) continue;
+  for (DeckScalar const& n : deckScalars(deck)) {
+    std::string const& key = n.key;
     std::string const file = deck.getString(key + ".file");
     bool const fromFile = deck.getString(key + ".initial") == "file";
     if (fromFile && file.empty())
@@ -345,15 +374,14 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
 
 std::vector<FieldInfo> fields(io::Deck const& deck) {
   std::vector<FieldInfo> f;
-  for (ScalarName const& n : kScalars)
-    if (deck.has(std::string("scalars.") + n.name)) f.push_back({n.name, n.units, Centering::Cell});
+  for (DeckScalar const& n : deckScalars(deck)) f.push_back({n.name, n.units, Centering::Cell});
   return f;
 }
 
 double bytesPerCell(io::Deck const& deck) {
   double b = 0;
-  for (ScalarName const& n : kScalars)
-    if (deck.has(std::string("scalars.") + n.name)) b += 16.0;  // q and its stage increment
+  // q and its stage increment, each scalar.
+  b += 16.0 * static_cast<double>(deckScalars(deck).size());
   if (deck.has("scalars.boussinesq")) b += 8.0;  // the flow's body force field
   return b;
 }
@@ -363,10 +391,8 @@ double bytesPerCell(io::Deck const& deck) {
 void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp,
                         io::DeckErrors& errors) {
   bool tvd = false;
-  for (ScalarName const& n : kScalars) {
-    std::string const key = std::string("scalars.") + n.name;
-    tvd = tvd || (deck.has(key) && deck.getString(key + ".advection") == "tvd");
-  }
+  for (DeckScalar const& n : deckScalars(deck))
+    tvd = tvd || deck.getString(n.key + ".advection") == "tvd";
   if (!tvd) return;
   char const* const axis[3] = {"x", "y", "z"};
   for (int a = 0; a < decomp.dims(); ++a) {
@@ -404,7 +430,7 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
       if (s.initial.profile == scalars::Profile::Given)
         lines.push_back(str("scalars: ", s.name, ": initial field from '",
                             m_deck.getString(s.key + ".file"), "' dataset ",
-                            initialDataset(m_deck, s.key, s.name.c_str())));
+                            initialDataset(m_deck, s.key, s.name)));
     }
     if (m_params.buoyancy.scalar >= 0) {
       BoussinesqForms const f = boussinesqForms(m_deck);

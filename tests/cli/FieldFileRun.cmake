@@ -12,11 +12,11 @@ checkpoint: {at_end: false}
 ")
 file(WRITE ${OUT}/first.yaml "run: {name: first, steps: 1, output_dir: ${OUT}/first}
 ${common}scalars:
-  tracer: {diffusivity: 0.01, blob_amplitude: 1.0, blob_centre: [0.6, 0.4], noise: 0.1, seed: 3}
+  tracers: {tracer: {diffusivity: 0.01, blob_amplitude: 1.0, blob_centre: [0.6, 0.4], noise: 0.1, seed: 3}}
 ")
 file(WRITE ${OUT}/second.yaml "run: {name: second, steps: 1, output_dir: ${OUT}/second}
 ${common}scalars:
-  tracer: {diffusivity: 0.01, initial: file, file: ${OUT}/first/first_000000.h5}
+  tracers: {tracer: {diffusivity: 0.01, initial: file, file: ${OUT}/first/first_000000.h5}}
 ")
 function(eddy_field_run np deck expectExit)
   execute_process(COMMAND ${MPIEXEC} ${np} ${PREFLAGS} ${EDDY} ${ARGN} ${deck}
@@ -39,10 +39,10 @@ execute_process(COMMAND ${H5DIFF} ${OUT}/first/first_000000.h5 ${OUT}/second/sec
 if(NOT rc STREQUAL "0")
   message(FATAL_ERROR "the second run's initial tracer differs from the first's: ${out}${err}")
 endif()
-eddy_field_run(1 ${OUT}/second.yaml 3 validate --set scalars.tracer.dataset=/fields/nothing)
-string(FIND "${all}" "scalars.tracer.dataset: field file '${OUT}/first/first_000000.h5': has no dataset '/fields/nothing'" at)
+eddy_field_run(1 ${OUT}/second.yaml 3 validate --set scalars.tracers.tracer.dataset=/fields/nothing)
+string(FIND "${all}" "scalars.tracers.tracer.dataset: field file '${OUT}/first/first_000000.h5': has no dataset '/fields/nothing'" at)
 if(at EQUAL -1)
-  message(FATAL_ERROR "expected the missing dataset to be refused at scalars.tracer.dataset")
+  message(FATAL_ERROR "expected the missing dataset to be refused at scalars.tracers.tracer.dataset")
 endif()
 eddy_field_run(1 ${OUT}/second.yaml 3 validate --set grid.cells=[20,16])
 string(FIND "${all}" "has shape (1, 16, 24); expected (1, 16, 20) or (16, 20)" at)

@@ -235,11 +235,14 @@ eddy_add_cli_test(NAME cli.validate.scalars_no_flow EXPECT_EXIT 3
                   COMMAND validate tests/cli/decks/scalars_no_flow.yaml)
 eddy_add_cli_test(NAME cli.validate.scalars_file_errors EXPECT_EXIT 3
                   MATCH "scalars_file_errors.yaml:8:3: scalars.temperature.file: is not given; expected the HDF5 file of the initial field"
-                        "scalars_file_errors.yaml:14:5: scalars.tracer.file: field file 'tests/cli/decks/scalars_file_errors.yaml': is not an HDF5 file"
+                        "scalars_file_errors.yaml:15:7: scalars.tracers.tracer.file: field file 'tests/cli/decks/scalars_file_errors.yaml': is not an HDF5 file"
                   COMMAND validate tests/cli/decks/scalars_file_errors.yaml)
 eddy_add_cli_test(NAME cli.validate.scalars_file_unused EXPECT_EXIT 3
-                  MATCH "scalars_file_errors.yaml:14:5: scalars.tracer.file: is given, but scalars.tracer.initial is 'constant'; expected scalars.tracer.initial: file"
-                  COMMAND validate --set scalars.tracer.initial=constant tests/cli/decks/scalars_file_errors.yaml)
+                  MATCH "scalars_file_errors.yaml:15:7: scalars.tracers.tracer.file: is given, but scalars.tracers.tracer.initial is 'constant'; expected scalars.tracers.tracer.initial: file"
+                  COMMAND validate --set scalars.tracers.tracer.initial=constant tests/cli/decks/scalars_file_errors.yaml)
+eddy_add_cli_test(NAME cli.validate.scalars_names EXPECT_EXIT 3
+                  MATCH "scalars_names.yaml:10:5: scalars.tracers.temperature: is named like the temperature"
+                  COMMAND validate tests/cli/decks/scalars_names.yaml)
 eddy_add_cli_test(NAME cli.validate.scalars_two_forms EXPECT_EXIT 3
                   MATCH "scalars_two_forms.yaml:[0-9]+:[0-9]+: scalars.boussinesq: gives both expansion and rayleigh"
                         "scalars_two_forms.yaml:[0-9]+:[0-9]+: scalars.temperature.diffusivity: given beside boussinesq.rayleigh"
