@@ -26,18 +26,19 @@ endforeach()
 
 # An initial scalar field from a snapshot (FieldFileRun.cmake), read on 1 and 3 ranks.
 find_program(EDDY_H5DIFF h5diff)
-if(EDDY_H5DIFF)
-  foreach(n 1 3)
-    add_test(NAME cli.run.field_file.np${n}
-             COMMAND ${CMAKE_COMMAND} "-DEDDY=$<TARGET_FILE:eddy>"
-                     "-DMPIEXEC=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG}" -DNP=${n}
-                     "-DPREFLAGS=${EDDY_MPIEXEC_PREFLAGS}" "-DH5DIFF=${EDDY_H5DIFF}"
-                     "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/field_file_np${n}"
-                     -P ${CMAKE_CURRENT_SOURCE_DIR}/FieldFileRun.cmake
-             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-    set_tests_properties(cli.run.field_file.np${n} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 300)
-  endforeach()
+if(NOT EDDY_H5DIFF)
+  set(EDDY_H5DIFF "")
 endif()
+foreach(n 1 3)
+  add_test(NAME cli.run.field_file.np${n}
+           COMMAND ${CMAKE_COMMAND} "-DEDDY=$<TARGET_FILE:eddy>"
+                   "-DMPIEXEC=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG}" -DNP=${n}
+                   "-DPREFLAGS=${EDDY_MPIEXEC_PREFLAGS}" "-DH5DIFF=${EDDY_H5DIFF}"
+                   "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/field_file_np${n}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/FieldFileRun.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli.run.field_file.np${n} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 300)
+endforeach()
 
 # eddy_restart_test(<name> <deck> <run.name> <N> <crash> <total> <np straight> <np first>
 #                   <np restart> <csv files> [RESTART latest] [KEYS <checkpoint keys>...]): see
