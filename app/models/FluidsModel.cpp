@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 namespace eddy::app {
 
@@ -328,6 +329,17 @@ fluids::FlowGrid flowGrid(io::Deck const& deck) {
   return g;
 }
 
+/// A shape read in this process: `eddy run` checks the deck, then builds the model from it, and
+/// a surface's sampling takes seconds for large meshes. Keyed by the file's path, size and
+/// modification time and the sampling spacing.
+struct ReadShape {
+  std::string path;
+  double spacing;
+  std::uintmax_t size;
+  std::filesystem::file_time_type time;
+  std::shared_ptr<fluids::SampledShape const> shape;
+};
+
 /// The samples of shape file `path` (prepared), or null with b.file and b.fileProblem set: a deck
 /// error that fluids::checkBodies reports. A surface file (STL) is sampled `spacing` apart.
 std::shared_ptr<fluids::SampledShape const> readShape(std::string const& path, double spacing,
@@ -338,10 +350,21 @@ std::shared_ptr<fluids::SampledShape const> readShape(std::string const& path, d
     b.fileProblem = str("'", path, "' is not sampled: the grid's cell size is not valid");
     return nullptr;
   }
+  static std::vector<ReadShape> read;
+  std::error_code sizeError, timeError;
+  std::uintmax_t const size = std::filesystem::file_size(path, sizeError);
+  auto const time = std::filesystem::last_write_time(path, timeError);
+  bool const known = !sizeError && !timeError;
+  if (known)
+    for (auto const& r : read)
+      if (r.path == path && r.spacing == spacing && r.size == size && r.time == time)
+        return r.shape;
   try {
     io::ShapeSamples f = io::isSurfaceFile(path) ? io::sampleSurfaceFile(path, spacing)
                                                  : io::readShapeFile(path);
-    return fluids::sampledShape(f.fraction, f.dims, f.n, f.spacing, std::move(f.values));
+    auto shape = fluids::sampledShape(f.fraction, f.dims, f.n, f.spacing, std::move(f.values));
+    if (known) read.push_back({path, spacing, size, time, shape});
+    return shape;
   } catch (IoError const& e) {
     b.fileProblem = e.what();
     return nullptr;
