@@ -43,6 +43,8 @@ int shapeDims(Body const& b) {
              : 2;
 }
 
+}  // namespace
+
 BodyGeometry geometry(Body const& b, int dims) {
   BodyGeometry g;
   g.shape = static_cast<int>(b.shape);
@@ -56,7 +58,6 @@ BodyGeometry geometry(Body const& b, int dims) {
   }
   return g;
 }
-}  // namespace
 
 void SampledShape::prepare() {
   finest = spacing[0];

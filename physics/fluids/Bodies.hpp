@@ -163,6 +163,9 @@ struct BodyGeometry {
   }
 };
 
+/// The geometry of body `b` in a `dims`-D run (a file's shape: its samples, which `b` keeps).
+BodyGeometry geometry(Body const& b, int dims);
+
 /// The bodies of a run.
 struct BodySet {
   int count = 0;
