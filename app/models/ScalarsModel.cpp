@@ -12,6 +12,7 @@
 #include "eddy/io/FieldFile.hpp"
 #include "scalars/Scalars.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -126,7 +127,14 @@ Key scalarSection(ScalarName const& s, char const* doc) {
                .atLeast(0)
                .defaultValue(0.0)
                .unit(s.units))
-      .add(Key::integer("seed", "Seed of the perturbation.").atLeast(0).defaultValue(1));
+      .add(Key::integer("seed", "Seed of the perturbation.").atLeast(0).defaultValue(1))
+      .add(Key::namedSections(
+          "bodies",
+          "The value held on the surface (and inside) of each body of fluids.bodies, under the "
+          "body's name, e.g. cylinder: {value: 1.0}; every body needs one. Direct forcing as for "
+          "the velocity: linear interpolation along the grid line to the surface.",
+          Key::section("<name>", "One body.")
+              .add(Key::real("value", "The value on the body.").required().unit(s.units))));
 }
 
 Key section() {
@@ -265,6 +273,7 @@ scalars::Parameters parameters(io::Deck const& deck, CartDecomposition const* de
     }
     p.scalars.push_back(s);
   }
+  p.bodies = deck.has("fluids") && !deck.names("fluids.bodies").empty();
   if (boussinesq && deck.has("scalars.temperature")) {
     BoussinesqForms const f = boussinesqForms(deck);
     p.buoyancy.scalar = 0;  // the temperature comes first
@@ -289,12 +298,23 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
                    "is named like the temperature (scalars.temperature), whose field it would "
                    "share",
                    "expected another name");
-  // The scalars have no condition on a body's surface yet: they would pass through it.
-  if (deck.has("fluids") && !deck.names("fluids.bodies").empty())
-    errors.add(deck, "scalars",
-               str("with fluids.bodies (", deck.names("fluids.bodies").front(),
-                   ", ...): the scalars have no condition on a body's surface yet"),
-               "expected no bodies in a flow that carries scalars");
+  // Every body holds every scalar at a value; a value for a body that is not there is a typo.
+  std::vector<std::string> const bodies =
+      deck.has("fluids") ? deck.names("fluids.bodies") : std::vector<std::string>{};
+  for (DeckScalar const& n : deckScalars(deck)) {
+    for (std::string const& body : bodies)
+      if (!deck.has(n.key + ".bodies." + body))
+        errors.add(deck, n.key,
+                   str("gives no value on body '", body, "' (fluids.bodies.", body, ")"),
+                   str("expected ", n.key, ".bodies.", body, ".value"));
+    if (deck.has(n.key + ".bodies"))
+      for (std::string const& name : deck.names(n.key + ".bodies"))
+        if (std::find(bodies.begin(), bodies.end(), name) == bodies.end())
+          errors.add(deck, n.key + ".bodies." + name, "names no body of fluids.bodies",
+                     bodies.empty() ? std::string("expected no bodies section (the flow has none)")
+                                    : str("expected the name of one of fluids.bodies (",
+                                          bodies.front(), ", ...)"));
+  }
   bool const boussinesq = deck.has("scalars.boussinesq");
   bool const rayleigh = boussinesq && deck.has("scalars.boussinesq.rayleigh");
   if (boussinesq) {
@@ -453,6 +473,22 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
     if (!carrier)
       throw ConfigError("scalars: no flow to carry the scalars; the deck needs a fluids section");
     carrier->flow().couple(ExecSpace(), *this);
+    // The flow's bodies hold each scalar at the deck's value.
+    if (auto const* immersed = carrier->flow().bodies()) {
+      int const dims = m_decomp.dims();
+      std::vector<scalars::SolidBody> solids;
+      for (fluids::Body const& body : immersed->bodies()) {
+        fluids::BodyGeometry const g = fluids::geometry(body, dims);
+        scalars::SolidBody solid;
+        solid.distance = [g](double x, double y, double z) { return g.distance(x, y, z); };
+        solid.lower = body.lower(m_length);
+        solid.upper = body.upper(m_length);
+        for (auto const& s : m_params.scalars)
+          solid.values.push_back(m_deck.getDouble(s.key + ".bodies." + body.name + ".value"));
+        solids.push_back(std::move(solid));
+      }
+      m_model.setBodies(ExecSpace(), solids);
+    }
   }
 
   // fluids::StageCoupling

@@ -7,6 +7,7 @@
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,7 +18,9 @@ char const* const kFaceName[6] = {"x_low", "x_high", "y_low", "y_high", "z_low",
 char const* const kAxisName[3] = {"x", "y", "z"};
 }  // namespace
 
-char const* toString(Advection a) { return a == Advection::Tvd ? "tvd" : "central"; }
+char const* toString(Advection a) {
+  return a == Advection::Tvd ? "tvd" : "central";
+}
 char const* toString(BoundaryKind k) {
   return k == BoundaryKind::Periodic ? "periodic" : k == BoundaryKind::Value ? "value" : "flux";
 }
@@ -43,8 +46,9 @@ std::vector<Violation> violations(Parameters const& p, int dims,
         FaceCondition const& f = s.faces[2 * a + side];
         std::string const key = s.key + ".boundary." + kFaceName[2 * a + side];
         if (periodic[a] != (f.kind == BoundaryKind::Periodic))
-          out.push_back({key, str("'", toString(f.kind), "' on the ", kAxisName[a], " axis, ",
-                                  periodic[a] ? "which is periodic" : "which is not periodic"),
+          out.push_back({key,
+                         str("'", toString(f.kind), "' on the ", kAxisName[a], " axis, ",
+                             periodic[a] ? "which is periodic" : "which is not periodic"),
                          periodic[a] ? "expected periodic (or auto), as grid.periodic says"
                                      : "expected value or flux (or auto)"});
         if (f.kind == BoundaryKind::Flux && f.value != 0.0 && !(s.diffusivity > 0))
@@ -56,8 +60,7 @@ std::vector<Violation> violations(Parameters const& p, int dims,
       out.push_back({s.key + ".axis", str("axis ", s.initial.axis, " in ", dims, "D"),
                      "expected an axis of the grid"});
     if (s.initial.blobAmplitude != 0.0 && !(s.initial.blobWidth > 0))
-      out.push_back({s.key + ".blob_width", str("got ", s.initial.blobWidth),
-                     "expected > 0"});
+      out.push_back({s.key + ".blob_width", str("got ", s.initial.blobWidth), "expected > 0"});
   }
   Buoyancy const& b = p.buoyancy;
   if (b.scalar >= static_cast<int>(p.scalars.size()))
@@ -77,7 +80,8 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   throwFirst(violations(params, dims, periodic));
   for (auto const& s : params.scalars) {
     // The TVD face value reads two cells upwind of the face.
-    int const ghost = s.advection == Advection::Tvd ? 2 : 1;
+    // TVD faces read two cells across; the bodies' forcing reads two cells out.
+    int const ghost = s.advection == Advection::Tvd || params.bodies ? 2 : 1;
     m_q.push_back(
         std::make_unique<Field<MemSpace>>(space, "eddy::scalars::" + s.name, decomp, ghost));
     m_dq.push_back(std::make_unique<Field<MemSpace>>(space, "eddy::scalars::" + s.name + "_rate",
@@ -129,12 +133,13 @@ void Model::setInitialState(ExecSpace const& space) {
     Kokkos::View<double*, MemSpace> values;
     if (given) {
       std::size_t const cells = static_cast<std::size_t>(n[0]) * n[1] * n[2];
-      EDDY_REQUIRE(in.given && in.given->size() == cells,
-                   "scalars::Model: a given initial field needs a value for each cell of the block");
+      EDDY_REQUIRE(
+          in.given && in.given->size() == cells,
+          "scalars::Model: a given initial field needs a value for each cell of the block");
       values = Kokkos::View<double*, MemSpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::scalars::initialValues"), cells);
-      Kokkos::View<double const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
-          in.given->data(), cells);
+      Kokkos::View<double const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(in.given->data(),
+                                                                                   cells);
       Kokkos::deep_copy(space, values, host);
     }
     int const axis = in.axis;
@@ -159,8 +164,7 @@ void Model::setInitialState(ExecSpace const& space) {
           }
           if (noise != 0.0) {
             long long const id = (ox + i) + Nx * ((oy + j) + Ny * static_cast<long long>(oz + k));
-            v += noise * (2.0 * unitFromKey(key ^ mix64(static_cast<std::uint64_t>(id))) -
-                          1.0);
+            v += noise * (2.0 * unitFromKey(key ^ mix64(static_cast<std::uint64_t>(id))) - 1.0);
           }
           q(i, j, k) = v;
         });
@@ -251,13 +255,14 @@ KOKKOS_INLINE_FUNCTION double limitedHalfSlope(double d0, double d1) {
 KOKKOS_INLINE_FUNCTION double faceValue(bool tvd, double w, double m2, double m1, double p0,
                                         double p1) {
   if (!tvd) return 0.5 * (m1 + p0);
-  return w >= 0.0 ? m1 + limitedHalfSlope(m1 - m2, p0 - m1) : p0 - limitedHalfSlope(p1 - p0, p0 - m1);
+  return w >= 0.0 ? m1 + limitedHalfSlope(m1 - m2, p0 - m1)
+                  : p0 - limitedHalfSlope(p1 - p0, p0 - m1);
 }
 
 }  // namespace detail
 
-void Model::stage(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
-                  double dt, double a, double b) {
+void Model::stage(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u, double dt,
+                  double a, double b) {
   ScopedRegion region("eddy::scalars::stage");
   Index3 const n = m_decomp.localCells();
   int const dims = m_decomp.dims();
@@ -303,7 +308,133 @@ void Model::stage(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> c
         "eddy::scalars::update", space, {0, 0, 0}, {n[0], n[1], n[2]},
         KOKKOS_LAMBDA(int i, int j, int k) { q(i, j, k) += b * dq(i, j, k); });
     fillGhosts(space, s);
+    if (m_bodies) forceBodies(space, s);
   }
+}
+
+void Model::setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodies) {
+  ScopedRegion region("eddy::scalars::setBodies");
+  m_bodies = !bodies.empty();
+  if (!m_bodies) return;
+  EDDY_REQUIRE(m_params.bodies, "scalars::Model::setBodies: the parameters did not say bodies");
+  int const dims = m_decomp.dims();
+  Index3 const n = m_decomp.localCells(), off = m_decomp.offset();
+  // The signed distance at cell (i, j, k) of the block, and the nearest body.
+  auto distance = [&](int i, int j, int k, int& which) {
+    int const idx[3] = {i, j, k};
+    double x[3] = {0, 0, 0};
+    for (int a = 0; a < dims; ++a) x[a] = (off[a] + idx[a] + 0.5) * m_h[a];
+    double best = 1e300;
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      double const d = bodies[b].distance(x[0], x[1], x[2]);
+      if (d < best) best = d, which = static_cast<int>(b);
+    }
+    return best;
+  };
+  auto solidNeighbour = [&](int const(&c)[3]) {
+    for (int a = 0; a < dims; ++a)
+      for (int s = -1; s <= 1; s += 2) {
+        int m[3] = {c[0], c[1], c[2]};
+        m[a] += s;
+        int w;
+        if (distance(m[0], m[1], m[2], w) <= 0) return true;
+      }
+    return false;
+  };
+  std::vector<SolidCell> found;
+  // Within two cells of the box around every body.
+  Index3 lo{0, 0, 0}, hi{1, 1, 1};
+  for (int a = 0; a < dims; ++a) {
+    double low = 1e300, high = -1e300;
+    for (auto const& body : bodies)
+      low = std::min(low, body.lower[a]), high = std::max(high, body.upper[a]);
+    lo[a] = std::max(0, static_cast<int>(std::floor(low / m_h[a])) - 2 - off[a]);
+    hi[a] = std::min(n[a], static_cast<int>(std::ceil(high / m_h[a])) + 2 - off[a]);
+  }
+  for (auto const& body : bodies)
+    if (static_cast<int>(body.values.size()) != count())
+      throw ConfigError(str("scalars: a body gives ", body.values.size(),
+                            " values; expected one a scalar (", count(), ")"));
+  {
+    for (int k = lo[2]; k < hi[2]; ++k)
+      for (int j = lo[1]; j < hi[1]; ++j)
+        for (int i = lo[0]; i < hi[0]; ++i) {
+          int which = 0;
+          double const phi = distance(i, j, k, which);
+          if (phi <= 0) {
+            found.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, which});
+            continue;
+          }
+          // Next to the surface: along the axis on which the distance drops most into a body.
+          int const idx[3] = {i, j, k};
+          double bestDrop = 0.0, d = 0.0;
+          int axis = -1, side = 0;
+          for (int a = 0; a < dims; ++a)
+            for (int s = -1; s <= 1; s += 2) {
+              int m[3] = {i, j, k};
+              m[a] += s;
+              int w;
+              double const phiN = distance(m[0], m[1], m[2], w);
+              if (phiN <= 0 && phi - phiN > bestDrop) {
+                bestDrop = phi - phiN;
+                d = m_h[a] * phi / (phi - phiN);
+                axis = a;
+                side = s;
+              }
+            }
+          if (axis < 0) continue;
+          // o and q: the next two cells away from the body; each usable when it is neither
+          // inside a body nor set itself. Quadratic through the surface, o and q: the surface
+          // value plus 2d/(d+h) of o's excess minus d/(d+2h) of q's.
+          int o[3] = {idx[0], idx[1], idx[2]};
+          o[axis] -= side;
+          int q[3] = {o[0], o[1], o[2]};
+          q[axis] -= side;
+          auto usable = [&](int const(&c)[3]) {
+            int w;
+            return distance(c[0], c[1], c[2], w) > 0 && !solidNeighbour(c);
+          };
+          double const h = m_h[axis];
+          if (!usable(o))
+            found.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, which});
+          else if (!usable(q))
+            found.push_back({i, j, k, o[0], o[1], o[2], o[0], o[1], o[2], d / (d + h), 0.0, which});
+          else
+            found.push_back({i, j, k, o[0], o[1], o[2], q[0], q[1], q[2], 2 * d / (d + h),
+                             -d / (d + 2 * h), which});
+        }
+  }
+  m_solid = Kokkos::View<SolidCell*, MemSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::scalars::solidCells"), found.size());
+  auto host = Kokkos::create_mirror_view(m_solid);
+  for (std::size_t e = 0; e < found.size(); ++e) host(e) = found[e];
+  Kokkos::deep_copy(space, m_solid, host);
+  m_solidValue =
+      Kokkos::View<double**, MemSpace>("eddy::scalars::solidValues", count(), bodies.size());
+  auto values = Kokkos::create_mirror_view(m_solidValue);
+  for (int s = 0; s < count(); ++s)
+    for (std::size_t b = 0; b < bodies.size(); ++b) values(s, b) = bodies[b].values[s];
+  Kokkos::deep_copy(space, m_solidValue, values);
+  space.fence();
+  for (int s = 0; s < count(); ++s) {
+    forceBodies(space, s);
+  }
+}
+
+void Model::forceBodies(ExecSpace const& space, int s) {
+  auto const q = m_q[s]->access();
+  auto const cells = m_solid;
+  auto const values = m_solidValue;
+  // The o and q cells are neither solid nor set: no cell reads one that this kernel writes.
+  Kokkos::parallel_for(
+      "eddy::scalars::forceBodies",
+      Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(cells.extent(0))),
+      KOKKOS_LAMBDA(std::int64_t e) {
+        SolidCell const c = cells(e);
+        double const v = values(s, c.body);
+        q(c.i, c.j, c.k) = v + c.w * (q(c.oi, c.oj, c.ok) - v) + c.wq * (q(c.qi, c.qj, c.qk) - v);
+      });
+  fillGhosts(space, s);
 }
 
 void Model::finishStep(double dt) {
@@ -339,19 +470,24 @@ Diagnostics Model::diagnostics(ExecSpace const& space, int s) const {
   d.mean = sum / cells;
   d.integral = sum * volume;
   double const mean = d.mean;
-  d.variance = reproducibleSum(space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
-                 double const r = q(i, j, k) - mean;
-                 return r * r;
-               }) /
+  d.variance = reproducibleSum(
+                   space, m_comm, lo, hi,
+                   KOKKOS_LAMBDA(int i, int j, int k) {
+                     double const r = q(i, j, k) - mean;
+                     return r * r;
+                   }) /
                cells;
-  d.min = globalMin(space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) { return q(i, j, k); });
-  d.max = globalMax(space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) { return q(i, j, k); });
+  d.min = globalMin(
+      space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) { return q(i, j, k); });
+  d.max = globalMax(
+      space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) { return q(i, j, k); });
   int const ox = off[0], oy = off[1], oz = off[2];
-  d.checksum = reproducibleSum(space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
-    long long const gi = ox + i, gj = oy + j, gk = oz + k;
-    double const w = 1.0 + static_cast<double>((gi * 7919 + gj * 104729 + gk * 1299709) % 1021);
-    return w * q(i, j, k);
-  });
+  d.checksum = reproducibleSum(
+      space, m_comm, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
+        long long const gi = ox + i, gj = oy + j, gk = oz + k;
+        double const w = 1.0 + static_cast<double>((gi * 7919 + gj * 104729 + gk * 1299709) % 1021);
+        return w * q(i, j, k);
+      });
   ScalarParameters const& sp = m_params.scalars[s];
   d.nusselt.fill(std::numeric_limits<double>::quiet_NaN());
   for (int a = 0; a < dims; ++a) {
@@ -364,17 +500,21 @@ Diagnostics Model::diagnostics(ExecSpace const& space, int s) const {
       bool const here = side == 0 ? m_decomp.isLowBoundary(a) : m_decomp.isHighBoundary(a);
       // The cells next to the face on this rank (none off the face).
       std::array<int, 3> flo = lo, fhi = hi;
-      if (side == 0) fhi[a] = 1; else flo[a] = n[a] - 1;
+      if (side == 0)
+        fhi[a] = 1;
+      else
+        flo[a] = n[a] - 1;
       if (!here) fhi = flo;
       double const wall = side == 0 ? fl.value : fh.value;
       int const inward = side == 0 ? 1 : -1;
       // q at h/2, 3h/2 and the face value give the inward gradient to second order:
       // (9 (q0 - q_b) - (q1 - q_b)) / (3 h).
-      double const g = reproducibleSum(space, m_comm, flo, fhi, KOKKOS_LAMBDA(int i, int j, int k) {
-        double const q0 = q(i, j, k) - wall;
-        double const q1 = q(i + inward * e0, j + inward * e1, k + inward * e2) - wall;
-        return 9.0 * q0 - q1;
-      });
+      double const g = reproducibleSum(
+          space, m_comm, flo, fhi, KOKKOS_LAMBDA(int i, int j, int k) {
+            double const q0 = q(i, j, k) - wall;
+            double const q1 = q(i + inward * e0, j + inward * e1, k + inward * e2) - wall;
+            return 9.0 * q0 - q1;
+          });
       double const inwardGradient = g / (3.0 * m_h[a]) / (cells / N[a]);
       // Along +a the gradient is +inward at the low face and -inward at the high face.
       double const gradient = side == 0 ? inwardGradient : -inwardGradient;

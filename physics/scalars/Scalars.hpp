@@ -36,6 +36,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +103,8 @@ struct Buoyancy {
 struct Parameters {
   std::vector<ScalarParameters> scalars;
   Buoyancy buoyancy;
+  /// The flow has bodies (setBodies follows): two ghost layers, for the cells the forcing reads.
+  bool bodies = false;
 };
 
 /// Every reason the scalars cannot run with `params` on a `dims`-D grid periodic along
@@ -127,6 +130,23 @@ struct Diagnostics {
   double checksum = 0.0;  ///< sum of q weighted by a fixed function of the global cell
 };
 
+/// A solid body in the flow that holds each scalar at a fixed value on its surface: its signed
+/// distance (negative inside; host only), the box around it, and its value for each scalar (in
+/// the order of Parameters::scalars).
+struct SolidBody {
+  std::function<double(double, double, double)> distance;
+  std::array<double, 3> lower{0, 0, 0}, upper{0, 0, 0};
+  std::vector<double> values;
+};
+
+/// A cell the bodies set: q - value = w (q(o) - value) + wq (q(q) - value), o and q the next two
+/// cells out along the grid line (w = wq = 0: inside a body, or no usable o).
+struct SolidCell {
+  int i, j, k, oi, oj, ok, qi, qj, qk;
+  double w, wq;
+  int body;
+};
+
 /// The scalars on this rank's block of a decomposition.
 class Model {
  public:
@@ -147,6 +167,13 @@ class Model {
   /// (ghosts current); ends with every ghost current.
   void stage(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u, double dt,
              double a, double b);
+  /// Holds every scalar at its value inside `bodies` and, in the cells next to their surfaces,
+  /// at the value that quadratic interpolation along the grid line through the next two cells
+  /// out puts on the surface (linear where the second is not usable; direct forcing after
+  /// Fadlun et al., J. Comput. Phys. 161 (2000), as the flow's velocity); now, and after every
+  /// stage. Needs Parameters::bodies. Throws eddy::ConfigError when a body gives a number of
+  /// values other than the scalars'.
+  void setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodies);
   /// Closes a step of `dt` whose stages ran.
   void finishStep(double dt);
   /// The largest step diffusion allows (the smallest over the scalars; infinity without
@@ -172,6 +199,8 @@ class Model {
   void setInitialState(ExecSpace const& space);
   /// Halo exchange and the boundary ghosts of scalar s.
   void fillGhosts(ExecSpace const& space, int s);
+  /// Sets the cells of the bodies of scalar s (ghosts current before; current after).
+  void forceBodies(ExecSpace const& space, int s);
 
  private:
   MPI_Comm m_comm;
@@ -181,6 +210,9 @@ class Model {
   Parameters m_params;
   std::vector<std::unique_ptr<Field<MemSpace>>> m_q, m_dq;
   std::vector<std::unique_ptr<HaloExchange<ExecSpace>>> m_halo;
+  Kokkos::View<SolidCell*, MemSpace> m_solid;   ///< the cells the bodies set (none: no bodies)
+  Kokkos::View<double**, MemSpace> m_solidValue;  ///< (scalar, body)
+  bool m_bodies = false;
   double m_time = 0.0;
   double m_lastDt = 0.0;
   long long m_step = 0;

@@ -218,6 +218,16 @@ eddy_add_cli_test(NAME cli.run.scalars_inflow.np2 RANKS 2 EXPECT_EXIT 0
                   MATCH "final scalars: t 6 \\[T\\], tracer mean 1 in \\[1, 1\\]"
                   ONCE "final scalars"
                   COMMAND run tests/cli/decks/scalars_inflow.yaml)
+# A tracer held at 1 on a post in a channel, 0 at the inflow: within [0, 1], its maximum the
+# post's value.
+eddy_add_cli_test(NAME cli.run.scalars_heated_post.np3 RANKS 3 EXPECT_EXIT 0
+                  MATCH "final scalars: t 0\\.445578 \\[T\\], heat mean 0\\.04[0-9]* in \\[[0-9][0-9.e+-]*, 1\\]"
+                  ONCE "final scalars"
+                  COMMAND run tests/cli/decks/scalars_heated_post.yaml)
+eddy_add_cli_test(NAME cli.validate.scalars_bodies_errors EXPECT_EXIT 3
+                  MATCH "scalars_bodies_errors.yaml:12:3: scalars.temperature: gives no value on body 'post' \\(fluids.bodies.post\\); expected scalars.temperature.bodies.post.value"
+                        "scalars_bodies_errors.yaml:14:59: scalars.tracers.dye.bodies.pillar: names no body of fluids.bodies"
+                  COMMAND validate tests/cli/decks/scalars_bodies_errors.yaml)
 eddy_add_cli_test(NAME cli.run.rayleigh_benard_2d.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "Ra 10000, Pr 0.71"
                         "final scalars: t 1.5 \\[T\\], .*Nu y_low 2\\.[5-7][0-9]*, Nu y_high 2\\.[5-7]"
