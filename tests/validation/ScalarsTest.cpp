@@ -1,6 +1,7 @@
 // Transported scalars against analytic solutions: a Gaussian advected by a uniform flow and
 // diffused (second order in space), a blob in the Taylor-Green vortex (TVD stays within its
-// bounds, central conserves the integral), and the same bits on any rank count with buoyancy.
+// bounds, central conserves the integral), a sphere held at a value conducting into still fluid
+// (second order), and the same bits on any rank count with buoyancy and with a body.
 #include "EddyTest.hpp"
 #include "ScalarsCases.hpp"
 
