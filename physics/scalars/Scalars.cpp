@@ -415,7 +415,7 @@ void Model::setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodi
   for (int s = 0; s < count(); ++s)
     for (std::size_t b = 0; b < bodies.size(); ++b) values(s, b) = bodies[b].values[s];
   Kokkos::deep_copy(space, m_solidValue, values);
-  space.fence();
+  space.fence();  // the host mirrors go out of scope here
   for (int s = 0; s < count(); ++s) {
     forceBodies(space, s);
   }

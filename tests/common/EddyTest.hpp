@@ -7,7 +7,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 
 namespace eddy {
 class Runtime;
@@ -43,6 +47,13 @@ inline int worldSize() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
+}
+
+/// A path in the temporary directory for file `name`, distinct per process and rank.
+inline std::string tempPath(std::string const& name) {
+  return (std::filesystem::temp_directory_path() / ("eddy_" + std::to_string(::getpid()) + "_" +
+                                                    std::to_string(worldRank()) + "_" + name))
+      .string();
 }
 
 /// True on every rank when `ok` is true on every rank (for assertions on distributed results).

@@ -1,6 +1,7 @@
 // Cell fields of the whole grid from HDF5 files (io/FieldFile.hpp): each block read where the
 // grid puts it, (1, ny, nx) and (ny, nx) alike in 2D; files that cannot give a field refused
 // with the reason.
+#include "EddyTest.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/io/FieldFile.hpp"
 
@@ -15,11 +16,7 @@
 
 namespace {
 
-std::string tempPath(std::string const& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("eddy_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+using eddy::test::tempPath;
 
 /// Writes `values` as dataset `name` (groups made on the way) of shape `shape`.
 void writeDataset(std::string const& path, std::string const& name,

@@ -2,6 +2,7 @@
 // within the facets' depth for a sphere, ASCII and binary alike; surfaces that cannot make a body
 // are refused by name.
 #include "StlWriter.hpp"
+#include "EddyTest.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/io/ShapeFile.hpp"
 
@@ -19,11 +20,7 @@ namespace {
 
 using eddy::io::ShapeSamples;
 
-std::string tempPath(std::string const& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("eddy_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+using eddy::test::tempPath;
 
 /// The position of sample (i, j, k) relative to the samples' box centre.
 std::array<double, 3> at(ShapeSamples const& s, std::size_t e) {

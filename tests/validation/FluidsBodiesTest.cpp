@@ -134,13 +134,7 @@ eddy::fluids::Body fileBody(std::string const& path) {
   return b;
 }
 
-std::string tempPath(std::string const& name) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return (std::filesystem::temp_directory_path() /
-          ("eddy_" + std::to_string(::getpid()) + "_" + std::to_string(rank) + "_" + name))
-      .string();
-}
+using eddy::test::tempPath;
 
 // A shape file: the DFG cylinder as its signed distance on the run's cells gives the drag of the
 // analytic circle to 0.3% (the faces' distances are interpolated between cell centres, which
