@@ -1,6 +1,7 @@
 #include "fluids/Bodies.hpp"
 
 #include "eddy/core/BoxPolicy.hpp"
+#include "eddy/core/ForcedPoints.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
 
@@ -37,8 +38,7 @@ namespace {
 /// The dimension of a body's shape (0: a file not read).
 int shapeDims(Body const& b) {
   if (b.shape == BodyShape::File) return b.sampled ? b.sampled->dims : 0;
-  return b.shape == BodyShape::Sphere || b.shape == BodyShape::Cylinder ||
-                 b.shape == BodyShape::Box
+  return b.shape == BodyShape::Sphere || b.shape == BodyShape::Cylinder || b.shape == BodyShape::Box
              ? 3
              : 2;
 }
@@ -208,10 +208,9 @@ void checkBodies(std::vector<Body> const& bodies, int dims, std::array<double, 3
       }
     }
     if (shapeDims(b) != dims) {
-      out.push_back(
-          {key + ".shape", str("'", toString(b.shape), "' in a ", dims, "D run"),
-           dims == 3 ? "expected sphere, cylinder, box or file"
-                                     : "expected circle, rectangle or file"});
+      out.push_back({key + ".shape", str("'", toString(b.shape), "' in a ", dims, "D run"),
+                     dims == 3 ? "expected sphere, cylinder, box or file"
+                               : "expected circle, rectangle or file"});
       continue;
     }
     if (b.round() && !(std::isfinite(b.radius) && b.radius > 0)) {
@@ -280,15 +279,6 @@ double signalFrequency(std::vector<std::array<double, 2>> const& samples, int& p
 
 namespace ib {
 
-/// A face the bodies set: u(i, j, k) = w u(o) + wq u(q); w = wq = 0 inside a body.
-struct ForcedFace {
-  int i, j, k;
-  int oi, oj, ok;
-  int qi, qj, qk;
-  double w, wq;
-  int body;
-};
-
 /// A velocity probe: `coef` times component c interpolated (bilinear or trilinear) at local
 /// entry `base` + frac of its staggered grid.
 struct Probe {
@@ -308,7 +298,7 @@ struct ImmersedBodies::Impl {
   int dims;
   std::array<double, 3> h{1, 1, 1};
   BodySet set;
-  std::array<Kokkos::View<ib::ForcedFace*, MemSpace>, 3> faces;
+  std::array<Kokkos::View<ForcedPoint*, MemSpace>, 3> faces;
   /// Per forced face, the momentum per unit density the forcing gave the fluid this step,
   /// weighted (the running sum of force()).
   std::array<Kokkos::View<double*, MemSpace>, 3> gained;
@@ -317,78 +307,6 @@ struct ImmersedBodies::Impl {
 };
 
 namespace ib {
-
-/// Faces of component c in [lo, hi) (local indices) of `set`'s body b that the bodies set.
-void findFaces(BodySet const& set, int b, int c, int dims, Index3 const& off,
-               std::array<double, 3> const& h, Index3 const& lo, Index3 const& hi,
-               std::vector<ForcedFace>& out) {
-  auto position = [&](int i, int j, int k, double(&x)[3]) {
-    int const idx[3] = {i, j, k};
-    for (int a = 0; a < 3; ++a)
-      x[a] = a < dims ? (off[a] + idx[a] + (a == c ? 0.0 : 0.5)) * h[a] : 0.0;
-  };
-  auto distanceAt = [&](int i, int j, int k, int& which) {
-    double x[3];
-    position(i, j, k, x);
-    return set.distance(x[0], x[1], x[2], which);
-  };
-  auto touchesSolid = [&](int i, int j, int k) {
-    int const idx[3] = {i, j, k};
-    for (int a = 0; a < dims; ++a)
-      for (int s = -1; s <= 1; s += 2) {
-        int n[3] = {idx[0], idx[1], idx[2]};
-        n[a] += s;
-        int w;
-        if (distanceAt(n[0], n[1], n[2], w) < 0) return true;
-      }
-    return false;
-  };
-  for (int k = lo[2]; k < hi[2]; ++k)
-    for (int j = lo[1]; j < hi[1]; ++j)
-      for (int i = lo[0]; i < hi[0]; ++i) {
-        int which;
-        double const phi = distanceAt(i, j, k, which);
-        if (which != b) continue;  // each face once: with its nearest body
-        if (phi <= 0) {
-          out.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, b});
-          continue;
-        }
-        int const idx[3] = {i, j, k};
-        double bestDrop = 0.0, bestD = 0.0;
-        int bestAxis = -1, bestSide = 0;
-        for (int a = 0; a < dims; ++a)
-          for (int s = -1; s <= 1; s += 2) {
-            int n[3] = {idx[0], idx[1], idx[2]};
-            n[a] += s;
-            int w;
-            double const phiN = distanceAt(n[0], n[1], n[2], w);
-            if (phiN < 0 && phi - phiN > bestDrop) {
-              bestDrop = phi - phiN;
-              bestD = h[a] * phi / (phi - phiN);
-              bestAxis = a;
-              bestSide = s;
-            }
-          }
-        if (bestAxis < 0) continue;  // a fluid face away from every body
-        // o and q: the next two faces away from the body along the line; each is usable when it
-        // is neither inside a body nor forced itself.
-        int o[3] = {idx[0], idx[1], idx[2]}, q[3];
-        o[bestAxis] -= bestSide;
-        for (int a = 0; a < 3; ++a) q[a] = o[a] - (a == bestAxis ? bestSide : 0);
-        auto usable = [&](int const(&f)[3]) {
-          int w;
-          return distanceAt(f[0], f[1], f[2], w) > 0 && !touchesSolid(f[0], f[1], f[2]);
-        };
-        double const d = bestD, hl = h[bestAxis];
-        if (!usable(o))
-          out.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, b});
-        else if (!usable(q))
-          out.push_back({i, j, k, o[0], o[1], o[2], o[0], o[1], o[2], d / (d + hl), 0.0, b});
-        else
-          out.push_back({i, j, k, o[0], o[1], o[2], q[0], q[1], q[2], 2 * d / (d + hl),
-                         -d / (d + 2 * hl), b});
-      }
-}
 
 /// Surface points of a body: position, outward normal and area (length in 2D).
 struct Marker {
@@ -465,8 +383,8 @@ std::vector<Marker> markers(Body const& b, int dims, double spacing,
           }
           norm = std::sqrt(norm);
           if (!(norm > 0)) continue;
-          double const delta = f.fraction ? 1.0 / f.finest
-                                          : (1 + std::cos(kPi * phi / width)) / (2 * width);
+          double const delta =
+              f.fraction ? 1.0 / f.finest : (1 + std::cos(kPi * phi / width)) / (2 * width);
           Marker mk{};
           for (int a = 0; a < dims; ++a) {
             mk.n[a] = g[a] / norm;
@@ -518,7 +436,7 @@ ImmersedBodies::ImmersedBodies(ExecSpace const& space, MPI_Comm comm,
     // The owned faces of component c: one more along c at a high domain boundary.
     Index3 owned = n;
     if (decomp.isHighBoundary(c)) owned[c] += 1;
-    std::vector<ib::ForcedFace> found;
+    std::vector<ForcedPoint> found;
     for (int b = 0; b < m.set.count; ++b) {
       auto const lo = bodies[b].lower(length), hi = bodies[b].upper(length);
       Index3 first{0, 0, 0}, last{1, 1, 1};
@@ -529,10 +447,17 @@ ImmersedBodies::ImmersedBodies(ExecSpace const& space, MPI_Comm comm,
         first[a] = std::max(0, from);
         last[a] = std::min(owned[a], to);
       }
+      // Face (i, j, k) of component c: on the low face of cell (i, j, k) along c.
+      auto distance = [&](int i, int j, int k, int& which) {
+        int const idx[3] = {i, j, k};
+        double x[3] = {0, 0, 0};
+        for (int a = 0; a < m.dims; ++a) x[a] = (off[a] + idx[a] + (a == c ? 0.0 : 0.5)) * m.h[a];
+        return m.set.distance(x[0], x[1], x[2], which);
+      };
       if (first[0] < last[0] && first[1] < last[1] && first[2] < last[2])
-        ib::findFaces(m.set, b, c, m.dims, off, m.h, first, last, found);
+        findForcedPoints(distance, m.dims, m.h, first, last, b, found);
     }
-    m.faces[c] = Kokkos::View<ib::ForcedFace*, MemSpace>(
+    m.faces[c] = Kokkos::View<ForcedPoint*, MemSpace>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, str("eddy::fluids::bodyFaces", c)),
         found.size());
     auto host = Kokkos::create_mirror_view(m.faces[c]);
@@ -588,7 +513,7 @@ void ImmersedBodies::force(ExecSpace const& space, Field<MemSpace>& field, int c
       "eddy::fluids::bodyForcing",
       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(list.extent(0))),
       KOKKOS_LAMBDA(std::int64_t e) {
-        ib::ForcedFace const f = list(e);
+        ForcedPoint const f = list(e);
         double const before = u(f.i, f.j, f.k);
         double const after =
             f.w == 0.0 ? 0.0 : f.w * u(f.oi, f.oj, f.ok) + f.wq * u(f.qi, f.qj, f.qk);
@@ -673,7 +598,7 @@ std::size_t ImmersedBodies::forcedFaces(int c) const {
 std::size_t ImmersedBodies::bytes() const {
   std::size_t b = m_impl->probes.extent(0) * sizeof(ib::Probe);
   for (int c = 0; c < m_impl->dims; ++c)
-    b += m_impl->faces[c].extent(0) * (sizeof(ib::ForcedFace) + sizeof(double));
+    b += m_impl->faces[c].extent(0) * (sizeof(ForcedPoint) + sizeof(double));
   return b;
 }
 

@@ -2,6 +2,7 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/CounterHash.hpp"
+#include "eddy/core/ForcedPoints.hpp"
 #include "eddy/core/FieldHost.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
@@ -319,6 +320,10 @@ void Model::setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodi
   EDDY_REQUIRE(m_params.bodies, "scalars::Model::setBodies: the parameters did not say bodies");
   int const dims = m_decomp.dims();
   Index3 const n = m_decomp.localCells(), off = m_decomp.offset();
+  for (auto const& body : bodies)
+    if (static_cast<int>(body.values.size()) != count())
+      throw ConfigError(str("scalars: a body gives ", body.values.size(),
+                            " values; expected one a scalar (", count(), ")"));
   // The signed distance at cell (i, j, k) of the block, and the nearest body.
   auto distance = [&](int i, int j, int k, int& which) {
     int const idx[3] = {i, j, k};
@@ -331,17 +336,6 @@ void Model::setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodi
     }
     return best;
   };
-  auto solidNeighbour = [&](int const(&c)[3]) {
-    for (int a = 0; a < dims; ++a)
-      for (int s = -1; s <= 1; s += 2) {
-        int m[3] = {c[0], c[1], c[2]};
-        m[a] += s;
-        int w;
-        if (distance(m[0], m[1], m[2], w) <= 0) return true;
-      }
-    return false;
-  };
-  std::vector<SolidCell> found;
   // Within two cells of the box around every body.
   Index3 lo{0, 0, 0}, hi{1, 1, 1};
   for (int a = 0; a < dims; ++a) {
@@ -351,60 +345,9 @@ void Model::setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodi
     lo[a] = std::max(0, static_cast<int>(std::floor(low / m_h[a])) - 2 - off[a]);
     hi[a] = std::min(n[a], static_cast<int>(std::ceil(high / m_h[a])) + 2 - off[a]);
   }
-  for (auto const& body : bodies)
-    if (static_cast<int>(body.values.size()) != count())
-      throw ConfigError(str("scalars: a body gives ", body.values.size(),
-                            " values; expected one a scalar (", count(), ")"));
-  {
-    for (int k = lo[2]; k < hi[2]; ++k)
-      for (int j = lo[1]; j < hi[1]; ++j)
-        for (int i = lo[0]; i < hi[0]; ++i) {
-          int which = 0;
-          double const phi = distance(i, j, k, which);
-          if (phi <= 0) {
-            found.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, which});
-            continue;
-          }
-          // Next to the surface: along the axis on which the distance drops most into a body.
-          int const idx[3] = {i, j, k};
-          double bestDrop = 0.0, d = 0.0;
-          int axis = -1, side = 0;
-          for (int a = 0; a < dims; ++a)
-            for (int s = -1; s <= 1; s += 2) {
-              int m[3] = {i, j, k};
-              m[a] += s;
-              int w;
-              double const phiN = distance(m[0], m[1], m[2], w);
-              if (phiN <= 0 && phi - phiN > bestDrop) {
-                bestDrop = phi - phiN;
-                d = m_h[a] * phi / (phi - phiN);
-                axis = a;
-                side = s;
-              }
-            }
-          if (axis < 0) continue;
-          // o and q: the next two cells away from the body; each usable when it is neither
-          // inside a body nor set itself. Quadratic through the surface, o and q: the surface
-          // value plus 2d/(d+h) of o's excess minus d/(d+2h) of q's.
-          int o[3] = {idx[0], idx[1], idx[2]};
-          o[axis] -= side;
-          int q[3] = {o[0], o[1], o[2]};
-          q[axis] -= side;
-          auto usable = [&](int const(&c)[3]) {
-            int w;
-            return distance(c[0], c[1], c[2], w) > 0 && !solidNeighbour(c);
-          };
-          double const h = m_h[axis];
-          if (!usable(o))
-            found.push_back({i, j, k, i, j, k, i, j, k, 0.0, 0.0, which});
-          else if (!usable(q))
-            found.push_back({i, j, k, o[0], o[1], o[2], o[0], o[1], o[2], d / (d + h), 0.0, which});
-          else
-            found.push_back({i, j, k, o[0], o[1], o[2], q[0], q[1], q[2], 2 * d / (d + h),
-                             -d / (d + 2 * h), which});
-        }
-  }
-  m_solid = Kokkos::View<SolidCell*, MemSpace>(
+  std::vector<ForcedPoint> found;
+  findForcedPoints(distance, dims, m_h, lo, hi, -1, found);
+  m_solid = Kokkos::View<ForcedPoint*, MemSpace>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::scalars::solidCells"), found.size());
   auto host = Kokkos::create_mirror_view(m_solid);
   for (std::size_t e = 0; e < found.size(); ++e) host(e) = found[e];
@@ -416,9 +359,7 @@ void Model::setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodi
     for (std::size_t b = 0; b < bodies.size(); ++b) values(s, b) = bodies[b].values[s];
   Kokkos::deep_copy(space, m_solidValue, values);
   space.fence();  // the host mirrors go out of scope here
-  for (int s = 0; s < count(); ++s) {
-    forceBodies(space, s);
-  }
+  for (int s = 0; s < count(); ++s) forceBodies(space, s);
 }
 
 void Model::forceBodies(ExecSpace const& space, int s) {
@@ -430,7 +371,7 @@ void Model::forceBodies(ExecSpace const& space, int s) {
       "eddy::scalars::forceBodies",
       Kokkos::RangePolicy<ExecSpace>(space, 0, static_cast<std::int64_t>(cells.extent(0))),
       KOKKOS_LAMBDA(std::int64_t e) {
-        SolidCell const c = cells(e);
+        ForcedPoint const c = cells(e);
         double const v = values(s, c.body);
         q(c.i, c.j, c.k) = v + c.w * (q(c.oi, c.oj, c.ok) - v) + c.wq * (q(c.qi, c.qj, c.qk) - v);
       });

@@ -30,6 +30,7 @@
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
+#include "eddy/core/ForcedPoints.hpp"
 #include "eddy/core/HaloExchange.hpp"
 
 #include <mpi.h>
@@ -139,14 +140,6 @@ struct SolidBody {
   std::vector<double> values;
 };
 
-/// A cell the bodies set: q - value = w (q(o) - value) + wq (q(q) - value), o and q the next two
-/// cells out along the grid line (w = wq = 0: inside a body, or no usable o).
-struct SolidCell {
-  int i, j, k, oi, oj, ok, qi, qj, qk;
-  double w, wq;
-  int body;
-};
-
 /// The scalars on this rank's block of a decomposition.
 class Model {
  public:
@@ -168,11 +161,10 @@ class Model {
   void stage(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u, double dt,
              double a, double b);
   /// Holds every scalar at its value inside `bodies` and, in the cells next to their surfaces,
-  /// at the value that quadratic interpolation along the grid line through the next two cells
-  /// out puts on the surface (linear where the second is not usable; direct forcing after
-  /// Fadlun et al., J. Comput. Phys. 161 (2000), as the flow's velocity); now, and after every
-  /// stage. Needs Parameters::bodies. Throws eddy::ConfigError when a body gives a number of
-  /// values other than the scalars'.
+  /// at the value that interpolation along a grid line puts on the surface (direct forcing,
+  /// ForcedPoints.hpp, as the flow's velocity); now, and after every stage. Needs
+  /// Parameters::bodies. Throws eddy::ConfigError when a body gives a number of values other
+  /// than the scalars'.
   void setBodies(ExecSpace const& space, std::vector<SolidBody> const& bodies);
   /// Closes a step of `dt` whose stages ran.
   void finishStep(double dt);
@@ -210,7 +202,7 @@ class Model {
   Parameters m_params;
   std::vector<std::unique_ptr<Field<MemSpace>>> m_q, m_dq;
   std::vector<std::unique_ptr<HaloExchange<ExecSpace>>> m_halo;
-  Kokkos::View<SolidCell*, MemSpace> m_solid;   ///< the cells the bodies set (none: no bodies)
+  Kokkos::View<ForcedPoint*, MemSpace> m_solid;   ///< the cells the bodies set (none: no bodies)
   Kokkos::View<double**, MemSpace> m_solidValue;  ///< (scalar, body)
   bool m_bodies = false;
   double m_time = 0.0;
