@@ -10,7 +10,9 @@
 /// or a TVD face value, the upwind cell plus van Leer's limited half-slope (q_up + d0 d1 /
 /// (d0 + d1) when the upwind and downwind differences d0, d1 agree in sign, q_up otherwise),
 /// which keeps a blob within its bounds. Diffusion by the (2d+1)-point Laplacian. Time: the
-/// flow's low-storage RK3 stages, dq = a dq + dt L(q), q += b dq, with the stage-start velocity.
+/// flow's low-storage RK3 stages, dq = a dq + dt L(q), q += b dq, with the stage-start velocity,
+/// one pass a stage that writes the new q to a second buffer (the old one is read around each
+/// cell) and recovers the previous dq from the two buffers.
 ///
 /// Boundaries per domain face and scalar: periodic, a fixed value q_b (ghost layer m takes
 /// 2 q_b - q(m), the value on the face is q_b) or a fixed flux F into the domain (ghost layer m
@@ -22,8 +24,8 @@
 /// reproducible sums and exact extrema: the fields and numbers are bitwise the same on any rank
 /// count.
 ///
-/// Memory: per scalar two cell fields (q and its stage increment), 16 bytes a cell plus ghosts
-/// (two layers for a TVD scalar, one for a central one), and its halo buffers.
+/// Memory: per scalar two cell fields (q and the stages' second buffer), 16 bytes a cell plus
+/// ghosts (two layers for a TVD scalar, one for a central one), and its halo buffers.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -74,8 +76,8 @@ struct Initial {
   double blobAmplitude = 0;  ///< A of A exp(-|x - c|^2 / (2 w^2)) (nearest periodic image)
   std::array<double, 3> blobCentre{0, 0, 0};
   double blobWidth = 0.1;
-  double noise = 0.0;          ///< amplitude of the uniform perturbation in [-noise, noise)
-  std::uint64_t seed = 1;      ///< of the perturbation, a pure function of the global cell
+  double noise = 0.0;      ///< amplitude of the uniform perturbation in [-noise, noise)
+  std::uint64_t seed = 1;  ///< of the perturbation, a pure function of the global cell
   /// Given: the value of each cell of this rank's block, x fastest.
   std::shared_ptr<std::vector<double> const> given;
 };
@@ -95,10 +97,10 @@ struct ScalarParameters {
 /// The buoyancy of one scalar (a temperature): force per unit mass -beta (T - T_ref) g on the
 /// faces of each component with g_c != 0 (T averaged from the two cells of the face).
 struct Buoyancy {
-  int scalar = -1;  ///< index of the temperature; -1: none
-  double expansion = 0.0;  ///< beta [1/Theta]
+  int scalar = -1;                         ///< index of the temperature; -1: none
+  double expansion = 0.0;                  ///< beta [1/Theta]
   std::array<double, 3> gravity{0, 0, 0};  ///< g [L/T^2]
-  double reference = 0.0;  ///< T_ref
+  double reference = 0.0;                  ///< T_ref
 };
 
 struct Parameters {
@@ -121,7 +123,7 @@ double diffusionLimit(double kappa, int dims, std::array<double, 3> const& spaci
 /// Diagnostics of one scalar, identical on every rank and decomposition.
 struct Diagnostics {
   double mean = 0.0, min = 0.0, max = 0.0, variance = 0.0;  ///< over the cells
-  double integral = 0.0;  ///< sum of q times the cell volume
+  double integral = 0.0;                                    ///< sum of q times the cell volume
   /// Nusselt number of each face (2 axis + side) that an axis with fixed values at both ends
   /// bounds: the mean inward normal gradient at the face, times L_axis / |q_low - q_high|,
   /// signed so that heat flowing from the low face to the high face counts positive at both
@@ -200,13 +202,16 @@ class Model {
   std::array<double, 3> m_length;
   std::array<double, 3> m_h;
   Parameters m_params;
-  std::vector<std::unique_ptr<Field<MemSpace>>> m_q, m_dq;
+  /// q, and the other buffer of the stages (the previous stage's q, from which a stage recovers
+  /// its predecessor's increment, then its own q).
+  std::vector<std::unique_ptr<Field<MemSpace>>> m_q, m_previous;
   std::vector<std::unique_ptr<HaloExchange<ExecSpace>>> m_halo;
   Kokkos::View<ForcedPoint*, MemSpace> m_solid;   ///< the cells the bodies set (none: no bodies)
   Kokkos::View<double**, MemSpace> m_solidValue;  ///< (scalar, body)
   bool m_bodies = false;
   double m_time = 0.0;
   double m_lastDt = 0.0;
+  double m_bPrevious = 1.0;  ///< b of the last stage
   long long m_step = 0;
 };
 
