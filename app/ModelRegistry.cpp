@@ -221,9 +221,38 @@ void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory) {
 io::Deck loadDeck(std::string const& path, MPI_Comm comm,
                   std::vector<io::DeckOverride> const& overrides) {
   io::Deck deck = io::loadDeck(path, deckSchema(), comm, overrides);
-  checkDeck(deck);
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
+  int rank = 0, ranks = 1;
+  checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  checkMpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
+  // Rank 0 applies the rules (some read whole files: a body's surface, an initial field) and
+  // every rank raises its verdict: status 0 the deck keeps them, 1 a deck error, 2 another error
+  // with exit code status[2].
+  std::string verdict;
+  long long status[3] = {0, 0, 0};
+  if (rank == 0) {
+    try {
+      checkDeck(deck);
+    } catch (DeckError const& e) {
+      verdict = e.what();
+      status[0] = 1;
+    } catch (Error const& e) {
+      verdict = e.what();
+      status[0] = 2;
+      status[2] = static_cast<long long>(e.code());
+    } catch (std::exception const& e) {
+      verdict = e.what();
+      status[0] = 2;
+      status[2] = static_cast<long long>(ExitCode::Failure);
+    }
+    status[1] = static_cast<long long>(verdict.size());
+  }
+  checkMpi(MPI_Bcast(status, 3, MPI_LONG_LONG, 0, comm), "MPI_Bcast");
+  verdict.resize(static_cast<std::size_t>(status[1]));
+  if (status[1] > 0)
+    checkMpi(MPI_Bcast(verdict.data(), static_cast<int>(status[1]), MPI_CHAR, 0, comm),
+             "MPI_Bcast");
+  if (status[0] == 1) throw DeckError(verdict);
+  if (status[0] == 2) throw Error(verdict, static_cast<ExitCode>(status[2]), /*collective=*/true);
   checkRanks(deck, ranks, rankMemory(comm));
   return deck;
 }

@@ -51,10 +51,10 @@ RankMemory rankMemory(MPI_Comm comm);
 void checkRanks(io::Deck const& deck, int ranks, RankMemory const& memory);
 
 /// Collective: reads `path` on rank 0, applies rank 0's `overrides` (`--set`) and validates the
-/// result against deckSchema(), checkDeck() and checkRanks() on every rank of `comm` (so a bad
-/// deck raises the same eddy::DeckError everywhere and is reported once): what `eddy validate`
-/// and `eddy run` both do. The schema's errors are reported all together; when there are none,
-/// the rules' errors are.
+/// result against deckSchema() and checkRanks() on every rank of `comm` and checkDeck() on rank 0
+/// (its rules read whole files once), so a bad deck raises the same eddy::DeckError everywhere
+/// and is reported once: what `eddy validate` and `eddy run` both do. The schema's errors are
+/// reported all together; when there are none, the rules' errors are.
 io::Deck loadDeck(std::string const& path, MPI_Comm comm,
                   std::vector<io::DeckOverride> const& overrides = {});
 
