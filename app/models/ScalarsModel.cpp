@@ -132,7 +132,7 @@ Key scalarSection(ScalarName const& s, char const* doc) {
           "bodies",
           "The value held on the surface (and inside) of each body of fluids.bodies, under the "
           "body's name, e.g. cylinder: {value: 1.0}; every body needs one. Direct forcing as for "
-          "the velocity: linear interpolation along the grid line to the surface.",
+          "the velocity: interpolation along the grid line to the surface.",
           Key::section("<name>", "One body.")
               .add(Key::real("value", "The value on the body.").required().unit(s.units))));
 }

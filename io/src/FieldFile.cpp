@@ -6,7 +6,6 @@
 #include <hdf5.h>
 
 #include <cmath>
-#include <cstdio>
 
 namespace eddy::io {
 
@@ -25,29 +24,9 @@ struct GridDataset {
 GridDataset open(std::string const& path, std::string const& dataset, int dims,
                  std::array<int, 3> const& cells) {
   GridDataset g;
-  if (H5Fis_hdf5(path.c_str()) <= 0) {
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-      g.problem = "cannot be opened (no such file, or not readable)";
-      return g;
-    }
-    std::fclose(f);
-    g.problem = "is not an HDF5 file";
-    return g;
-  }
-  g.file.id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (g.file.id < 0) {
-    g.problem = str("cannot be opened: ", detail::hdf5Reason());
-    return g;
-  }
-  // H5Lexists on a path with missing groups is an error, not "no": check each part.
-  bool exists = !dataset.empty();
-  for (std::size_t at = dataset[0] == '/' ? 1 : 0; exists && at <= dataset.size();) {
-    std::size_t const slash = dataset.find('/', at);
-    std::size_t const end = slash == std::string::npos ? dataset.size() : slash;
-    exists = end > at && H5Lexists(g.file.id, dataset.substr(0, end).c_str(), H5P_DEFAULT) > 0;
-    at = end + 1;
-  }
+  g.file.id = detail::openForReading(path, g.problem);
+  if (g.file.id < 0) return g;
+  bool const exists = detail::pathExists(g.file.id, dataset);
   if (exists) g.data.id = H5Dopen2(g.file.id, dataset.c_str(), H5P_DEFAULT);
   if (g.data.id < 0) {
     g.problem = str("has no dataset '", dataset, "'");
@@ -63,9 +42,9 @@ GridDataset open(std::string const& path, std::string const& dataset, int dims,
   g.rank = H5Sget_simple_extent_ndims(space.id);
   hsize_t shape[3] = {0, 0, 0};
   if (g.rank >= 1 && g.rank <= 3) H5Sget_simple_extent_dims(space.id, shape, nullptr);
-  std::string const want = dims == 3 ? str("(", cells[2], ", ", cells[1], ", ", cells[0], ")")
-                                     : str("(1, ", cells[1], ", ", cells[0], ") or (",
-                                           cells[1], ", ", cells[0], ")");
+  std::string const want =
+      dims == 3 ? str("(", cells[2], ", ", cells[1], ", ", cells[0], ")")
+                : str("(1, ", cells[1], ", ", cells[0], ") or (", cells[1], ", ", cells[0], ")");
   bool const fits3 = g.rank == 3 && shape[0] == static_cast<hsize_t>(dims == 3 ? cells[2] : 1) &&
                      shape[1] == static_cast<hsize_t>(cells[1]) &&
                      shape[2] == static_cast<hsize_t>(cells[0]);
@@ -115,24 +94,22 @@ std::string gridFieldProblem(std::string const& path, std::string const& dataset
       return str("'", dataset, "' cannot be read as numbers: ", detail::hdf5Reason());
     for (std::size_t e = 0; e < plane.size(); ++e)
       if (!std::isfinite(plane[e]))
-        return str("'", dataset, "' is ", plane[e], " at cell (", e % cells[0], ", ",
-                   e / cells[0], dims == 3 ? str(", ", k) : std::string(),
-                   "); expected finite values");
+        return str("'", dataset, "' is ", plane[e], " at cell (", e % cells[0], ", ", e / cells[0],
+                   dims == 3 ? str(", ", k) : std::string(), "); expected finite values");
   }
   return "";
 }
 
 std::vector<double> readGridField(std::string const& path, std::string const& dataset, int dims,
-                                  std::array<int, 3> const& cells,
-                                  std::array<int, 3> const& offset,
+                                  std::array<int, 3> const& cells, std::array<int, 3> const& offset,
                                   std::array<int, 3> const& count) {
   detail::Hdf5Quiet quiet;
   GridDataset const g = open(path, dataset, dims, cells);
   if (!g.problem.empty()) throw IoError(str("field file '", path, "': ", g.problem));
   std::vector<double> out;
   if (!readBlock(g, offset, count, out))
-    throw IoError(str("field file '", path, "': '", dataset,
-                      "' cannot be read: ", detail::hdf5Reason()));
+    throw IoError(
+        str("field file '", path, "': '", dataset, "' cannot be read: ", detail::hdf5Reason()));
   return out;
 }
 

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 
 namespace eddy::io {
@@ -251,14 +250,9 @@ struct Reader {
   std::string group;
 
   explicit Reader(std::string p) : path(std::move(p)) {
-    if (H5Fis_hdf5(path.c_str()) <= 0) {
-      std::FILE* f = std::fopen(path.c_str(), "rb");
-      if (!f) fail(path, "cannot be opened (no such file, or not readable)");
-      std::fclose(f);
-      fail(path, "is not an HDF5 file");
-    }
-    file.id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file.id < 0) fail(path, str("cannot be opened: ", detail::hdf5Reason()));
+    std::string problem;
+    file.id = detail::openForReading(path, problem);
+    if (file.id < 0) fail(path, problem);
     if (!exists("/h5md")) fail(path, "has no /h5md group (not an H5MD file)");
     if (!exists("/particles")) fail(path, "has no /particles group");
     if (exists(kGroup)) {
@@ -275,16 +269,7 @@ struct Reader {
     }
   }
 
-  /// Whether every part of `p` exists (H5Lexists errs on a path through a missing group).
-  bool exists(std::string const& p) const {
-    for (std::size_t at = 1; at <= p.size();) {
-      std::size_t const slash = p.find('/', at);
-      std::size_t const end = slash == std::string::npos ? p.size() : slash;
-      if (end <= at || H5Lexists(file.id, p.substr(0, end).c_str(), H5P_DEFAULT) <= 0) return false;
-      at = end + 1;
-    }
-    return true;
-  }
+  bool exists(std::string const& p) const { return detail::pathExists(file.id, p); }
 
   /// The shape of dataset `p` (relative to the particle group), or empty if it is missing.
   std::vector<hsize_t> shape(std::string const& p) const {

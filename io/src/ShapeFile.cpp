@@ -23,14 +23,9 @@ ShapeSamples readShapeFile(std::string const& path) {
   auto fail = [&](std::string const& what) -> IoError {
     return IoError(str("shape file '", path, "': ", what));
   };
-  if (H5Fis_hdf5(path.c_str()) <= 0) {
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw fail("cannot be opened (no such file, or not readable)");
-    std::fclose(f);
-    throw fail("is not an HDF5 file");
-  }
-  Handle file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
-  if (file.id < 0) throw fail(str("cannot be opened: ", detail::hdf5Reason()));
+  std::string problem;
+  Handle file{detail::openForReading(path, problem), H5Fclose};
+  if (file.id < 0) throw fail(problem);
   ShapeSamples s;
   int found = 0;
   for (int k = 0; k < 2; ++k)

@@ -105,6 +105,33 @@ std::string hdf5Reason() {
   return reason;
 }
 
+hid_t openForReading(std::string const& path, std::string& problem) {
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      problem = "cannot be opened (no such file, or not readable)";
+      return -1;
+    }
+    std::fclose(f);
+    problem = "is not an HDF5 file";
+    return -1;
+  }
+  hid_t const file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) problem = str("cannot be opened: ", hdf5Reason());
+  return file;
+}
+
+bool pathExists(hid_t file, std::string const& path) {
+  if (path.empty()) return false;
+  for (std::size_t at = path[0] == '/' ? 1 : 0; at <= path.size();) {
+    std::size_t const slash = path.find('/', at);
+    std::size_t const end = slash == std::string::npos ? path.size() : slash;
+    if (end <= at || H5Lexists(file, path.substr(0, end).c_str(), H5P_DEFAULT) <= 0) return false;
+    at = end + 1;
+  }
+  return true;
+}
+
 /// A file access property list: MPI-IO on `mpiio` unless it is MPI_COMM_NULL, and with `v18`
 /// version 1.8 object headers (large attributes, the deck text, stored densely). On failure
 /// calls fail(call, object) (an empty object: the file) and returns -1.

@@ -50,6 +50,15 @@ struct Hdf5Handle {
 /// file driver saw an errno), then clears the stack.
 std::string hdf5Reason();
 
+/// Opens `path` read-only for a reader of one file format (call under Hdf5Quiet): the file, or
+/// -1 with `problem` saying why: "cannot be opened (no such file, or not readable)", "is not an
+/// HDF5 file" or "cannot be opened: <HDF5's reason>".
+hid_t openForReading(std::string const& path, std::string& problem);
+
+/// Whether every link along `path` ("/a/b/c", or relative to the root) exists in `file`:
+/// H5Lexists fails, rather than says no, on a path through a missing group.
+bool pathExists(hid_t file, std::string const& path);
+
 /// A snapshot file opened for writing. With `mpiio` (not MPI_COMM_NULL) the file is opened
 /// through MPI-IO on that communicator and every call is collective; otherwise only the calling
 /// rank opens it. After the first failure every further call does nothing.
