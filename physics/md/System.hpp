@@ -4,12 +4,15 @@
 /// thermostat, and global diagnostics.
 ///
 /// Box and decomposition: the box is `cells` cubic lattice cells of edge a = (4 / density)^(1/3)
-/// per axis, 4 atoms per cell (N = 4 nx ny nz). The ranks split the lattice cells with a
-/// CartDecomposition (periodic in x, y, z) and each rank owns the slab of the box over its
-/// cells. At every neighbour-list rebuild the particles migrate to their owners, are
-/// optionally sorted by bin, the ghosts within cutoff + skin are rebuilt, then the bins and the
-/// Verlet list; between rebuilds only the ghost positions are refreshed. A rebuild happens when
-/// some particle moved more than skin / 2 since the last one.
+/// per axis, 4 atoms per cell (N = 4 nx ny nz), or the box of a given configuration
+/// (Parameters::start, md/Configuration.hpp) split into `cells` cells per axis. The ranks split
+/// the cells with a CartDecomposition (periodic in x, y, z) and each rank owns the block of the
+/// box over its cells. The system's frame is [0, L) per axis; origin() is where a configuration's
+/// box began (0 for the lattice), added back to positions that leave the system. At every
+/// neighbour-list rebuild the particles migrate to their owners, are optionally sorted by bin, the
+/// ghosts within cutoff + skin are rebuilt, then the bins and the Verlet list; between rebuilds
+/// only the ghost positions are refreshed. A rebuild happens when some particle moved more than
+/// skin / 2 since the last one.
 ///
 /// Random numbers (initial velocities, Langevin noise) are counter-based (md/CounterRandom.hpp)
 /// and the initial drift removal and rescaling use the reproducible sum, so the initial state
@@ -42,6 +45,7 @@
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Tuning.hpp"
+#include "md/Configuration.hpp"
 #include "md/ForceTuning.hpp"
 #include "md/Integrate.hpp"
 #include "md/LennardJones.hpp"
@@ -85,6 +89,10 @@ struct Parameters {
   /// rows with no ghost neighbour are computed (parallel.overlap). Full list: bitwise the same
   /// forces from the same list; half list: the scatter-adds come in another order (last bits).
   bool overlap = false;
+  /// Atoms to start from instead of the lattice (null: the lattice). `cells` then counts the
+  /// cells the ranks split its box into, `density` and `fcc` are not used, and velocities
+  /// are the configuration's when it has them.
+  std::shared_ptr<Configuration const> start;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -115,23 +123,44 @@ inline double latticeConstant(double density) {
   return std::cbrt(4.0 / density);
 }
 
-/// Every reason a system cannot be built from `p` (its lattice cells `p.cells`), each naming its
-/// deck key (empty: it can): the one check of the parameters, thrown by System's constructor
-/// and reported by `eddy validate` at its place in the deck. Whether each rank's block is wide
-/// enough depends on the rank count; ParticleGhosts checks that when it is built.
+/// The box edges of the system `p` describes: its configuration's, or its lattice cells'.
+inline std::array<double, 3> boxLength(Parameters const& p) {
+  if (p.start) return p.start->length;
+  double const a = latticeConstant(p.density);
+  return {p.cells[0] * a, p.cells[1] * a, p.cells[2] * a};
+}
+
+/// Every reason a system cannot be built from `p` (its lattice cells `p.cells`, or its
+/// configuration), each naming its deck key (empty: it can): the one check of the parameters,
+/// thrown by System's constructor and reported by `eddy validate` at its place in the deck.
+/// Whether each rank's block is wide enough depends on the rank count; ParticleGhosts checks
+/// that when it is built.
 inline std::vector<Violation> violations(Parameters const& p) {
   std::vector<Violation> out;
-  if (!(p.density > 0)) out.push_back({"md.density", str("got ", p.density), "expected > 0"});
+  if (p.start) {
+    std::string const problem = configurationProblem(*p.start);
+    if (!problem.empty())
+      out.push_back({"md.data_file", problem, "expected a valid configuration"});
+  } else if (!(p.density > 0)) {
+    out.push_back({"md.density", str("got ", p.density), "expected > 0"});
+  }
   if (!(p.cutoff > 0)) out.push_back({"md.cutoff", str("got ", p.cutoff), "expected > 0"});
   if (!(p.skin >= 0)) out.push_back({"md.skin", str("got ", p.skin), "expected >= 0"});
   if (!out.empty()) return out;
-  double const a = latticeConstant(p.density), radius = p.cutoff + p.skin;
+  auto const length = boxLength(p);
+  double const radius = p.cutoff + p.skin;
   for (int d = 0; d < 3; ++d)
-    if (p.cells[d] * a < 2.0 * radius) {
-      out.push_back({"grid.cells",
-                     str("the box edge along axis ", d, " is ", p.cells[d] * a, " (", p.cells[d],
-                         " lattice cells), less than twice cutoff + skin = ", 2.0 * radius),
-                     "expected a larger system (more grid.cells)"});
+    if (length[d] < 2.0 * radius) {
+      out.push_back(
+          p.start
+              ? Violation{"md.data_file",
+                          str("the box edge along axis ", d, " is ", length[d],
+                              ", less than twice cutoff + skin = ", 2.0 * radius),
+                          "expected a larger box (or a smaller md.cutoff)"}
+              : Violation{"grid.cells",
+                          str("the box edge along axis ", d, " is ", length[d], " (", p.cells[d],
+                              " lattice cells), less than twice cutoff + skin = ", 2.0 * radius),
+                          "expected a larger system (more grid.cells)"});
       break;
     }
   return out;
@@ -173,8 +202,10 @@ class System {
                params) {}
 
   /// Builds the lattice on `decomp` (collective over `comm`; 3D, periodic on every axis, its
-  /// cells the lattice cells: they replace `params.cells`), sets velocities at
-  /// `params.temperature` with zero total momentum, and computes the first forces. Throws
+  /// cells the lattice cells: they replace `params.cells`), or places the atoms of
+  /// `params.start` in their ranks' blocks of its box split into decomp's cells; sets
+  /// velocities at `params.temperature` with zero total momentum (unless the configuration
+  /// has velocities: they are kept as given), and computes the first forces. Throws
   /// eddy::ConfigError when the box is smaller than twice cutoff + skin or a subdomain narrower
   /// than cutoff + skin. With `params.reproducible` a half list is replaced by the full list
   /// (logged).
@@ -198,16 +229,28 @@ class System {
           "md: reproducible mode sums forces over the full neighbour list; neighbor: half "
           "is replaced by full");
     throwFirst(violations(m_params));
-    m_a = md::latticeConstant(params.density);
-    std::array<double, 3> length{};
-    for (int d = 0; d < 3; ++d) length[d] = m_params.cells[d] * m_a;
-    m_domain = ParticleDomain(m_decomp, length);
+    m_domain = ParticleDomain(m_decomp, boxLength(m_params));
     m_migration = std::make_unique<ParticleMigration<Exec>>(comm, m_decomp, m_domain);
     m_ghosts = std::make_unique<ParticleGhosts<Exec>>(comm, m_decomp, m_domain, m_list.radius());
-    latticeParticles(space, params.fcc, params.seed, m_a, m_params.cells, m_decomp.offset(),
-                     m_decomp.localCells(), m_particles);
-    m_atoms = static_cast<std::int64_t>(4) * m_params.cells[0] * m_params.cells[1] * m_params.cells[2];
-    if (params.temperature > 0) {
+    if (m_params.start) {
+      m_origin = m_params.start->lo;
+      m_atoms = m_params.start->atoms();
+      long long const mine =
+          configurationParticles(space, *m_params.start, m_domain.lo, m_domain.hi, m_particles);
+      long long placed = 0;
+      checkMpi(MPI_Allreduce(&mine, &placed, 1, MPI_LONG_LONG, MPI_SUM, comm),
+               "MPI_Allreduce (eddy::md::System)");
+      EDDY_REQUIRE(placed == m_atoms, "md::System: the ranks placed ", placed, " of ", m_atoms,
+                   " atoms of the configuration; expected each in one rank's block");
+    } else {
+      m_a = md::latticeConstant(params.density);
+      latticeParticles(space, params.fcc, params.seed, m_a, m_params.cells, m_decomp.offset(),
+                       m_decomp.localCells(), m_particles);
+      m_atoms =
+          static_cast<std::int64_t>(4) * m_params.cells[0] * m_params.cells[1] * m_params.cells[2];
+    }
+    bool const given = m_params.start && !m_params.start->v.empty();
+    if (!given && params.temperature > 0) {
       randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
       removeDrift(space);
       rescaleTo(space, params.temperature);
@@ -686,7 +729,11 @@ class System {
     m_steps = steps;
     m_rebuildsBefore = rebuilds - m_list.buildCount();
   }
+  /// The lattice constant (0 for a system started from a configuration).
   double latticeConstant() const { return m_a; }
+  /// Where the box begins in the frame of the positions given (the configuration's low
+  /// corner; 0 for the lattice): the system holds positions less this.
+  std::array<double, 3> const& origin() const { return m_origin; }
   double volume() const { return m_domain.length[0] * m_domain.length[1] * m_domain.length[2]; }
   /// Degrees of freedom for the temperature: 3N - 3 (total momentum is fixed).
   double dof() const { return 3.0 * static_cast<double>(m_atoms) - 3.0; }
@@ -726,7 +773,8 @@ class System {
   LennardJones m_lj;
   neighbor::ListTuning<Exec> m_listTuning;
   ForceTuning<Exec> m_forceTuning;
-  double m_a = 1.0;
+  double m_a = 0.0;
+  std::array<double, 3> m_origin{0.0, 0.0, 0.0};
   std::int64_t m_atoms = 0;
   long long m_steps = 0;
   bool m_kickPending = false;      ///< the last step left its closing half kick (see step)
@@ -744,9 +792,12 @@ class System {
   Kokkos::View<int*, memory_space> m_interiorRows, m_boundaryRows;
   RowSet<memory_space> m_interior, m_boundary;
 
-  /// The parameters in force: reproducible mode takes the full list.
+  /// The parameters in force: reproducible mode takes the full list; a configuration's density
+  /// is its own.
   static Parameters resolved(Parameters p, CartDecomposition const& decomp) {
     if (p.reproducible) p.list = neighbor::ListKind::Full;
+    if (p.start && p.start->volume() > 0)
+      p.density = static_cast<double>(p.start->atoms()) / p.start->volume();
     for (int a = 0; a < 3; ++a) {
       p.cells[a] = decomp.globalCells()[a];
       p.procGrid[a] = decomp.procGrid()[a];
