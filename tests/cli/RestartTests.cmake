@@ -61,7 +61,8 @@ function(eddy_restart_test name deck runName n crash total npStraight npFirst np
                    -DTOTAL=${total} -DNP_STRAIGHT=${npStraight} -DNP_FIRST=${npFirst}
                    -DNP_RESTART=${npRestart} "-DCSVS=${csvs}" -DXMF=${runName}.xmf
                    "-DRESTART=${R_RESTART}" "-DCHECKPOINT_KEYS=${R_KEYS}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/RestartBitwise.cmake)
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/RestartBitwise.cmake
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(restart.${name} PROPERTIES LABELS "mpi;validation" PROCESSORS ${_max}
                                                   TIMEOUT 180)
 endfunction()
@@ -123,6 +124,8 @@ foreach(np 4 1)
   eddy_restart_test(lj_reproducible.np2_to_np${np} restart_lj_reproducible lj 30 45 60 2 2 ${np}
                     "${_lj_csvs}")
 endforeach()
+# Started from a data file (its box's corner not at 0, its velocities), from 2 ranks onto 3.
+eddy_restart_test(lj_data.np2_to_np3 restart_lj_data lj 30 45 60 2 2 3 "${_lj_csvs}")
 
 # Checkpoint directory problems end the run before the first step: exit 4, path and errno once.
 foreach(n 1 4)
