@@ -1,11 +1,12 @@
-// The molecular dynamics model's adapter: its deck section, the deck read into md::Parameters,
-// the Lennard-Jones system as `eddy run` drives it (physics/md holds the system itself), and its
-// analyses written as CSV (g(r), speeds).
+// The molecular dynamics model's adapter: its deck section, the deck read into md::Parameters
+// (with the atoms of a data file to start from), the Lennard-Jones system as `eddy run` drives it
+// (physics/md holds the system itself), and its analyses written as CSV (g(r), speeds).
 #include "../DeckChoice.hpp"
 #include "../Format.hpp"
 #include "../Model.hpp"
 
 #include "eddy/core/Log.hpp"
+#include "eddy/io/LammpsData.hpp"
 #include "eddy/io/TimeSeries.hpp"
 #include "md/Analysis.hpp"
 #include "md/System.hpp"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -32,16 +34,27 @@ constexpr Choice<md::Thermostat> kThermostat[] = {{"none", md::Thermostat::None}
 Key section() {
   return Key::section(
              "md",
-             "Lennard-Jones 12-6 molecular dynamics in Lennard-Jones units (lengths in sigma, energies "
-             "in epsilon, the atom mass m, time tau = sigma sqrt(m / epsilon), temperature "
-             "epsilon / k_B: each 1) "
-             "in a periodic 3D box. grid.cells counts cubic lattice cells of edge (4 / "
-             "density)^(1/3) "
-             "per axis, 4 atoms each (N = 4 nx ny nz); the ranks split these cells "
-             "(parallel.decomposition applies), grid.periodic must be all true and grid.length is "
-             "not used. Velocity Verlet (NVE), optionally thermostatted; neighbour lists with a "
-             "skin, rebuilt when an atom moved more than skin/2.")
+             "Lennard-Jones 12-6 molecular dynamics in Lennard-Jones units (lengths in sigma, "
+             "energies in epsilon, the atom mass m, time tau = sigma sqrt(m / epsilon), "
+             "temperature epsilon / k_B: each 1) in a periodic 3D box. The atoms start on a "
+             "lattice: grid.cells counts cubic lattice cells of edge (4 / density)^(1/3) per "
+             "axis, 4 atoms each (N = 4 nx ny nz); or from a data file (data_file): grid.cells "
+             "counts the cells its box is split into. The ranks split these cells "
+             "(parallel.decomposition applies; each rank's block must be at least cutoff + skin "
+             "wide), grid.periodic must be all true and grid.length is not used. Velocity Verlet "
+             "(NVE), optionally thermostatted; neighbour lists with a skin, rebuilt when an atom "
+             "moved more than skin/2.")
       .optional()
+      .add(Key::string("data_file",
+                       "Start from the atoms of this LAMMPS data file (atomic style, read from the "
+                       "working directory: https://docs.lammps.org/read_data.html) instead of the "
+                       "lattice: its box (orthogonal, periodic; outputs keep its low corner), "
+                       "atoms with their ids and image flags, and velocities when it has a "
+                       "Velocities section (else they are drawn at md.temperature). One atom "
+                       "type of mass 1 (the mass unit); Pair Coeffs, if given, must be epsilon 1 "
+                       "and sigma 1 (the units) and a cutoff, if given, md.cutoff. lattice and "
+                       "density are then not used. Empty = the lattice.")
+               .defaultValue(""))
       .add(Key::choice("lattice", choiceNames(kLattice),
                        "Initial positions: the fcc lattice, or 4 atoms uniformly at random in each "
                        "lattice cell (overlaps give huge forces: for tests, or with a thermostat "
@@ -135,9 +148,100 @@ Key section() {
                         .unit("sigma/tau")));
 }
 
-/// The parameters of the deck, the lattice cells those of grid.cells (3 of them: check()).
+/// A data file read into a configuration, or why it cannot start the run (a deck error at
+/// md.data_file: what is wrong and what was expected).
+struct StartFile {
+  std::shared_ptr<md::Configuration const> atoms;  ///< null when there is a problem
+  std::string problem, expected;
+};
+
+/// The configuration of LAMMPS data file `d` (types 1 .. n become 0 .. n - 1), or the reason it
+/// does not fit the md model (`cutoff`: md.cutoff, which a cutoff in its Pair Coeffs must match).
+StartFile configurationOf(io::LammpsData const& d, std::string const& path, double cutoff) {
+  StartFile out;
+  auto refuse = [&](std::string what, std::string expected) {
+    out.problem = str("'", path, "' ", what);
+    out.expected = std::move(expected);
+    return out;
+  };
+  if (d.types != 1) return refuse(str("has ", d.types, " atom types"), "expected one");
+  for (std::size_t t = 0; t < d.masses.size(); ++t)
+    if (d.masses[t] != 1.0)
+      return refuse(str("gives type ", t + 1, " the mass ", d.masses[t]),
+                    "expected 1 (the mass unit of md)");
+  for (auto const& c : d.pairs) {
+    bool const units = c.values.size() >= 2 && c.values[0] == 1.0 && c.values[1] == 1.0;
+    bool const cut = c.values.size() < 3 || c.values[2] == cutoff;
+    if (!units || !cut || c.values.size() > 3)
+      return refuse(
+          str("has the pair coefficients ", listText(c.values), " for types ", c.i, " and ", c.j),
+          str("expected epsilon 1 and sigma 1 (the units of md), then at most a "
+              "cutoff equal to md.cutoff = ",
+              cutoff));
+  }
+  auto c = std::make_shared<md::Configuration>();
+  std::size_t const n = d.id.size();
+  for (int a = 0; a < 3; ++a) {
+    c->lo[a] = d.lo[a];
+    c->length[a] = d.hi[a] - d.lo[a];
+  }
+  c->id.assign(d.id.begin(), d.id.end());
+  c->type.reserve(n);
+  for (int t : d.type) c->type.push_back(t - 1);
+  c->x.reserve(3 * n);
+  c->image.reserve(3 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) {
+      c->x.push_back(d.position[i][a]);
+      c->image.push_back(d.image[i][a]);
+    }
+  for (auto const& v : d.velocity) c->v.insert(c->v.end(), v.begin(), v.end());
+  out.atoms = std::move(c);
+  return out;
+}
+
+/// The configuration of md.data_file (null for the lattice), read once per file version: the
+/// check, the memory estimate and the run all ask for it. Keyed by the path, size and
+/// modification time and md.cutoff.
+StartFile startFile(io::Deck const& deck) {
+  struct Read {
+    std::string path;
+    double cutoff = 0.0;
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type time;
+    StartFile file;
+  };
+  static std::optional<Read> last;
+  std::string const path = deck.getString("md.data_file");
+  if (path.empty()) return {};
+  double const cutoff = deck.getDouble("md.cutoff");
+  std::error_code sizeError, timeError;
+  std::uintmax_t const size = std::filesystem::file_size(path, sizeError);
+  auto const time = std::filesystem::last_write_time(path, timeError);
+  bool const known = !sizeError && !timeError;
+  if (known && last && last->path == path && last->cutoff == cutoff && last->size == size &&
+      last->time == time)
+    return last->file;
+  StartFile file;
+  try {
+    file = configurationOf(io::readLammpsData(path), path, cutoff);
+  } catch (IoError const& e) {
+    // The reader's message ends in what it expected, when it says.
+    std::string const what = e.what();
+    auto const cut = what.rfind("; expected ");
+    file.problem = what.substr(0, cut);
+    file.expected =
+        cut == std::string::npos ? "expected a readable LAMMPS data file" : what.substr(cut + 2);
+  }
+  if (known) last = Read{path, cutoff, size, time, file};
+  return file;
+}
+
+/// The parameters of the deck: the lattice cells those of grid.cells (3 of them: check()), or
+/// the atoms of md.data_file (none when it cannot be read: check() says why).
 md::Parameters parameters(io::Deck const& deck, int ranks) {
   md::Parameters p;
+  p.start = startFile(deck).atoms;
   auto const cells = deck.getIntList("grid.cells");
   for (std::size_t a = 0; a < cells.size() && a < 3; ++a) p.cells[a] = static_cast<int>(cells[a]);
   p.fcc = choiceValue(kLattice, deck.getString("md.lattice"));
@@ -175,6 +279,11 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
     errors.add(deck, "grid.periodic", "has a false entry",
                "expected [true, true, true] for md (the md box is periodic)");
   if (cells.size() != 3) return;  // the parameters below are those of a 3D lattice
+  StartFile const start = startFile(deck);
+  if (!start.problem.empty()) {
+    errors.add(deck, "md.data_file", start.problem, start.expected);
+    return;
+  }
   md::Parameters const p = parameters(deck, 1);
   for (auto const& v : md::violations(p)) errors.add(deck, v.key, v.what, v.expected);
   if (deck.getInt("md.rdf.every") > 0 && deck.getDouble("md.rdf.r_max") > p.cutoff)
@@ -187,18 +296,32 @@ std::vector<FieldInfo> fields(io::Deck const&) {
   return {};  // particles only
 }
 
+/// Atoms per unit volume: the lattice's, or the configuration's.
+double numberDensity(md::Parameters const& p) {
+  return p.start ? static_cast<double>(p.start->atoms()) / p.start->volume() : p.density;
+}
+
 /// Neighbour-list entries per atom: the atoms within cutoff + skin (half of them for a half list).
 double neighboursPerAtom(md::Parameters const& p) {
   double const r = p.cutoff + p.skin;
-  double const all = 4.0 / 3.0 * 3.14159265358979 * r * r * r * p.density;
+  double const all = 4.0 / 3.0 * 3.14159265358979 * r * r * r * numberDensity(p);
   return p.list == neighbor::ListKind::Full || p.reproducible ? all : 0.5 * all;
 }
 
-/// Per lattice cell (4 atoms): the particle arrays, bins and list rows (System.hpp's costs),
-/// the rows padded by a quarter.
+/// Atoms per cell of grid.cells: 4 on the lattice, the configuration's atoms shared evenly.
+double atomsPerCell(io::Deck const& deck, md::Parameters const& p) {
+  if (!p.start) return 4.0;
+  double cells = 1.0;
+  for (auto n : deck.getIntList("grid.cells")) cells *= static_cast<double>(n);
+  return static_cast<double>(p.start->atoms()) / cells;
+}
+
+/// Per cell: the particle arrays, bins and list rows of its atoms (System.hpp's costs), the rows
+/// padded by a quarter.
 double bytesPerCell(io::Deck const& deck) {
   md::Parameters const p = parameters(deck, 1);
-  return 4.0 * (md::Particles<>::bytesPerParticle() + 32 + 24 + 1.25 * 4 * neighboursPerAtom(p));
+  return atomsPerCell(deck, p) *
+         (md::Particles<>::bytesPerParticle() + 32 + 24 + 1.25 * 4 * neighboursPerAtom(p));
 }
 
 /// Every rank's block must hold the ghost shell (cutoff + skin wide) and index its atoms, ghosts
@@ -206,26 +329,32 @@ double bytesPerCell(io::Deck const& deck) {
 void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp,
                         io::DeckErrors& errors) {
   md::Parameters const p = parameters(deck, 1);
-  double const a = md::latticeConstant(p.density), w = p.cutoff + p.skin;
+  if (deck.getString("md.data_file") != "" && !p.start) return;  // check() reports the file
+  auto const length = md::boxLength(p);
+  double const w = p.cutoff + p.skin;
   char const* const axis[3] = {"x", "y", "z"};
-  double rows = 4;  // atoms of the largest block with its ghost shell
+  double rows = numberDensity(p);  // atoms of the largest block with its ghost shell
   for (int d = 0; d < 3; ++d) {
     int const n = decomp.globalCells()[d], ranks = decomp.procGrid()[d];
-    double const narrowest = (n / ranks) * a, widest = (n / ranks + (n % ranks ? 1 : 0)) * a;
-    if (narrowest < w)
+    double const h = length[d] / n;  // a cell's edge
+    double const narrowest = (n / ranks) * h, widest = (n / ranks + (n % ranks ? 1 : 0)) * h;
+    if (narrowest < w) {
+      // Blocks of at least ceil(w / h) cells.
+      int const most = std::max(1, n / std::max(1, static_cast<int>(std::ceil(w / h))));
       errors.add(deck, "grid.cells",
-                str("the ranks split ", n, " lattice cells along ", axis[d], " into blocks as "
-                    "narrow as ", narrowest, " (", decomp.describe(), "), less than cutoff + "
-                    "skin = ", w),
-                str("expected at most ", static_cast<int>(n * a / w), " ranks along ", axis[d],
-                    " (run on fewer ranks, or a larger system)"));
-    rows *= (widest + 2 * w) / a;
+                 str("the ranks split ", n, p.start ? " cells" : " lattice cells", " along ",
+                     axis[d], " into blocks as narrow as ", narrowest, " (", decomp.describe(),
+                     "), less than cutoff + skin = ", w),
+                 str("expected at most ", most, " ranks along ", axis[d],
+                     " (run on fewer ranks, or a larger system)"));
+    }
+    rows *= widest + 2 * w;
   }
   if (rows >= 2147483647.0)
     errors.add(deck, "grid.cells",
-              str("the largest rank's block holds about ", rows, " atoms with its ghosts"),
-              str("expected fewer than 2^31 per rank: use at least ",
-                  static_cast<long long>(decomp.nranks() * rows / 2147483647.0) + 1, " ranks"));
+               str("the largest rank's block holds about ", rows, " atoms with its ghosts"),
+               str("expected fewer than 2^31 per rank: use at least ",
+                   static_cast<long long>(decomp.nranks() * rows / 2147483647.0) + 1, " ranks"));
 }
 
 /// g(r) and the speed distribution, each appended to its own CSV in long form (one row per bin
@@ -336,26 +465,30 @@ class MdModel final : public Model {
     auto const& p = m_system.parameters();
     auto const& box = m_system.domain().length;
     auto const& list = m_system.list();
-    return {
-        str("md: ", m_system.atoms(), " atoms (", p.fcc ? "fcc" : "random", ", rho* ", p.density,
-            ", lattice constant ", m_system.latticeConstant(), "), box ", box[0], " x ", box[1],
-            " x ", box[2], ", rank grid ", toString(m_system.decomposition().procGrid()), ", rc ",
-            p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
-            p.list == neighbor::ListKind::Half ? "half" : "full", " list",
-            m_deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
-            p.reproducible ? " (reproducible)" : "",
-            p.list == neighbor::ListKind::Full && m_system.lanes() > 1
-                ? str(" (", m_system.lanes(), " vector lanes per atom)")
-                : std::string(),
-            ", dt ", p.dt, ", thermostat ", m_deck.getString("md.thermostat"),
-            p.thermostat != md::Thermostat::None && m_thermostatSteps > 0
-                ? str(" for ", m_thermostatSteps, " steps")
-                : std::string(),
-            "; setup ", formatDuration(m_setupSeconds)),
-        str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
-            m_deck.getString("parallel.overlap"), ", ", m_rt.size(), " rank(s))"),
-        str("md: list build ", neighbor::listBuildName(list.lastBuild()), ", bins ",
-            m_system.listTuning().binFraction, " x (cutoff + skin) (EDDY_LIST_BIN_FRACTION)")};
+    return {str("md: ", m_system.atoms(), " atoms (",
+                p.start ? str("from ", m_deck.getString("md.data_file"), ", rho* ", p.density,
+                              p.start->v.empty() ? "" : ", its velocities")
+                        : str(p.fcc ? "fcc" : "random", ", rho* ", p.density, ", lattice constant ",
+                              m_system.latticeConstant()),
+                "), box ", box[0], " x ", box[1], " x ", box[2],
+                p.start ? str(" from ", listText(m_system.origin())) : std::string(),
+                ", rank grid ", toString(m_system.decomposition().procGrid()), ", rc ", p.cutoff,
+                p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
+                p.list == neighbor::ListKind::Half ? "half" : "full", " list",
+                m_deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
+                p.reproducible ? " (reproducible)" : "",
+                p.list == neighbor::ListKind::Full && m_system.lanes() > 1
+                    ? str(" (", m_system.lanes(), " vector lanes per atom)")
+                    : std::string(),
+                ", dt ", p.dt, ", thermostat ", m_deck.getString("md.thermostat"),
+                p.thermostat != md::Thermostat::None && m_thermostatSteps > 0
+                    ? str(" for ", m_thermostatSteps, " steps")
+                    : std::string(),
+                "; setup ", formatDuration(m_setupSeconds)),
+            str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
+                m_deck.getString("parallel.overlap"), ", ", m_rt.size(), " rank(s))"),
+            str("md: list build ", neighbor::listBuildName(list.lastBuild()), ", bins ",
+                m_system.listTuning().binFraction, " x (cutoff + skin) (EDDY_LIST_BIN_FRACTION)")};
   }
 
   void begin(ExecSpace const&, long long restartStep) override {
@@ -422,6 +555,8 @@ class MdModel final : public Model {
     md::AtomState const a = m_system.atomState();
     auto& out = data.particles;
     out.position = a.x;
+    auto const& origin = m_system.origin();
+    for (std::size_t i = 0; i < out.position.size(); ++i) out.position[i] += origin[i % 3];
     out.velocity = a.v;
     out.id = a.id;
     out.type = a.type;
@@ -430,7 +565,7 @@ class MdModel final : public Model {
     out.hasImages = true;
     out.image = a.image;
     out.hasBox = true;
-    out.boxLow = {0.0, 0.0, 0.0};
+    out.boxLow = origin;
     out.boxLength = m_system.domain().length;
   }
 

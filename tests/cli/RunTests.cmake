@@ -160,6 +160,23 @@ foreach(n 1 4)
                     LABELS validation
                     COMMAND run tests/cli/decks/lj_small.yaml)
 endforeach()
+# Started from a LAMMPS data file with velocities (the example deck, shortened), on 1 and 3
+# ranks; data files md cannot start from are deck errors at md.data_file.
+foreach(n 1 3)
+  eddy_add_cli_test(NAME cli.run.lj_from_data.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "md: 864 atoms \\(from inputs/lj_liquid_864\\.data, rho\\* 0\\.8442, its velocities\\), box 10\\.0776 x 10\\.0776 x 10\\.0776 from \\[-5\\.03879, -5\\.03879, -5\\.03879\\]"
+                          "final: step 200"
+                    ONCE "final: step"
+                    COMMAND run inputs/lj_from_data.yaml --set run.steps=200
+                            --set run.output_dir=output/cli_lj_from_data_np${n})
+endforeach()
+eddy_add_cli_test(NAME cli.validate.md_data_not_data EXPECT_EXIT 3
+                  MATCH "md_data_errors.yaml:7:3: md.data_file: LAMMPS data file 'tests/cli/decks/md_data_errors.yaml': the header has no 'N atoms' line; expected the count of atoms"
+                  COMMAND validate tests/cli/decks/md_data_errors.yaml)
+eddy_add_cli_test(NAME cli.validate.md_data_two_types EXPECT_EXIT 3
+                  MATCH "md.data_file: 'tests/cli/decks/two_types.data' has 2 atom types; expected one"
+                  COMMAND validate tests/cli/decks/md_data_errors.yaml
+                          --set md.data_file=tests/cli/decks/two_types.data)
 eddy_add_cli_test(NAME cli.run.lj_liquid.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "md: 32000 atoms" "final: step 1000" ONCE "final: step"
                   LABELS validation slow
