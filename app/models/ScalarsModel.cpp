@@ -285,9 +285,12 @@ scalars::Parameters parameters(io::Deck const& deck, CartDecomposition const* de
 }
 
 void check(io::Deck const& deck, io::DeckErrors& errors) {
-  if (!deck.has("fluids"))
+  if (!deck.has("fluids")) {
+    // The other rules read the flow's keys.
     errors.add(deck, "scalars", "the scalars are carried by a flow, and the deck has none",
                "expected a fluids section");
+    return;
+  }
   if (deckScalars(deck).empty())
     errors.add(deck, "scalars", "holds no scalar", "expected temperature, tracers or both");
   // Each scalar's field is scalars_<name>: a tracer cannot take the temperature's.
