@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace eddy::md {
 
@@ -151,6 +152,36 @@ void latticeParticles(Exec const& space, bool fcc, std::uint64_t seed, double a,
         }
         id(t) = gid;
         type(t) = 0;
+      });
+}
+
+/// Types of the owned rows from their ids: type t for the ids whose golden-ratio point
+/// frac((id - 1) / phi) falls in [F_(t-1), F_t), F the running sums of `fractions` (at most 8
+/// types). The types are evenly mixed over the ids and each count is within a few atoms of its
+/// share, the same on any rank count.
+struct TypeBounds {
+  double upper[8];  ///< type t below upper[t]
+  int count;
+};
+template <class Exec, class Mem>
+void assignTypes(Exec const& space, std::vector<double> const& fractions, GlobalIds<Mem> const& id,
+                 Types<Mem> const& type, int owned) {
+  TypeBounds bounds{};
+  EDDY_REQUIRE(fractions.size() <= 8, "md::assignTypes: ", fractions.size(),
+               " types; expected at most 8");
+  double sum = 0.0;
+  for (std::size_t t = 0; t < fractions.size(); ++t) bounds.upper[t] = sum += fractions[t];
+  bounds.count = static_cast<int>(fractions.size());
+  if (bounds.count > 0) bounds.upper[bounds.count - 1] = 2.0;  // the last takes the rest
+  Kokkos::parallel_for(
+      "eddy::md::assignTypes", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        // frac(n / phi) = frac(n (phi - 1)); n below 2^52 keeps the product exact enough.
+        double const q = static_cast<double>(id(i) - 1) * 0.6180339887498949;
+        double const u = q - math::floor(q);
+        int t = 0;
+        while (t + 1 < bounds.count && u >= bounds.upper[t]) ++t;
+        type(i) = t;
       });
 }
 

@@ -1,13 +1,16 @@
 /// @file LennardJones.hpp
-/// @brief Lennard-Jones 12-6 pair forces, energy and virial in reduced units (epsilon = sigma
-/// = 1), cut at rc and optionally shifted so that the energy is zero at rc.
+/// @brief Lennard-Jones 12-6 pair forces, energy and virial in reduced units: one atom type
+/// (epsilon = sigma = 1, cut at rc, optionally shifted so that the energy is zero at rc), or a
+/// mixture of up to LennardJonesMixture::kMaxTypes types with an epsilon, sigma and cutoff per
+/// pair of types, cut, shifted or force-shifted.
 ///
-/// U(r) = 4 (r^-12 - r^-6) - U_shift for r < rc. Forces come from a full list (each owned row
-/// sums its own neighbours: no atomics, ghost rows untouched) or a half list (each pair once,
-/// both rows updated through a ScatterView -- atomic on GPUs, duplicated on threaded hosts --
-/// and ghost rows then summed back to their owners by the caller). Energy and virial
-/// W = sum over pairs of r . F are reductions over the same list (half weight per full-list
-/// entry).
+/// U(r) = 4 eps ((sigma / r)^12 - (sigma / r)^6) - U_shift for r < rc. Forces come from a full
+/// list (each owned row sums its own neighbours: no atomics, ghost rows untouched) or a half
+/// list (each pair once, both rows updated through a ScatterView -- atomic on GPUs, duplicated on
+/// threaded hosts -- and ghost rows then summed back to their owners by the caller). Energy and
+/// virial W = sum over pairs of r . F are reductions over the same list (half weight per
+/// full-list entry). The kernels take either potential (`Pair`): typeOf(row), cutSq(a, b),
+/// forceOverR(rsq, a, b) and energy(rsq, a, b); the one-type potential reads no type.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -20,7 +23,7 @@
 
 namespace eddy::md {
 
-/// Pair-potential constants, device-copyable.
+/// One atom type, epsilon = sigma = 1: device-copyable constants.
 struct LennardJones {
   double cutoffSq = 6.25;
   double energyShift = 0.0;  ///< U_LJ(rc) when shifted, else 0
@@ -40,6 +43,80 @@ struct LennardJones {
     double const r2inv = 1.0 / rsq;
     double const r6inv = r2inv * r2inv * r2inv;
     return 4.0 * r6inv * (r6inv - 1.0) - energyShift;
+  }
+  // The Pair interface of the kernels: every row is of type 0.
+  KOKKOS_INLINE_FUNCTION int typeOf(int) const { return 0; }
+  KOKKOS_INLINE_FUNCTION double cutSq(int, int) const { return cutoffSq; }
+  KOKKOS_INLINE_FUNCTION double forceOverR(double rsq, int, int) const { return forceOverR(rsq); }
+  KOKKOS_INLINE_FUNCTION double energy(double rsq, int, int) const { return energy(rsq); }
+};
+
+/// How a pair potential ends at its cutoff rc: cut (U jumps to 0), shifted (U - U(rc): the
+/// energy is continuous, the force still jumps) or force-shifted (U - U(rc) + (r - rc) F(rc)
+/// and F - F(rc): both are continuous; the force differs from the Lennard-Jones one everywhere
+/// by F(rc)).
+enum class Truncation { Cut, Shift, ForceShift };
+
+/// The Lennard-Jones parameters of one pair of types.
+struct PairParameters {
+  double epsilon = 1.0;
+  double sigma = 1.0;
+  double cutoff = 2.5;
+};
+
+/// Coefficients of one pair of types in the forms of LAMMPS' lj/cut: F / r = r^-8 (lj1 r^-6 -
+/// lj2), U = r^-6 (lj3 r^-6 - lj4) - offset (+ (r - cut) forceCut when force-shifted).
+struct LjPair {
+  double cutSq = 0.0, lj1 = 0.0, lj2 = 0.0, lj3 = 0.0, lj4 = 0.0;
+  double offset = 0.0;    ///< U(rc) when shifted or force-shifted, else 0
+  double forceCut = 0.0;  ///< F(rc) when force-shifted, else 0
+  double cut = 0.0;
+};
+
+/// Several atom types, a row's type read from `type`: device-copyable, the coefficients held in
+/// the object (types^2 of kMaxTypes^2 slots) so that a kernel reads them from its arguments.
+template <class Mem>
+struct LennardJonesMixture {
+  static constexpr int kMaxTypes = 8;
+  Types<Mem> type;  ///< of every row, owned and ghost (set by the caller before each use)
+  int types = 1;
+  bool forceShift = false;
+  LjPair pair[kMaxTypes * kMaxTypes];
+
+  LennardJonesMixture() = default;
+  /// `pairs`: types x types parameters (row-major, symmetric).
+  LennardJonesMixture(int typeCount, PairParameters const* pairs, Truncation truncation)
+      : types(typeCount), forceShift(truncation == Truncation::ForceShift) {
+    for (int k = 0; k < types * types; ++k) {
+      PairParameters const& q = pairs[k];
+      LjPair& c = pair[k];
+      double const s6 = q.sigma * q.sigma * q.sigma * q.sigma * q.sigma * q.sigma;
+      c.cut = q.cutoff;
+      c.cutSq = q.cutoff * q.cutoff;
+      c.lj1 = 48.0 * q.epsilon * s6 * s6;
+      c.lj2 = 24.0 * q.epsilon * s6;
+      c.lj3 = 4.0 * q.epsilon * s6 * s6;
+      c.lj4 = 4.0 * q.epsilon * s6;
+      double const r2inv = 1.0 / c.cutSq, r6inv = r2inv * r2inv * r2inv;
+      if (truncation != Truncation::Cut) c.offset = r6inv * (c.lj3 * r6inv - c.lj4);
+      if (forceShift) c.forceCut = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv * c.cut;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION int typeOf(int i) const { return type(i); }
+  KOKKOS_INLINE_FUNCTION double cutSq(int a, int b) const { return pair[a * types + b].cutSq; }
+  KOKKOS_INLINE_FUNCTION double forceOverR(double rsq, int a, int b) const {
+    LjPair const& c = pair[a * types + b];
+    double const r2inv = 1.0 / rsq;
+    double const r6inv = r2inv * r2inv * r2inv;
+    double const s = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
+    return forceShift ? s - c.forceCut * math::sqrt(r2inv) : s;
+  }
+  KOKKOS_INLINE_FUNCTION double energy(double rsq, int a, int b) const {
+    LjPair const& c = pair[a * types + b];
+    double const r2inv = 1.0 / rsq;
+    double const r6inv = r2inv * r2inv * r2inv;
+    double const u = r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
+    return forceShift ? u + (math::sqrt(rsq) - c.cut) * c.forceCut : u;
   }
 };
 
@@ -72,10 +149,9 @@ struct RowSet {
 
 /// Forces on the rows of `set` from a full list. Each row's force is its own sum over its list
 /// entries, so any split of the rows into sets gives the same bits.
-template <class Exec, class Mem>
-void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                RowSet<Mem> const& set) {
+template <class Pair, class Exec, class Mem>
+void forcesFull(Exec const& space, Pair const& lj, Positions<Mem> const& x, Forces<Mem> const& f,
+                neighbor::NeighborView<Mem> const& list, RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesFull");
   auto const neighbors = list.neighbors;
   Kokkos::parallel_for(
@@ -83,14 +159,16 @@ void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const&
       KOKKOS_LAMBDA(const int t) {
         int const i = set.row(t);
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        int const ti = lj.typeOf(i);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = list.end(i);
         for (int k = list.begin(i); k < end; ++k) {
           int const j = neighbors(k);
+          int const tj = lj.typeOf(j);
           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < lj.cutoffSq) {
-            double const s = lj.forceOverR(rsq);
+          if (rsq < lj.cutSq(ti, tj)) {
+            double const s = lj.forceOverR(rsq, ti, tj);
             fx += s * dx;
             fy += s * dy;
             fz += s * dz;
@@ -142,8 +220,8 @@ namespace eddy::md {
 /// run (but not the bits of the thread-per-row kernel above). Every `Unroll` makes the same
 /// additions in the same order; on CUDA the compiler may still fuse multiply-adds differently in
 /// each, so their last bits may differ.
-template <int Unroll, class Exec, class Mem>
-void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+template <int Unroll, class Pair, class Exec, class Mem>
+void forcesFullLanesBy(Exec const& space, Pair const& lj, Positions<Mem> const& x,
                        Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
                        RowSet<Mem> const& set, int lanes) {
   ScopedRegion region("eddy::md::forcesFull");
@@ -152,6 +230,7 @@ void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem>
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int t) {
     int const i = set.row(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const ti = lj.typeOf(i);
     int const begin = list.begin(i), n = list.count(i);
     Force3 sum;
     // Nested loops take no label (only kernels do).
@@ -159,10 +238,11 @@ void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem>
     Kokkos::parallel_reduce(
         laneRange,
         [&](int l, Force3& acc) {
-          auto const add = [&](double dx, double dy, double dz) {
+          auto const add = [&](int j, double dx, double dy, double dz) {
+            int const tj = lj.typeOf(j);
             double const rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < lj.cutoffSq) {
-              double const s = lj.forceOverR(rsq);
+            if (rsq < lj.cutSq(ti, tj)) {
+              double const s = lj.forceOverR(rsq, ti, tj);
               acc.x += s * dx;
               acc.y += s * dy;
               acc.z += s * dz;
@@ -178,11 +258,11 @@ void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem>
               dy[u] = yi - x(j[u], 1);
               dz[u] = zi - x(j[u], 2);
             }
-            for (int u = 0; u < Unroll; ++u) add(dx[u], dy[u], dz[u]);
+            for (int u = 0; u < Unroll; ++u) add(j[u], dx[u], dy[u], dz[u]);
           }
           for (; k < n; k += lanes) {
             int const j = neighbors(begin + k);
-            add(xi - x(j, 0), yi - x(j, 1), zi - x(j, 2));
+            add(j, xi - x(j, 0), yi - x(j, 1), zi - x(j, 2));
           }
         },
         Kokkos::Sum<Force3>(sum));
@@ -197,8 +277,8 @@ void forcesFullLanesBy(Exec const& space, LennardJones const& lj, Positions<Mem>
 
 /// forcesFullLanesBy with `entriesAtOnce` (1, 2, 4 or 8; ForceTuning::entriesAtOnce) entries at a
 /// time.
-template <class Exec, class Mem>
-void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+template <class Pair, class Exec, class Mem>
+void forcesFullLanes(Exec const& space, Pair const& lj, Positions<Mem> const& x,
                      Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
                      RowSet<Mem> const& set, int lanes, int entriesAtOnce) {
   switch (entriesAtOnce) {
@@ -221,10 +301,10 @@ void forcesFullLanes(Exec const& space, LennardJones const& lj, Positions<Mem> c
 }
 
 /// forcesFull (lanes = 1) or forcesFullLanes.
-template <class Exec, class Mem>
-void forcesFull(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, neighbor::NeighborView<Mem> const& list,
-                RowSet<Mem> const& set, int lanes, int entriesAtOnce) {
+template <class Pair, class Exec, class Mem>
+void forcesFull(Exec const& space, Pair const& lj, Positions<Mem> const& x, Forces<Mem> const& f,
+                neighbor::NeighborView<Mem> const& list, RowSet<Mem> const& set, int lanes,
+                int entriesAtOnce) {
   if (lanes > 1)
     forcesFullLanes(space, lj, x, f, list, set, lanes, entriesAtOnce);
   else
@@ -247,8 +327,8 @@ void beginHalfForces(Exec const& space, Forces<Mem> const& f, ForceScatter<Exec,
   Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
   scatter.reset(space);
 }
-template <class Exec, class Mem>
-void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+template <class Pair, class Exec, class Mem>
+void addHalfForces(Exec const& space, Pair const& lj, Positions<Mem> const& x,
                    ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
                    RowSet<Mem> const& set) {
   ScopedRegion region("eddy::md::forcesHalf");
@@ -260,14 +340,16 @@ void addHalfForces(Exec const& space, LennardJones const& lj, Positions<Mem> con
         int const i = set.row(t);
         auto access = sv.access();
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        int const ti = lj.typeOf(i);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = list.end(i);
         for (int k = list.begin(i); k < end; ++k) {
           int const j = neighbors(k);
+          int const tj = lj.typeOf(j);
           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < lj.cutoffSq) {
-            double const s = lj.forceOverR(rsq);
+          if (rsq < lj.cutSq(ti, tj)) {
+            double const s = lj.forceOverR(rsq, ti, tj);
             fx += s * dx;
             fy += s * dy;
             fz += s * dz;
@@ -288,10 +370,10 @@ void endHalfForces(Exec const& space, ForceScatter<Exec, Mem>& scatter, Forces<M
 
 /// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
 /// pair adds to both of its rows. `scatter` must have been made from `f`.
-template <class Exec, class Mem>
-void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
-                Forces<Mem> const& f, ForceScatter<Exec, Mem>& scatter,
-                neighbor::NeighborView<Mem> const& list, int owned, int rows) {
+template <class Pair, class Exec, class Mem>
+void forcesHalf(Exec const& space, Pair const& lj, Positions<Mem> const& x, Forces<Mem> const& f,
+                ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
+                int owned, int rows) {
   beginHalfForces(space, f, scatter, rows);
   addHalfForces(space, lj, x, scatter, list, RowSet<Mem>::all(owned));
   endHalfForces(space, scatter, f);
@@ -300,22 +382,25 @@ void forcesHalf(Exec const& space, LennardJones const& lj, Positions<Mem> const&
 /// Term of the reproducible sum over owned rows (pairSums is the plain one): the pair energy (or,
 /// with `energy` false, the virial r . F) of row i's list entries within the cutoff, added in the
 /// row's order. Summed over the rows of a full list it counts every pair twice.
-template <class Mem>
+template <class Mem, class Pair = LennardJones>
 struct RowPairSum {
-  LennardJones lj;
+  Pair lj;
   Positions<Mem> x;
   neighbor::NeighborView<Mem> list;
   bool energy;
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t t) const {
     int const i = static_cast<int>(t);
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const ti = lj.typeOf(i);
     double sum = 0.0;
     int const end = list.end(i);
     for (int k = list.begin(i); k < end; ++k) {
       int const j = list.neighbors(k);
+      int const tj = lj.typeOf(j);
       double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
       double const rsq = dx * dx + dy * dy + dz * dz;
-      if (rsq < lj.cutoffSq) sum += energy ? lj.energy(rsq) : lj.forceOverR(rsq) * rsq;
+      if (rsq < lj.cutSq(ti, tj))
+        sum += energy ? lj.energy(rsq, ti, tj) : lj.forceOverR(rsq, ti, tj) * rsq;
     }
     return sum;
   }
@@ -325,8 +410,8 @@ struct RowPairSum {
 /// one pass over the list with `lanes` vector lanes per row (the rows as in forcesFullLanes).
 /// A plain sum: its last bits depend on the backend and lanes (RowPairSum is the term of the
 /// reproducible one).
-template <class Exec, class Mem>
-PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+template <class Pair, class Exec, class Mem>
+PairSums pairSums(Exec const& space, Pair const& lj, Positions<Mem> const& x,
                   neighbor::NeighborView<Mem> const& list, int owned, bool halfList,
                   int lanes = 1) {
   ScopedRegion region("eddy::md::pairSums");
@@ -334,6 +419,7 @@ PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> cons
   auto const neighbors = list.neighbors;
   auto const kernel = KOKKOS_LAMBDA(Member const& team, int i, PairSums& sum) {
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const ti = lj.typeOf(i);
     int const begin = list.begin(i);
     PairSums row;
     // Nested loops take no label (only kernels do).
@@ -342,11 +428,12 @@ PairSums pairSums(Exec const& space, LennardJones const& lj, Positions<Mem> cons
         entries,
         [&](int k, PairSums& acc) {
           int const j = neighbors(begin + k);
+          int const tj = lj.typeOf(j);
           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
           double const rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < lj.cutoffSq) {
-            acc.energy += lj.energy(rsq);
-            acc.virial += lj.forceOverR(rsq) * rsq;
+          if (rsq < lj.cutSq(ti, tj)) {
+            acc.energy += lj.energy(rsq, ti, tj);
+            acc.virial += lj.forceOverR(rsq, ti, tj) * rsq;
           }
         },
         Kokkos::Sum<PairSums>(row));

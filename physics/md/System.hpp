@@ -57,6 +57,8 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -93,6 +95,18 @@ struct Parameters {
   /// cells the ranks split its box into, `density` and `fcc` are not used, and velocities
   /// are the configuration's when it has them.
   std::shared_ptr<Configuration const> start;
+  /// Atom types, and the Lennard-Jones parameters of each pair of them: types x types entries,
+  /// row-major and symmetric, each cutoff at most `cutoff` (which sizes the neighbour lists).
+  /// Empty: every atom is of one type, epsilon = sigma = 1, cut at `cutoff`.
+  int types = 1;
+  std::vector<PairParameters> pairs;
+  /// Force-shifted pairs: the force and the energy go to 0 at each cutoff (`shift` then says
+  /// nothing).
+  bool forceShift = false;
+  /// The share of each type among the lattice's atoms (empty: all of type 0). Types go to the
+  /// atoms by the golden-ratio sequence of their ids, evenly mixed and each type's count within
+  /// a few atoms of its share.
+  std::vector<double> fractions;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -146,6 +160,43 @@ inline std::vector<Violation> violations(Parameters const& p) {
   }
   if (!(p.cutoff > 0)) out.push_back({"md.cutoff", str("got ", p.cutoff), "expected > 0"});
   if (!(p.skin >= 0)) out.push_back({"md.skin", str("got ", p.skin), "expected >= 0"});
+  int const most = LennardJonesMixture<Kokkos::HostSpace>::kMaxTypes;
+  if (p.types < 1 || p.types > most) {
+    out.push_back(
+        {"md.species", str("has ", p.types, " types"), str("expected 1 to ", most, " atom types")});
+    return out;
+  }
+  if (!p.pairs.empty() && p.pairs.size() != static_cast<std::size_t>(p.types * p.types))
+    out.push_back({"md.pairs", str("has ", p.pairs.size(), " entries for ", p.types, " types"),
+                   str("expected ", p.types * p.types)});
+  for (std::size_t k = 0; k < p.pairs.size() && out.empty(); ++k) {
+    auto const& q = p.pairs[k];
+    int const a = static_cast<int>(k) / p.types, b = static_cast<int>(k) % p.types;
+    if (!(q.epsilon > 0) || !(q.sigma > 0) || !(q.cutoff > 0) || !(q.cutoff <= p.cutoff))
+      out.push_back(
+          {"md.pairs",
+           str("types ", a, " and ", b, " have epsilon ", q.epsilon, ", sigma ", q.sigma,
+               ", cutoff ", q.cutoff),
+           str("expected epsilon > 0, sigma > 0 and 0 < cutoff <= md.cutoff = ", p.cutoff)});
+  }
+  if (!p.fractions.empty()) {
+    double sum = 0.0;
+    bool sane = p.fractions.size() == static_cast<std::size_t>(p.types);
+    for (double f : p.fractions) {
+      sane = sane && f >= 0.0 && f <= 1.0;
+      sum += f;
+    }
+    if (!sane || std::fabs(sum - 1.0) > 1e-9)
+      out.push_back({"md.species", str("the fractions of the ", p.types, " types add up to ", sum),
+                     "expected one fraction in [0, 1] per type, adding up to 1"});
+  }
+  if (p.start)
+    for (auto t : p.start->type)
+      if (t < 0 || t >= p.types) {
+        out.push_back({"md.data_file", str("an atom is of type ", t + 1),
+                       str("expected a type from 1 to ", p.types, " (md.species)")});
+        break;
+      }
   if (!out.empty()) return out;
   auto const length = boxLength(p);
   double const radius = p.cutoff + p.skin;
@@ -215,6 +266,7 @@ class System {
         m_params(resolved(params, decomp)),
         m_decomp(decomp),
         m_lj(params.cutoff, params.shift),
+        m_mixture(mixtureOf(params)),
         m_listTuning(neighbor::ListTuning<Exec>::fromEnvironment()),
         m_forceTuning(ForceTuning<Exec>::fromEnvironment()),
         m_list(m_params.list, params.cutoff, params.skin, m_listTuning) {
@@ -248,6 +300,8 @@ class System {
                        m_decomp.localCells(), m_particles);
       m_atoms =
           static_cast<std::int64_t>(4) * m_params.cells[0] * m_params.cells[1] * m_params.cells[2];
+      if (!m_params.fractions.empty())
+        assignTypes(space, m_params.fractions, m_particles.ids(), m_particles.types(), owned());
     }
     bool const given = m_params.start && !m_params.start->v.empty();
     if (!given && params.temperature > 0) {
@@ -437,20 +491,22 @@ class System {
     compat::orderAfter(m_haloSpace, space);  // the drift wrote the positions; the halo packs them
     m_ghosts->refreshPositions(m_haloSpace, x);
     bool const full = m_params.list == neighbor::ListKind::Full;
-    if (full) {
-      forcesFull(space, m_lj, x, f, list, m_interior, lanes(), m_forceTuning.entriesAtOnce);
-    } else {
-      beginHalfForces(space, f, m_scatter, m_particles.size());
-      addHalfForces(space, m_lj, x, m_scatter, list, m_interior);
-    }
-    compat::orderAfter(space, m_haloSpace);  // the ghost rows are read on `space`
-    if (full) {
-      forcesFull(space, m_lj, x, f, list, m_boundary, lanes(), m_forceTuning.entriesAtOnce);
-    } else {
-      addHalfForces(space, m_lj, x, m_scatter, list, m_boundary);
-      endHalfForces(space, m_scatter, f);
-      m_ghosts->reverseSum(space, f);
-    }
+    withPair([&](auto const& lj) {
+      if (full) {
+        forcesFull(space, lj, x, f, list, m_interior, lanes(), m_forceTuning.entriesAtOnce);
+      } else {
+        beginHalfForces(space, f, m_scatter, m_particles.size());
+        addHalfForces(space, lj, x, m_scatter, list, m_interior);
+      }
+      compat::orderAfter(space, m_haloSpace);  // the ghost rows are read on `space`
+      if (full) {
+        forcesFull(space, lj, x, f, list, m_boundary, lanes(), m_forceTuning.entriesAtOnce);
+      } else {
+        addHalfForces(space, lj, x, m_scatter, list, m_boundary);
+        endHalfForces(space, m_scatter, f);
+        m_ghosts->reverseSum(space, f);
+      }
+    });
     addThermostatForces(space);
   }
 
@@ -458,14 +514,16 @@ class System {
   /// Langevin noise is that of step `steps()`.
   void computeForces(Exec const& space) {
     auto const list = m_list.view();
-    if (m_params.list == neighbor::ListKind::Full) {
-      forcesFull(space, m_lj, m_particles.positions(), m_particles.forces(), list,
-                 RowSet<memory_space>::all(owned()), lanes(), m_forceTuning.entriesAtOnce);
-    } else {
-      forcesHalf(space, m_lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
-                 owned(), m_particles.size());
-      m_ghosts->reverseSum(space, m_particles.forces());
-    }
+    withPair([&](auto const& lj) {
+      if (m_params.list == neighbor::ListKind::Full) {
+        forcesFull(space, lj, m_particles.positions(), m_particles.forces(), list,
+                   RowSet<memory_space>::all(owned()), lanes(), m_forceTuning.entriesAtOnce);
+      } else {
+        forcesHalf(space, lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
+                   owned(), m_particles.size());
+        m_ghosts->reverseSum(space, m_particles.forces());
+      }
+    });
     addThermostatForces(space);
   }
 
@@ -488,13 +546,18 @@ class System {
     d.kinetic = kineticEnergy(space, exact);
     if (exact) {
       // Full list: every pair twice; halving is exact.
-      RowPairSum<memory_space> term{m_lj, m_particles.positions(), m_list.view(), true};
-      d.potential = 0.5 * reproducibleSum(space, m_comm, owned(), term);
-      term.energy = false;
-      d.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+      withPair([&](auto const& lj) {
+        RowPairSum<memory_space, std::decay_t<decltype(lj)>> term{lj, m_particles.positions(),
+                                                                  m_list.view(), true};
+        d.potential = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+        term.energy = false;
+        d.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+      });
     } else {
-      auto const sums = pairSums(space, m_lj, m_particles.positions(), m_list.view(), owned(),
-                                 m_params.list == neighbor::ListKind::Half, lanes());
+      auto const sums = withPair([&](auto const& lj) {
+        return pairSums(space, lj, m_particles.positions(), m_list.view(), owned(),
+                        m_params.list == neighbor::ListKind::Half, lanes());
+      });
       double local[2] = {sums.energy, sums.virial}, global[2] = {0.0, 0.0};
       checkMpi(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, m_comm),
                "MPI_Allreduce (eddy::md::diagnostics)");
@@ -607,7 +670,17 @@ class System {
   CartDecomposition const& decomposition() const { return m_decomp; }
   ParticleDomain const& domain() const { return m_domain; }
   Parameters const& parameters() const { return m_params; }
+  /// The one-type potential (that of the forces when the system has one type of epsilon = sigma
+  /// = 1 and no force shift; else mixture() is).
   LennardJones const& potential() const { return m_lj; }
+  /// The potential of several types (or of a force shift), its rows' types those of the
+  /// particles now; empty when potential() is the one in force.
+  std::optional<LennardJonesMixture<memory_space>> mixture() const {
+    if (!m_mixture) return std::nullopt;
+    auto m = *m_mixture;
+    m.type = m_particles.types();
+    return m;
+  }
   int owned() const { return m_particles.owned(); }
   /// With overlap: the owned rows whose forces are computed beside the ghost refresh, and the
   /// others (as of the last list build).
@@ -729,6 +802,16 @@ class System {
     m_steps = steps;
     m_rebuildsBefore = rebuilds - m_list.buildCount();
   }
+  /// Collective: how many atoms of each type (Parameters::types of them) the system holds.
+  std::vector<std::int64_t> typeCounts() const {
+    auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
+    std::vector<std::int64_t> mine(static_cast<std::size_t>(m_params.types), 0), all(mine.size());
+    for (int i = 0; i < owned(); ++i)
+      if (type(i) >= 0 && type(i) < m_params.types) ++mine[type(i)];
+    checkMpi(MPI_Allreduce(mine.data(), all.data(), m_params.types, MPI_INT64_T, MPI_SUM, m_comm),
+             "MPI_Allreduce (eddy::md::typeCounts)");
+    return all;
+  }
   /// The lattice constant (0 for a system started from a configuration).
   double latticeConstant() const { return m_a; }
   /// Where the box begins in the frame of the positions given (the configuration's low
@@ -771,6 +854,7 @@ class System {
   CartDecomposition m_decomp;
   ParticleDomain m_domain;
   LennardJones m_lj;
+  std::optional<LennardJonesMixture<memory_space>> m_mixture;  ///< empty: m_lj is in force
   neighbor::ListTuning<Exec> m_listTuning;
   ForceTuning<Exec> m_forceTuning;
   double m_a = 0.0;
@@ -791,6 +875,31 @@ class System {
   Exec m_haloSpace;
   Kokkos::View<int*, memory_space> m_interiorRows, m_boundaryRows;
   RowSet<memory_space> m_interior, m_boundary;
+
+  /// Calls f with the potential in force (the mixture reading the rows' current types) and
+  /// returns what it returns.
+  template <class F>
+  decltype(auto) withPair(F&& f) const {
+    if (auto const m = mixture()) return f(*m);
+    return f(m_lj);
+  }
+
+  /// The mixture potential of `p`, or none when its pairs are the one type of epsilon = sigma =
+  /// 1 cut at p.cutoff (the one-type potential then, which reads no types).
+  static std::optional<LennardJonesMixture<memory_space>> mixtureOf(Parameters const& p) {
+    bool const plain = p.types == 1 && !p.forceShift &&
+                       (p.pairs.empty() || (p.pairs[0].epsilon == 1.0 && p.pairs[0].sigma == 1.0 &&
+                                            p.pairs[0].cutoff == p.cutoff));
+    if (plain) return std::nullopt;
+    std::vector<PairParameters> pairs = p.pairs;
+    if (pairs.empty()) pairs.assign(1, PairParameters{1.0, 1.0, p.cutoff});
+    if (static_cast<int>(pairs.size()) != p.types * p.types ||
+        p.types > LennardJonesMixture<memory_space>::kMaxTypes)
+      return std::nullopt;  // violations() reports it
+    Truncation const t =
+        p.forceShift ? Truncation::ForceShift : (p.shift ? Truncation::Shift : Truncation::Cut);
+    return LennardJonesMixture<memory_space>(p.types, pairs.data(), t);
+  }
 
   /// The parameters in force: reproducible mode takes the full list; a configuration's density
   /// is its own.

@@ -1,0 +1,214 @@
+// Lennard-Jones mixtures on 1 to 4 ranks: the Kob-Andersen binary liquid's forces, energy and
+// virial against an O(N^2) brute force written out from the potential's formula with each
+// pair's epsilon, sigma and cutoff (cut, shifted and force-shifted; full and half lists,
+// reproducible mode), the lattice's types in their shares, and the force-shifted pair force and
+// energy going to zero at the cutoff.
+#include "EddyTest.hpp"
+#include "MdTestUtil.hpp"
+
+#include "md/System.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace {
+
+using eddy::md::PairParameters;
+using eddy::md::Parameters;
+using eddy::md::System;
+using eddy::neighbor::ListKind;
+
+template <class Exec>
+class MdMixture : public ::testing::Test {};
+TYPED_TEST_SUITE(MdMixture, eddy::test::ExecSpaces);
+
+/// Kob and Andersen, Phys. Rev. E 51, 4626 (1995): A-A (1, 1), A-B (1.5, 0.8), B-B (0.5, 0.88),
+/// each cut at 2.5 sigma of its pair; 80% A at number density 1.2.
+std::vector<PairParameters> kobAndersen() {
+  PairParameters const aa{1.0, 1.0, 2.5}, ab{1.5, 0.8, 2.0}, bb{0.5, 0.88, 2.2};
+  return {aa, ab, ab, bb};
+}
+
+/// 6^3 fcc cells (864 atoms) of the Kob-Andersen mixture at T = 1 (3 ranks along one axis still
+/// hold cutoff + skin).
+Parameters mixture(ListKind list, bool shift, bool forceShift) {
+  Parameters p;
+  p.cells = {6, 6, 6};
+  p.density = 1.2;
+  p.temperature = 1.0;
+  p.dt = 0.002;
+  p.cutoff = 2.5;
+  p.list = list;
+  p.types = 2;
+  p.pairs = kobAndersen();
+  p.fractions = {0.8, 0.2};
+  p.shift = shift;
+  p.forceShift = forceShift;
+  return p;
+}
+
+/// The pair's F / r and U at distance r from the formula, with its truncation.
+struct Expected {
+  double forceOverR, energy;
+};
+Expected pairFormula(PairParameters const& q, double r, bool shift, bool forceShift) {
+  auto u = [&](double x) {
+    double const s6 = std::pow(q.sigma / x, 6);
+    return 4.0 * q.epsilon * (s6 * s6 - s6);
+  };
+  auto force = [&](double x) {  // -dU/dr
+    double const s6 = std::pow(q.sigma / x, 6);
+    return 24.0 * q.epsilon * (2.0 * s6 * s6 - s6) / x;
+  };
+  double const rc = q.cutoff;
+  if (forceShift) return {(force(r) - force(rc)) / r, u(r) - u(rc) + (r - rc) * force(rc)};
+  return {force(r) / r, shift ? u(r) - u(rc) : u(r)};
+}
+
+/// Every atom's type by id, on every rank.
+template <class Exec>
+std::map<std::int64_t, int> allTypes(System<Exec> const& s) {
+  auto const a = s.atomState();
+  std::vector<double> mine;
+  for (std::size_t i = 0; i < a.id.size(); ++i) {
+    mine.push_back(static_cast<double>(a.id[i]));
+    mine.push_back(a.type[i]);
+  }
+  auto const all = eddy::test::allGatherDoubles(mine);
+  std::map<std::int64_t, int> out;
+  for (std::size_t k = 0; k < all.size(); k += 2)
+    out[static_cast<std::int64_t>(all[k])] = static_cast<int>(all[k + 1]);
+  return out;
+}
+
+/// Forces, energy and virial 30 steps into an NVE run against the brute force: every component
+/// within 1e-12 of the sum of the |F_ij| on its atom, the energy and virial within 1e-12
+/// relative.
+template <class Exec>
+void checkAgainstBruteForce(ListKind list, bool shift, bool forceShift, bool reproducible) {
+  Exec space;
+  Parameters p = mixture(list, shift, forceShift);
+  p.reproducible = reproducible;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  ASSERT_TRUE(s.mixture().has_value());
+  for (int k = 0; k < 30; ++k) s.step(space);
+  auto const all = eddy::test::gatherParticles(s);
+  auto const type = allTypes(s);
+  ASSERT_EQ(static_cast<std::int64_t>(all.size()), s.atoms());
+  auto const pairs = kobAndersen();
+  double energy = 0.0, virial = 0.0, worst = 0.0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    double f[3] = {0.0, 0.0, 0.0}, scale = 0.0;
+    for (std::size_t j = 0; j < all.size(); ++j) {
+      if (i == j) continue;
+      auto const& q = pairs[2 * type.at(all[i].id) + type.at(all[j].id)];
+      auto const d = eddy::test::minImage(all[i], all[j], s.domain().length);
+      double const r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      if (r >= q.cutoff) continue;
+      Expected const e = pairFormula(q, r, shift, forceShift);
+      for (int c = 0; c < 3; ++c) f[c] += e.forceOverR * d[c];
+      scale += std::fabs(e.forceOverR) * r;
+      if (j > i) {
+        energy += e.energy;
+        virial += e.forceOverR * r * r;
+      }
+    }
+    for (int c = 0; c < 3; ++c) worst = std::max(worst, std::fabs(all[i].f[c] - f[c]) / scale);
+  }
+  EXPECT_LT(worst, 1e-12);
+  auto const d = s.diagnostics(space);
+  EXPECT_LT(energy, -1.0);  // a dense liquid: the pairs bind
+  EXPECT_NEAR(d.potential, energy, 1e-12 * std::fabs(energy));
+  EXPECT_NEAR(d.virial, virial, 1e-12 * std::fabs(virial));
+}
+
+TYPED_TEST(MdMixture, FullListForcesEqualTheBruteForce) {
+  checkAgainstBruteForce<TypeParam>(ListKind::Full, false, false, false);
+}
+TYPED_TEST(MdMixture, HalfListShiftedForcesEqualTheBruteForce) {
+  checkAgainstBruteForce<TypeParam>(ListKind::Half, true, false, false);
+}
+TYPED_TEST(MdMixture, ForceShiftedForcesEqualTheBruteForce) {
+  checkAgainstBruteForce<TypeParam>(ListKind::Half, false, true, false);
+}
+TYPED_TEST(MdMixture, ReproducibleForcesEqualTheBruteForce) {
+  checkAgainstBruteForce<TypeParam>(ListKind::Full, false, true, true);
+}
+
+TYPED_TEST(MdMixture, TheLatticeHoldsEachTypeInItsShare) {
+  using Exec = TypeParam;
+  Exec space;
+  System<Exec> s(space, MPI_COMM_WORLD, mixture(ListKind::Full, false, false));
+  auto const type = allTypes(s);
+  ASSERT_EQ(static_cast<std::int64_t>(type.size()), s.atoms());
+  long long b = 0;
+  for (auto const& [id, t] : type) {
+    ASSERT_TRUE(t == 0 || t == 1) << "atom " << id << " of type " << t;
+    b += t;
+  }
+  // 20% of 864 = 172.8: the golden-ratio sequence is within a few atoms of it.
+  EXPECT_NEAR(static_cast<double>(b), 0.2 * 864, 3.0);
+  // Evenly mixed: every run of 50 consecutive ids holds 10 +- 3 atoms of B.
+  for (std::int64_t first = 1; first + 50 <= s.atoms(); first += 50) {
+    int inRun = 0;
+    for (std::int64_t id = first; id < first + 50; ++id) inRun += type.at(id);
+    EXPECT_NEAR(inRun, 10, 3) << "ids from " << first;
+  }
+}
+
+TYPED_TEST(MdMixture, AForceShiftedPairEndsAtItsCutoff) {
+  using Exec = TypeParam;
+  Exec space;
+  auto const pairs = kobAndersen();
+  for (double r : {0.9, 2.0 - 1e-4}) {
+    auto c = std::make_shared<eddy::md::Configuration>();
+    c->length = {9.0, 9.0, 9.0};
+    c->id = {1, 2};
+    c->type = {0, 1};  // A and B: epsilon 1.5, sigma 0.8, cutoff 2
+    c->x = {4.0, 4.5, 4.5, 4.0 + r, 4.5, 4.5};
+    Parameters p;
+    p.cells = {3, 3, 3};
+    p.temperature = 0.0;
+    p.types = 2;
+    p.pairs = pairs;
+    p.forceShift = true;
+    p.start = c;
+    System<Exec> s(space, MPI_COMM_WORLD, p);
+    Expected const e = pairFormula(pairs[1], r, false, true);
+    auto const d = s.diagnostics(space);
+    EXPECT_NEAR(d.potential, e.energy, 1e-12 * std::fmax(1.0, std::fabs(e.energy))) << r;
+    EXPECT_NEAR(d.virial, e.forceOverR * r * r, 1e-12 * std::fmax(1.0, std::fabs(e.energy))) << r;
+    if (r > 1.9) {
+      // Within 1e-4 of the cutoff both are nearly 0: F ~ 1e-4 F', U ~ 1e-8 F'.
+      EXPECT_LT(std::fabs(e.forceOverR * r), 1e-3);
+      EXPECT_LT(std::fabs(d.potential), 1e-7);
+    }
+  }
+}
+
+TYPED_TEST(MdMixture, ParametersOutsideTheirRangeAreRefusedByKey) {
+  Parameters p = mixture(ListKind::Full, false, false);
+  p.pairs[3].cutoff = 2.6;  // beyond md.cutoff 2.5
+  auto v = eddy::md::violations(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].key, "md.pairs");
+  p = mixture(ListKind::Full, false, false);
+  p.fractions = {0.7, 0.2};
+  v = eddy::md::violations(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].key, "md.species");
+  p = mixture(ListKind::Full, false, false);
+  p.types = 9;
+  v = eddy::md::violations(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].key, "md.species");
+}
+
+}  // namespace
