@@ -27,6 +27,7 @@ using io::Key;
 constexpr Choice<bool> kLattice[] = {{"fcc", true}, {"random", false}};
 constexpr Choice<neighbor::ListKind> kList[] = {{"half", neighbor::ListKind::Half},
                                                 {"full", neighbor::ListKind::Full}};
+constexpr Choice<bool> kMixing[] = {{"lorentz_berthelot", true}, {"none", false}};
 constexpr Choice<md::Thermostat> kThermostat[] = {{"none", md::Thermostat::None},
                                                   {"berendsen", md::Thermostat::Berendsen},
                                                   {"langevin", md::Thermostat::Langevin}};
@@ -79,7 +80,65 @@ Key section() {
                .atLeast(0)
                .defaultValue(0.3)
                .unit("sigma"))
-      .add(Key::boolean("shift", "Shift the potential so that U(rc) = 0.").defaultValue(false))
+      .add(Key::boolean("shift", "Shift the potential so that U(rc) = 0 (of each pair).")
+               .defaultValue(false))
+      .add(Key::boolean("force_shift",
+                        "Force-shifted potential: U(r) - U(rc) + (r - rc) F(rc) and F(r) - F(rc) "
+                        "(of each pair), so that the force and the energy both go to zero at the "
+                        "cutoff (energy conservation without a jump at rc; shift then says "
+                        "nothing).")
+               .defaultValue(false))
+      .add(Key::namedSections(
+          "species",
+          "Atom types, each under a name of your choice (letters and digits), in the order of "
+          "their type numbers (1, 2, ... of a data file), e.g. A: {fraction: 0.8}. Absent: one "
+          "type, epsilon = sigma = 1 (the units). Each type's own pair A-A has its epsilon, sigma "
+          "and cutoff; every type has mass 1 (the mass unit).",
+          Key::section("<name>", "One atom type.")
+              .add(Key::real("fraction",
+                             "Its share of the lattice's atoms (the shares add up to 1): the "
+                             "types go to the atoms evenly mixed, by the golden-ratio sequence "
+                             "of their ids, each count within a few atoms of its share. Not "
+                             "used with data_file.")
+                       .atLeast(0)
+                       .atMost(1)
+                       .defaultValue(0.0))
+              .add(Key::real("epsilon", "Energy of its like pair.")
+                       .greaterThan(0)
+                       .defaultValue(1.0)
+                       .unit("epsilon"))
+              .add(Key::real("sigma", "Length of its like pair.")
+                       .greaterThan(0)
+                       .defaultValue(1.0)
+                       .unit("sigma"))
+              .add(Key::real("cutoff", "Cutoff of its like pair; 0 = md.cutoff (at most that).")
+                       .atLeast(0)
+                       .defaultValue(0.0)
+                       .unit("sigma"))))
+      .add(Key::namedSections(
+          "pairs",
+          "Pairs of unlike types, each under the names of its two types joined by _ (A_B), e.g. "
+          "A_B: {epsilon: 1.5, sigma: 0.8, cutoff: 2.0}. A pair not given mixes its two types' "
+          "own parameters by `mixing`.",
+          Key::section("<type>_<type>", "One pair of unlike types.")
+              .add(Key::real("epsilon", "Energy of the pair.")
+                       .greaterThan(0)
+                       .required()
+                       .unit("epsilon"))
+              .add(
+                  Key::real("sigma", "Length of the pair.").greaterThan(0).required().unit("sigma"))
+              .add(Key::real("cutoff",
+                             "Cutoff of the pair; 0 = the mean of its types' cutoffs (at most "
+                             "md.cutoff).")
+                       .atLeast(0)
+                       .defaultValue(0.0)
+                       .unit("sigma"))))
+      .add(Key::choice("mixing", choiceNames(kMixing),
+                       "The parameters of an unlike pair that md.pairs does not give: "
+                       "lorentz_berthelot (epsilon the geometric mean of its types', sigma and "
+                       "cutoff the arithmetic means), or none (md.pairs must give every unlike "
+                       "pair).")
+               .defaultValue("lorentz_berthelot"))
       .add(Key::real("dt", "Time step.").greaterThan(0).defaultValue(0.005).unit("tau"))
       .add(Key::choice("neighbor", choiceNames(kList, {"auto"}),
                        "Neighbour list: half (each pair once, scatter-add forces, ghost forces "
@@ -153,32 +212,31 @@ Key section() {
 struct StartFile {
   std::shared_ptr<md::Configuration const> atoms;  ///< null when there is a problem
   std::string problem, expected;
+  int types = 0;                            ///< the file's atom types
+  std::vector<io::PairCoefficients> pairs;  ///< its Pair Coeffs or PairIJ Coeffs
 };
 
-/// The configuration of LAMMPS data file `d` (types 1 .. n become 0 .. n - 1), or the reason it
-/// does not fit the md model (`cutoff`: md.cutoff, which a cutoff in its Pair Coeffs must match).
-StartFile configurationOf(io::LammpsData const& d, std::string const& path, double cutoff) {
+/// The configuration of LAMMPS data file `d` (types 1 .. n become 0 .. n - 1) and its pair
+/// coefficients, or the reason it does not fit the md model.
+StartFile configurationOf(io::LammpsData const& d, std::string const& path) {
   StartFile out;
   auto refuse = [&](std::string what, std::string expected) {
     out.problem = str("'", path, "' ", what);
     out.expected = std::move(expected);
     return out;
   };
-  if (d.types != 1) return refuse(str("has ", d.types, " atom types"), "expected one");
   for (std::size_t t = 0; t < d.masses.size(); ++t)
     if (d.masses[t] != 1.0)
       return refuse(str("gives type ", t + 1, " the mass ", d.masses[t]),
                     "expected 1 (the mass unit of md)");
-  for (auto const& c : d.pairs) {
-    bool const units = c.values.size() >= 2 && c.values[0] == 1.0 && c.values[1] == 1.0;
-    bool const cut = c.values.size() < 3 || c.values[2] == cutoff;
-    if (!units || !cut || c.values.size() > 3)
+  if (!d.pairStyle.empty() && d.pairStyle != "lj/cut")
+    return refuse(str("gives pair coefficients of style ", d.pairStyle),
+                  "expected lj/cut (epsilon, sigma and optionally a cutoff)");
+  for (auto const& c : d.pairs)
+    if (c.values.size() < 2 || c.values.size() > 3)
       return refuse(
           str("has the pair coefficients ", listText(c.values), " for types ", c.i, " and ", c.j),
-          str("expected epsilon 1 and sigma 1 (the units of md), then at most a "
-              "cutoff equal to md.cutoff = ",
-              cutoff));
-  }
+          "expected epsilon, sigma and optionally a cutoff (lj/cut)");
   auto c = std::make_shared<md::Configuration>();
   std::size_t const n = d.id.size();
   for (int a = 0; a < 3; ++a) {
@@ -197,16 +255,17 @@ StartFile configurationOf(io::LammpsData const& d, std::string const& path, doub
     }
   for (auto const& v : d.velocity) c->v.insert(c->v.end(), v.begin(), v.end());
   out.atoms = std::move(c);
+  out.types = d.types;
+  out.pairs = d.pairs;
   return out;
 }
 
 /// The configuration of md.data_file (null for the lattice), read once per file version: the
 /// check, the memory estimate and the run all ask for it. Keyed by the path, size and
-/// modification time and md.cutoff.
+/// modification time.
 StartFile startFile(io::Deck const& deck) {
   struct Read {
     std::string path;
-    double cutoff = 0.0;
     std::uintmax_t size = 0;
     std::filesystem::file_time_type time;
     StartFile file;
@@ -214,17 +273,15 @@ StartFile startFile(io::Deck const& deck) {
   static std::optional<Read> last;
   std::string const path = deck.getString("md.data_file");
   if (path.empty()) return {};
-  double const cutoff = deck.getDouble("md.cutoff");
   std::error_code sizeError, timeError;
   std::uintmax_t const size = std::filesystem::file_size(path, sizeError);
   auto const time = std::filesystem::last_write_time(path, timeError);
   bool const known = !sizeError && !timeError;
-  if (known && last && last->path == path && last->cutoff == cutoff && last->size == size &&
-      last->time == time)
+  if (known && last && last->path == path && last->size == size && last->time == time)
     return last->file;
   StartFile file;
   try {
-    file = configurationOf(io::readLammpsData(path), path, cutoff);
+    file = configurationOf(io::readLammpsData(path), path);
   } catch (IoError const& e) {
     // The reader's message ends in what it expected, when it says.
     std::string const what = e.what();
@@ -233,15 +290,153 @@ StartFile startFile(io::Deck const& deck) {
     file.expected =
         cut == std::string::npos ? "expected a readable LAMMPS data file" : what.substr(cut + 2);
   }
-  if (known) last = Read{path, cutoff, size, time, file};
+  if (known) last = Read{path, size, time, file};
   return file;
+}
+
+/// The atom types of the deck (and of the data file it starts from) and their pair parameters,
+/// with the deck errors they give.
+struct Interactions {
+  std::vector<std::string> names;         ///< of type t at t
+  std::vector<double> fractions;          ///< the lattice's shares (empty: one type)
+  std::vector<md::PairParameters> pairs;  ///< types x types
+  std::vector<Violation> errors;
+};
+
+/// md.species and md.pairs (and a data file's pair coefficients where the deck gives none):
+/// each type's own pair from its species entry, else from the file, else epsilon = sigma = 1
+/// cut at md.cutoff; each unlike pair from md.pairs, else from the file's PairIJ Coeffs, else
+/// mixed by md.mixing.
+Interactions interactions(io::Deck const& deck, StartFile const& start) {
+  Interactions out;
+  double const cutoff = deck.getDouble("md.cutoff");
+  out.names = deck.names("md.species");
+  bool const named = !out.names.empty();
+  if (start.atoms && start.types != static_cast<int>(out.names.size())) {
+    if (named)
+      out.errors.push_back({"md.species", str("names ", out.names.size(), " types"),
+                            str("expected the ", start.types, " of md.data_file")});
+    out.names.clear();
+    for (int t = 1; t <= start.types; ++t) out.names.push_back(str(t));
+  }
+  if (out.names.empty()) out.names = {"1"};
+  int const n = static_cast<int>(out.names.size());
+  for (std::string const& name : deck.names("md.species"))
+    if (name.find('_') != std::string::npos)
+      out.errors.push_back({"md.species." + name, "has a _ in its name",
+                            "expected letters and digits (md.pairs joins two names with _)"});
+  auto fileValue = [&](int a, int b) -> io::PairCoefficients const* {
+    for (auto const& c : start.pairs)
+      if ((c.i == a + 1 && c.j == b + 1) || (c.i == b + 1 && c.j == a + 1)) return &c;
+    return nullptr;
+  };
+  auto fromFile = [&](io::PairCoefficients const& c) {
+    return md::PairParameters{c.values[0], c.values[1], c.values.size() > 2 ? c.values[2] : cutoff};
+  };
+  std::vector<md::PairParameters> like(n, md::PairParameters{1.0, 1.0, cutoff});
+  std::vector<std::string> likeKey(n, "md.data_file");
+  for (int t = 0; t < n; ++t) {
+    std::string const key = "md.species." + out.names[t];
+    if (named && deck.has(key)) {
+      double const c = deck.getDouble(key + ".cutoff");
+      like[t] = {deck.getDouble(key + ".epsilon"), deck.getDouble(key + ".sigma"),
+                 c > 0 ? c : cutoff};
+      likeKey[t] = key + ".cutoff";
+    } else if (auto const* c = fileValue(t, t)) {
+      like[t] = fromFile(*c);
+    }
+  }
+  out.pairs.assign(static_cast<std::size_t>(n * n), md::PairParameters{});
+  std::vector<std::string> pairKey(static_cast<std::size_t>(n * n), "md.data_file");
+  for (int t = 0; t < n; ++t) {
+    out.pairs[t * n + t] = like[t];
+    pairKey[t * n + t] = likeKey[t];
+  }
+  std::vector<bool> given(static_cast<std::size_t>(n * n), false);
+  for (std::string const& name : deck.names("md.pairs")) {
+    std::string const key = "md.pairs." + name;
+    auto const cut = name.find('_');
+    auto index = [&](std::string const& type) {
+      auto const it = std::find(out.names.begin(), out.names.end(), type);
+      return it == out.names.end() ? -1 : static_cast<int>(it - out.names.begin());
+    };
+    int const a = cut == std::string::npos ? -1 : index(name.substr(0, cut));
+    int const b = cut == std::string::npos ? -1 : index(name.substr(cut + 1));
+    if (a < 0 || b < 0) {
+      out.errors.push_back({key, "does not name two types joined by _",
+                            str("expected <type>_<type> of the types ", listText(out.names))});
+      continue;
+    }
+    if (a == b) {
+      out.errors.push_back({key, "is a type's own pair",
+                            str("expected its parameters in md.species.", out.names[a])});
+      continue;
+    }
+    if (given[a * n + b]) {
+      out.errors.push_back(
+          {key, str("gives the pair of ", out.names[a], " and ", out.names[b], " a second time"),
+           "expected each pair once"});
+      continue;
+    }
+    double const c = deck.getDouble(key + ".cutoff");
+    md::PairParameters const q{deck.getDouble(key + ".epsilon"), deck.getDouble(key + ".sigma"),
+                               c > 0 ? c : 0.5 * (like[a].cutoff + like[b].cutoff)};
+    for (int k : {a * n + b, b * n + a}) {
+      out.pairs[k] = q;
+      pairKey[k] = key + ".cutoff";
+      given[k] = true;
+    }
+  }
+  bool const mix = choiceValue(kMixing, deck.getString("md.mixing"));
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      if (given[a * n + b]) continue;
+      md::PairParameters q;
+      if (auto const* c = fileValue(a, b); c && c->i != c->j) {
+        q = fromFile(*c);
+      } else if (mix) {
+        q = {std::sqrt(like[a].epsilon * like[b].epsilon), 0.5 * (like[a].sigma + like[b].sigma),
+             0.5 * (like[a].cutoff + like[b].cutoff)};
+        pairKey[a * n + b] = "md.mixing";
+      } else {
+        out.errors.push_back({"md.pairs", str("gives no pair ", out.names[a], "_", out.names[b]),
+                              "expected every unlike pair with md.mixing: none"});
+        continue;
+      }
+      out.pairs[a * n + b] = out.pairs[b * n + a] = q;
+    }
+  for (int k = 0; k < n * n; ++k)
+    if (out.pairs[k].cutoff > cutoff && (k / n) <= (k % n)) {
+      out.errors.push_back(
+          {pairKey[k],
+           str("gives the pair ", out.names[k / n], "_", out.names[k % n], " the cutoff ",
+               out.pairs[k].cutoff),
+           str("expected at most md.cutoff = ", cutoff, " (which sizes the neighbour lists)")});
+    }
+  if (named && !start.atoms && n > 1) {
+    double sum = 0.0;
+    for (auto const& name : out.names) {
+      out.fractions.push_back(deck.getDouble("md.species." + name + ".fraction"));
+      sum += out.fractions.back();
+    }
+    if (std::fabs(sum - 1.0) > 1e-9)
+      out.errors.push_back({"md.species", str("has fractions adding up to ", sum),
+                            "expected shares of the lattice's atoms adding up to 1"});
+  }
+  return out;
 }
 
 /// The parameters of the deck: the lattice cells those of grid.cells (3 of them: check()), or
 /// the atoms of md.data_file (none when it cannot be read: check() says why).
 md::Parameters parameters(io::Deck const& deck, int ranks) {
   md::Parameters p;
-  p.start = startFile(deck).atoms;
+  StartFile const start = startFile(deck);
+  p.start = start.atoms;
+  Interactions const types = interactions(deck, start);
+  p.types = static_cast<int>(types.names.size());
+  p.pairs = types.pairs;
+  p.fractions = types.fractions;
+  p.forceShift = deck.getBool("md.force_shift");
   auto const cells = deck.getIntList("grid.cells");
   for (std::size_t a = 0; a < cells.size() && a < 3; ++a) p.cells[a] = static_cast<int>(cells[a]);
   p.fcc = choiceValue(kLattice, deck.getString("md.lattice"));
@@ -284,6 +479,9 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
     errors.add(deck, "md.data_file", start.problem, start.expected);
     return;
   }
+  Interactions const types = interactions(deck, start);
+  for (auto const& v : types.errors) errors.add(deck, v.key, v.what, v.expected);
+  if (!types.errors.empty()) return;  // the parameters below would repeat them
   md::Parameters const p = parameters(deck, 1);
   for (auto const& v : md::violations(p)) errors.add(deck, v.key, v.what, v.expected);
   if (deck.getInt("md.rdf.every") > 0 && deck.getDouble("md.rdf.r_max") > p.cutoff)
@@ -459,36 +657,59 @@ class MdModel final : public Model {
         m_setupStart(log::elapsed()),
         m_system(ExecSpace(), c.rt.comm(), c.decomp, parameters(c.deck, c.rt.size())),
         m_setupSeconds(log::elapsed() - m_setupStart),
-        m_thermostatSteps(c.deck.getInt("md.thermostat_steps")) {}
+        m_thermostatSteps(c.deck.getInt("md.thermostat_steps")),
+        m_types(interactions(c.deck, startFile(c.deck))),
+        m_typeCounts(m_system.typeCounts()) {}
 
   std::vector<std::string> startLines() const override {
     auto const& p = m_system.parameters();
+    std::vector<std::string> lines;
     auto const& box = m_system.domain().length;
     auto const& list = m_system.list();
-    return {str("md: ", m_system.atoms(), " atoms (",
-                p.start ? str("from ", m_deck.getString("md.data_file"), ", rho* ", p.density,
-                              p.start->v.empty() ? "" : ", its velocities")
-                        : str(p.fcc ? "fcc" : "random", ", rho* ", p.density, ", lattice constant ",
-                              m_system.latticeConstant()),
-                "), box ", box[0], " x ", box[1], " x ", box[2],
-                p.start ? str(" from ", listText(m_system.origin())) : std::string(),
-                ", rank grid ", toString(m_system.decomposition().procGrid()), ", rc ", p.cutoff,
-                p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
-                p.list == neighbor::ListKind::Half ? "half" : "full", " list",
-                m_deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
-                p.reproducible ? " (reproducible)" : "",
-                p.list == neighbor::ListKind::Full && m_system.lanes() > 1
-                    ? str(" (", m_system.lanes(), " vector lanes per atom)")
-                    : std::string(),
-                ", dt ", p.dt, ", thermostat ", m_deck.getString("md.thermostat"),
-                p.thermostat != md::Thermostat::None && m_thermostatSteps > 0
-                    ? str(" for ", m_thermostatSteps, " steps")
-                    : std::string(),
-                "; setup ", formatDuration(m_setupSeconds)),
-            str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
-                m_deck.getString("parallel.overlap"), ", ", m_rt.size(), " rank(s))"),
-            str("md: list build ", neighbor::listBuildName(list.lastBuild()), ", bins ",
-                m_system.listTuning().binFraction, " x (cutoff + skin) (EDDY_LIST_BIN_FRACTION)")};
+    lines.push_back(str("md: ", m_system.atoms(), " atoms (",
+                        p.start ? str("from ", m_deck.getString("md.data_file"), ", rho* ",
+                                      p.density, p.start->v.empty() ? "" : ", its velocities")
+                                : str(p.fcc ? "fcc" : "random", ", rho* ", p.density,
+                                      ", lattice constant ", m_system.latticeConstant()),
+                        "), box ", box[0], " x ", box[1], " x ", box[2],
+                        p.start ? str(" from ", listText(m_system.origin())) : std::string(),
+                        ", rank grid ", toString(m_system.decomposition().procGrid()), ", rc ",
+                        p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
+                        p.list == neighbor::ListKind::Half ? "half" : "full", " list",
+                        m_deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
+                        p.reproducible ? " (reproducible)" : "",
+                        p.list == neighbor::ListKind::Full && m_system.lanes() > 1
+                            ? str(" (", m_system.lanes(), " vector lanes per atom)")
+                            : std::string(),
+                        ", dt ", p.dt, ", thermostat ", m_deck.getString("md.thermostat"),
+                        p.thermostat != md::Thermostat::None && m_thermostatSteps > 0
+                            ? str(" for ", m_thermostatSteps, " steps")
+                            : std::string(),
+                        "; setup ", formatDuration(m_setupSeconds)));
+    if (p.types > 1 || m_system.mixture()) lines.push_back(typesLine());
+    for (auto const& line : std::vector<std::string>{
+             str("md: ghost refresh overlap ", p.overlap ? "on" : "off", " (parallel.overlap ",
+                 m_deck.getString("parallel.overlap"), ", ", m_rt.size(), " rank(s))"),
+             str("md: list build ", neighbor::listBuildName(list.lastBuild()), ", bins ",
+                 m_system.listTuning().binFraction, " x (cutoff + skin) (EDDY_LIST_BIN_FRACTION)")})
+      lines.push_back(line);
+    return lines;
+  }
+
+  /// The types with their atom counts and every pair's epsilon, sigma and cutoff.
+  std::string typesLine() const {
+    auto const& p = m_system.parameters();
+    std::string line = "md: types";
+    for (int t = 0; t < p.types; ++t)
+      line += str(t ? ", " : " ", m_types.names[t], " (", m_typeCounts[t], " atoms)");
+    line += p.forceShift ? "; pairs force-shifted" : (p.shift ? "; pairs shifted" : "; pairs cut");
+    for (int a = 0; a < p.types; ++a)
+      for (int b = a; b < p.types; ++b) {
+        auto const& q = p.pairs[a * p.types + b];
+        line += str(a + b ? ", " : " ", m_types.names[a], "_", m_types.names[b], " epsilon ",
+                    q.epsilon, " sigma ", q.sigma, " rc ", q.cutoff);
+      }
+    return line;
   }
 
   void begin(ExecSpace const&, long long restartStep) override {
@@ -664,6 +885,8 @@ class MdModel final : public Model {
   md::System<ExecSpace> m_system;
   double m_setupSeconds;
   long long m_thermostatSteps;
+  Interactions m_types;                    ///< the types' names and pairs
+  std::vector<std::int64_t> m_typeCounts;  ///< atoms of each type
   std::unique_ptr<Analyses> m_analyses;
   std::optional<md::Diagnostics> m_first;  ///< of the first progress line (the energy drift)
   md::Diagnostics m_last;                  ///< of the last progress line

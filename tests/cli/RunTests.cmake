@@ -173,10 +173,28 @@ endforeach()
 eddy_add_cli_test(NAME cli.validate.md_data_not_data EXPECT_EXIT 3
                   MATCH "md_data_errors.yaml:7:3: md.data_file: LAMMPS data file 'tests/cli/decks/md_data_errors.yaml': the header has no 'N atoms' line; expected the count of atoms"
                   COMMAND validate tests/cli/decks/md_data_errors.yaml)
-eddy_add_cli_test(NAME cli.validate.md_data_two_types EXPECT_EXIT 3
-                  MATCH "md.data_file: 'tests/cli/decks/two_types.data' has 2 atom types; expected one"
+eddy_add_cli_test(NAME cli.validate.md_data_species EXPECT_EXIT 3
+                  MATCH "md.species: names 1 types; expected the 2 of md.data_file"
                   COMMAND validate tests/cli/decks/md_data_errors.yaml
-                          --set md.data_file=tests/cli/decks/two_types.data)
+                          --set md.data_file=tests/cli/decks/two_types.data
+                          --set md.species.A.fraction=1)
+# Mixtures: the Kob-Andersen deck (shortened) on 1 and 2 ranks, its types in their exact
+# shares; types and pairs that cannot run are deck errors at their keys.
+foreach(n 1 2)
+  eddy_add_cli_test(NAME cli.run.kob_andersen.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "md: types A \\(3200 atoms\\), B \\(800 atoms\\); pairs shifted A_A epsilon 1 sigma 1 rc 2.5, A_B epsilon 1.5 sigma 0.8 rc 2, B_B epsilon 0.5 sigma 0.88 rc 2.2"
+                          "final: step 100"
+                    ONCE "final: step"
+                    COMMAND run inputs/kob_andersen.yaml --set run.steps=100
+                            --set run.output_dir=output/cli_kob_andersen_np${n})
+endforeach()
+eddy_add_cli_test(NAME cli.validate.md_pair_errors EXPECT_EXIT 3
+                  MATCH "md_pair_errors.yaml:5:1: md.mixing: gives the pair A_B the cutoff 2.55; expected at most md.cutoff = 2.5"
+                        "md_pair_errors.yaml:7:3: md.species: has fractions adding up to 1.1; expected shares of the lattice's atoms adding up to 1"
+                        "md_pair_errors.yaml:9:24: md.species.B.cutoff: gives the pair B_B the cutoff 2.6"
+                        "md_pair_errors.yaml:11:5: md.pairs.A_C: does not name two types joined by _; expected <type>_<type> of the types \\[A, B\\]"
+                        "md_pair_errors.yaml:12:5: md.pairs.B_B: is a type's own pair; expected its parameters in md.species.B"
+                  COMMAND validate tests/cli/decks/md_pair_errors.yaml)
 eddy_add_cli_test(NAME cli.run.lj_liquid.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "md: 32000 atoms" "final: step 1000" ONCE "final: step"
                   LABELS validation slow
