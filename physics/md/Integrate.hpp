@@ -10,19 +10,47 @@
 #include "md/Particles.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 namespace eddy::md {
 
+/// The O step of BAOAB Langevin dynamics (Leimkuhler and Matthews, Appl. Math. Res. Express
+/// 2013, 34-56), between the two half drifts: v <- c1 v + c2 R with c1 = exp(-gamma dt) and
+/// c2 = sqrt((1 - c1^2) T) (unit mass), R the counter-based normal of (seed, global id, step,
+/// component), the same for an atom wherever it lives. The friction and noise are applied
+/// exactly, so configurations are sampled from the canonical distribution with an error of
+/// order dt^2 for any gamma. Off: velocity Verlet.
+template <class Mem>
+struct LangevinKick {
+  bool on = false;
+  double c1 = 1.0, c2 = 0.0;
+  std::uint64_t seed = 0;
+  std::int64_t step = 0;
+  GlobalIds<Mem> id;
+
+  LangevinKick() = default;
+  LangevinKick(double gamma, double temperature, double dt, std::uint64_t seed_, std::int64_t step_,
+               GlobalIds<Mem> const& ids)
+      : on(true),
+        c1(std::exp(-gamma * dt)),
+        c2(std::sqrt((1.0 - c1 * c1) * temperature)),
+        seed(seed_),
+        step(step_),
+        id(ids) {}
+};
+
 /// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet), with the previous
 /// step's closing half kick first when `pendingKick` (v += dt/2 f twice, as `kick` and then this
 /// kernel would add it: the same bits), each row's new position then given to
 /// `watch(i, x, y, z)` (the neighbour list's displacement test, VerletList::DisplacementWatch).
-/// One pass instead of three (kick, drift, displacement test).
+/// One pass instead of three (kick, drift, displacement test). With `langevin` on, the drift is
+/// x += dt/2 v, the O step, x += dt/2 v (BAOAB; the closing kick is the B after the forces).
 template <class Exec, class Mem, class Watch>
 void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities<Mem> const& v,
-               Forces<Mem> const& f, int owned, bool pendingKick, Watch const& watch) {
+               Forces<Mem> const& f, int owned, bool pendingKick, Watch const& watch,
+               LangevinKick<Mem> const& langevin = {}) {
   double const half = 0.5 * dt;
   Kokkos::parallel_for(
       "eddy::md::kickDrift", Kokkos::RangePolicy<Exec>(space, 0, owned),
@@ -33,8 +61,16 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
           double vd = v(i, d);
           if (pendingKick) vd += half * fd;
           vd += half * fd;
+          if (langevin.on) {
+            double const r = counterNormal(langevin.seed, RandomStream::Langevin, langevin.id(i),
+                                           langevin.step, d);
+            double const middle = x(i, d) + half * vd;
+            vd = langevin.c1 * vd + langevin.c2 * r;
+            p[d] = middle + half * vd;
+          } else {
+            p[d] = x(i, d) + dt * vd;
+          }
           v(i, d) = vd;
-          p[d] = x(i, d) + dt * vd;
           x(i, d) = p[d];
         }
         watch(i, p[0], p[1], p[2]);
@@ -72,23 +108,6 @@ void shiftVelocities(Exec const& space, Velocities<Mem> const& v, int owned,
         v(i, 0) -= sx;
         v(i, 1) -= sy;
         v(i, 2) -= sz;
-      });
-}
-
-/// Langevin forces f += -gamma v + sqrt(2 gamma T / dt) R, R standard normal per component
-/// (a stochastic thermostat at temperature T with friction gamma). R is the counter-based normal
-/// of (seed, global id, `step`, component): the same for an atom wherever it lives.
-template <class Exec, class Mem>
-void langevinForces(Exec const& space, std::uint64_t seed, std::int64_t step, double gamma,
-                    double temperature, double dt, Velocities<Mem> const& v, Forces<Mem> const& f,
-                    GlobalIds<Mem> const& id, int owned) {
-  double const sigma = math::sqrt(2.0 * gamma * temperature / dt);
-  Kokkos::parallel_for(
-      "eddy::md::langevin", Kokkos::RangePolicy<Exec>(space, 0, owned), KOKKOS_LAMBDA(const int i) {
-        std::int64_t const gid = id(i);
-        for (int d = 0; d < 3; ++d)
-          f(i, d) +=
-              -gamma * v(i, d) + sigma * counterNormal(seed, RandomStream::Langevin, gid, step, d);
       });
 }
 

@@ -107,6 +107,9 @@ struct Parameters {
   /// atoms by the golden-ratio sequence of their ids, evenly mixed and each type's count within
   /// a few atoms of its share.
   std::vector<double> fractions;
+  /// Add the long-range corrections of every pair beyond its cutoff (a uniform fluid there) to
+  /// the potential energy and the virial, hence the pressure; the forces do not change.
+  bool tail = false;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -303,6 +306,7 @@ class System {
       if (!m_params.fractions.empty())
         assignTypes(space, m_params.fractions, m_particles.ids(), m_particles.types(), owned());
     }
+    m_typeCounts = typeCounts();
     bool const given = m_params.start && !m_params.start->v.empty();
     if (!given && params.temperature > 0) {
       randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
@@ -324,10 +328,15 @@ class System {
   void step(Exec const& space, bool anotherStepFollows = false) {
     ScopedRegion region("eddy::md::step");
     double const dt = m_params.dt;
-    ++m_steps;  // the step being taken: the Langevin noise of its forces is keyed by it
+    ++m_steps;  // the step being taken: its Langevin noise is keyed by it
     auto const watch = m_list.displacementWatch();
+    LangevinKick<memory_space> langevin;
+    if (m_params.thermostat == Thermostat::Langevin)
+      langevin =
+          LangevinKick<memory_space>(m_params.langevinDamping, m_params.thermostatTemperature, dt,
+                                     m_params.seed, m_steps, m_particles.ids());
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
-              owned(), m_kickPending, watch);
+              owned(), m_kickPending, watch, langevin);
     m_kickPending = false;
     // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
     bool const rebuilt = settleNeighbors(space, watch, !m_params.overlap);
@@ -507,11 +516,9 @@ class System {
         m_ghosts->reverseSum(space, f);
       }
     });
-    addThermostatForces(space);
   }
 
-  /// Forces on the owned particles at the current positions (ghosts must be current); the
-  /// Langevin noise is that of step `steps()`.
+  /// Forces on the owned particles at the current positions (ghosts must be current).
   void computeForces(Exec const& space) {
     auto const list = m_list.view();
     withPair([&](auto const& lj) {
@@ -524,15 +531,6 @@ class System {
         m_ghosts->reverseSum(space, m_particles.forces());
       }
     });
-    addThermostatForces(space);
-  }
-
-  /// The Langevin friction and noise of step `steps()`, when that thermostat is on.
-  void addThermostatForces(Exec const& space) {
-    if (m_params.thermostat == Thermostat::Langevin)
-      langevinForces(space, m_params.seed, m_steps, m_params.langevinDamping,
-                     m_params.thermostatTemperature, m_params.dt, m_particles.velocities(),
-                     m_particles.forces(), m_particles.ids(), owned());
   }
 
   /// Collective: energies, temperature, pressure and momentum (reproducible sums, the same on
@@ -565,6 +563,11 @@ class System {
       d.virial = global[1];
     }
     d.momentum = momentum(space, exact);
+    if (m_params.tail) {
+      auto const t = tailCorrections();
+      d.potential += t.energy;
+      d.virial += t.virial;
+    }
     d.temperature = 2.0 * d.kinetic / dof();
     d.pressure = (2.0 * d.kinetic + d.virial) / (3.0 * volume());
     return d;
@@ -802,6 +805,36 @@ class System {
     m_steps = steps;
     m_rebuildsBefore = rebuilds - m_list.buildCount();
   }
+  /// The long-range corrections of the Lennard-Jones pairs beyond their cutoffs rc, for atoms
+  /// spread uniformly there (g = 1): with x = sigma / rc and N_a atoms of type a in volume V,
+  ///   energy = 8 pi / V sum_ab N_a N_b eps sigma^3 (x^9 / 9 - x^3 / 3),
+  ///   virial = 3 V P_tail = 16 pi / V sum_ab N_a N_b eps sigma^3 (2 x^9 / 3 - x^3)
+  /// (Allen and Tildesley, Computer Simulation of Liquids, 2nd ed., section 2.8), the pairs of
+  /// the unshifted potential whatever the truncation, as LAMMPS' pair_modify tail yes.
+  struct Tail {
+    double energy = 0.0, virial = 0.0;
+  };
+  Tail tailCorrections() const {
+    Tail t;
+    int const n = m_params.types;
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        PairParameters const q = m_params.pairs.empty()
+                                     ? PairParameters{1.0, 1.0, m_params.cutoff}
+                                     : m_params.pairs[static_cast<std::size_t>(a * n + b)];
+        double const x3 = std::pow(q.sigma / q.cutoff, 3), x9 = x3 * x3 * x3;
+        double const pairs = static_cast<double>(m_typeCounts[a]) *
+                             static_cast<double>(m_typeCounts[b]) * q.epsilon * q.sigma * q.sigma *
+                             q.sigma;
+        t.energy += pairs * (x9 / 9.0 - x3 / 3.0);
+        t.virial += pairs * (2.0 * x9 / 3.0 - x3);
+      }
+    double const pi = 3.14159265358979323846;
+    t.energy *= 8.0 * pi / volume();
+    t.virial *= 16.0 * pi / volume();
+    return t;
+  }
+
   /// Collective: how many atoms of each type (Parameters::types of them) the system holds.
   std::vector<std::int64_t> typeCounts() const {
     auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
@@ -855,6 +888,7 @@ class System {
   ParticleDomain m_domain;
   LennardJones m_lj;
   std::optional<LennardJonesMixture<memory_space>> m_mixture;  ///< empty: m_lj is in force
+  std::vector<std::int64_t> m_typeCounts;                      ///< atoms of each type
   neighbor::ListTuning<Exec> m_listTuning;
   ForceTuning<Exec> m_forceTuning;
   double m_a = 0.0;
