@@ -88,6 +88,12 @@ Key section() {
                         "cutoff (energy conservation without a jump at rc; shift then says "
                         "nothing).")
                .defaultValue(false))
+      .add(Key::boolean("tail",
+                        "Add the analytic long-range corrections of every pair beyond its "
+                        "cutoff (the atoms spread uniformly there) to the potential energy and "
+                        "the pressure, as LAMMPS' pair_modify tail yes; the forces do not "
+                        "change. Not with force_shift.")
+               .defaultValue(false))
       .add(Key::namedSections(
           "species",
           "Atom types, each under a name of your choice (letters and digits), in the order of "
@@ -148,7 +154,11 @@ Key section() {
       .add(Key::boolean("sort", "Reorder the atoms by bin at every rebuild (memory locality).")
                .defaultValue(true))
       .add(Key::choice("thermostat", choiceNames(kThermostat),
-                       "Thermostat for equilibration; none gives NVE.")
+                       "Thermostat; none gives NVE. berendsen rescales the velocities towards "
+                       "the target (equilibration only: it does not sample the canonical "
+                       "ensemble); langevin is BAOAB Langevin dynamics (friction and noise "
+                       "applied exactly between two half drifts), which samples the canonical "
+                       "ensemble at any damping.")
                .defaultValue("none"))
       .add(Key::real("thermostat_temperature", "Target temperature of the thermostat.")
                .greaterThan(0)
@@ -437,6 +447,7 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   p.pairs = types.pairs;
   p.fractions = types.fractions;
   p.forceShift = deck.getBool("md.force_shift");
+  p.tail = deck.getBool("md.tail");
   auto const cells = deck.getIntList("grid.cells");
   for (std::size_t a = 0; a < cells.size() && a < 3; ++a) p.cells[a] = static_cast<int>(cells[a]);
   p.fcc = choiceValue(kLattice, deck.getString("md.lattice"));
@@ -481,6 +492,10 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   }
   Interactions const types = interactions(deck, start);
   for (auto const& v : types.errors) errors.add(deck, v.key, v.what, v.expected);
+  if (deck.getBool("md.tail") && deck.getBool("md.force_shift"))
+    errors.add(deck, "md.tail", "is true with md.force_shift",
+               "expected tail corrections of a cut or shifted potential (a force-shifted one "
+               "is a different potential beyond which nothing is left to correct)");
   if (!types.errors.empty()) return;  // the parameters below would repeat them
   md::Parameters const p = parameters(deck, 1);
   for (auto const& v : md::violations(p)) errors.add(deck, v.key, v.what, v.expected);
@@ -674,7 +689,8 @@ class MdModel final : public Model {
                         "), box ", box[0], " x ", box[1], " x ", box[2],
                         p.start ? str(" from ", listText(m_system.origin())) : std::string(),
                         ", rank grid ", toString(m_system.decomposition().procGrid()), ", rc ",
-                        p.cutoff, p.shift ? " (shifted)" : "", ", skin ", p.skin, ", ",
+                        p.cutoff, p.forceShift ? " (force-shifted)" : (p.shift ? " (shifted)" : ""),
+                        p.tail ? " (tail corrections)" : "", ", skin ", p.skin, ", ",
                         p.list == neighbor::ListKind::Half ? "half" : "full", " list",
                         m_deck.getString("md.neighbor") == "auto" ? " (md.neighbor: auto)" : "",
                         p.reproducible ? " (reproducible)" : "",
