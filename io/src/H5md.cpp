@@ -204,6 +204,52 @@ H5mdWriter::H5mdWriter(std::string const& path, H5mdParticles const& p)
   w.check(H5Fflush(f, H5F_SCOPE_GLOBAL), "flushing");
 }
 
+H5mdWriter::H5mdWriter(std::string const& path, H5mdParticles const& p, long long lastStep)
+    : m_impl(std::make_unique<Impl>(path)) {
+  detail::Hdf5Quiet quiet;
+  Impl& m = *m_impl;
+  Writer& w = m.w;
+  long long frames = 0;
+  H5mdParticles const held = readH5mdParticles(path, frames);
+  if (held.id != p.id || held.velocities != p.velocities)
+    fail(path, str("holds ", held.id.size(), " particles", held.velocities ? " with velocities" : "",
+                   "; expected the ", p.id.size(), p.velocities ? " with velocities" : "",
+                   " of this run in the same order (the trajectory of another run?)"));
+  m.n = p.id.size();
+  m.velocities = p.velocities;
+  m.file.id = w.checked(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "opening the file");
+  hid_t const f = m.file.id;
+  std::string const g = kGroup;
+  // The frames up to lastStep (steps increase) stay; the datasets are cut after them.
+  std::vector<long long> steps(static_cast<std::size_t>(frames));
+  {
+    Handle set{w.checked(H5Dopen2(f, (g + "/" + kBoxElements[0] + "/step").c_str(), H5P_DEFAULT),
+                         "opening a dataset"),
+               H5Dclose};
+    if (frames > 0)
+      w.check(H5Dread(set.id, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, steps.data()),
+              "reading the steps");
+  }
+  long long keep = 0;
+  while (keep < frames && steps[static_cast<std::size_t>(keep)] <= lastStep) ++keep;
+  std::vector<std::string> sets{g + "/" + kBoxElements[0] + "/step",
+                                g + "/" + kBoxElements[0] + "/time", g + "/position/value",
+                                g + "/image/value"};
+  for (char const* e : kBoxElements) sets.push_back(g + "/" + e + "/value");
+  if (m.velocities) sets.push_back(g + "/velocity/value");
+  for (auto const& name : sets) {
+    Handle set{w.checked(H5Dopen2(f, name.c_str(), H5P_DEFAULT), "opening a dataset"), H5Dclose};
+    Handle space{H5Dget_space(set.id), H5Sclose};
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.id)));
+    H5Sget_simple_extent_dims(space.id, dims.data(), nullptr);
+    dims[0] = static_cast<hsize_t>(keep);
+    w.check(H5Dset_extent(set.id, dims.data()), "cutting a dataset");
+  }
+  w.check(H5Fflush(f, H5F_SCOPE_GLOBAL), "flushing");
+  m.frames = keep;
+  m.lastStep = keep > 0 ? steps[static_cast<std::size_t>(keep - 1)] : 0;
+}
+
 H5mdWriter::~H5mdWriter() = default;
 
 long long H5mdWriter::frames() const {

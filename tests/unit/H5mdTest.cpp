@@ -210,6 +210,56 @@ TEST(H5md, FramesAppendInOrderOfStep) {
   std::remove(h5.c_str());
 }
 
+TEST(H5md, AResumedTrajectoryDropsTheFramesAfterItsStepAndGoesOn) {
+  std::string const h5 = tempPath("resume.h5md");
+  H5mdParticles p;
+  p.id = {3, 7};
+  p.species = {0, 1};
+  p.mass = {1.0, 1.0};
+  H5mdFrame f;
+  f.upper = {2, 2, 2};
+  f.position = {{0.5, 0.5, 0.5}, {1.5, 1.5, 1.5}};
+  f.image = {{0, 0, 0}, {1, -1, 0}};
+  f.velocity = {{1, 0, 0}, {0, 1, 0}};
+  {
+    eddy::io::H5mdWriter w(h5, p);
+    for (long long s : {10, 20, 30, 40}) {
+      f.step = s;
+      f.position[0][0] = 0.01 * s;
+      w.append(f);
+    }
+  }
+  {
+    // A restart from step 20: the frames of 30 and 40 go, the next frame follows 20.
+    eddy::io::H5mdWriter w(h5, p, 20);
+    EXPECT_EQ(w.frames(), 2);
+    f.step = 20;
+    EXPECT_THROW(w.append(f), eddy::Error);
+    f.step = 30;
+    f.position[0][0] = -1.0;
+    w.append(f);
+    EXPECT_EQ(w.frames(), 3);
+  }
+  long long frames = 0;
+  (void)eddy::io::readH5mdParticles(h5, frames);
+  EXPECT_EQ(frames, 3);
+  EXPECT_EQ(eddy::io::readH5mdFrame(h5, 1).position[0][0], 0.01 * 20);
+  H5mdFrame const r = eddy::io::readH5mdFrame(h5, 2);
+  EXPECT_EQ(r.step, 30);
+  EXPECT_EQ(r.position[0][0], -1.0);
+  EXPECT_EQ(r.image[1], (std::array<int, 3>{1, -1, 0}));
+  // Other particles, or no velocities where the file has them: refused, the file untouched.
+  H5mdParticles other = p;
+  other.id = {7, 3};
+  EXPECT_THROW(eddy::io::H5mdWriter(h5, other, 30), eddy::IoError);
+  other = p;
+  other.velocities = false;
+  EXPECT_THROW(eddy::io::H5mdWriter(h5, other, 30), eddy::IoError);
+  (void)eddy::io::readH5mdParticles(h5, frames);
+  EXPECT_EQ(frames, 3);
+  std::remove(h5.c_str());
+}
+
 std::string errorOf(std::string const& path, long long frame) {
   try {
     eddy::io::readH5mdFrame(path, frame);

@@ -56,6 +56,12 @@ struct H5mdFrame {
 class H5mdWriter {
  public:
   H5mdWriter(std::string const& path, H5mdParticles const& particles);
+  /// Continues the trajectory file `path` this writer wrote for `particles` (a restart): the
+  /// frames after step `lastStep` are dropped (a run that wrote past its checkpoint) and frames
+  /// are appended after the others. Throws eddy::IoError naming the path when the file cannot be
+  /// opened for writing or holds other particles (ids in another order, another count, or
+  /// velocities where `particles` has none or the other way round).
+  H5mdWriter(std::string const& path, H5mdParticles const& particles, long long lastStep);
   ~H5mdWriter();
   H5mdWriter(H5mdWriter const&) = delete;
   H5mdWriter& operator=(H5mdWriter const&) = delete;
