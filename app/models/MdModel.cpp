@@ -6,6 +6,7 @@
 #include "../Model.hpp"
 
 #include "eddy/core/Log.hpp"
+#include "eddy/io/H5md.hpp"
 #include "eddy/io/LammpsData.hpp"
 #include "eddy/io/TimeSeries.hpp"
 #include "md/Analysis.hpp"
@@ -201,6 +202,16 @@ Key section() {
                         .atLeast(1)
                         .atMost(1 << 20)
                         .defaultValue(100)))
+      .add(Key::section("trajectory",
+                        "Every atom's position (in the data file's frame), image counts and "
+                        "velocity, with the box, appended as frames to the H5MD file "
+                        "<output_dir>/<run.name>.h5md (read by MDAnalysis with "
+                        "convert_units=False, and VMD's h5md plugin); atoms in order of id. A "
+                        "restart continues the file, dropping the frames after its step.")
+               .add(Key::integer("every", "A frame every this many steps; 0 = none.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::boolean("velocities", "Frames hold the velocities.").defaultValue(true)))
       .add(Key::section("velocity_histogram",
                         "Distribution of the atom speeds |v|, written to "
                         "<output_dir>/<run.name>.speeds.csv.")
@@ -570,6 +581,109 @@ void checkDecomposition(io::Deck const& deck, CartDecomposition const& decomp,
                    static_cast<long long>(decomp.nranks() * rows / 2147483647.0) + 1, " ranks"));
 }
 
+/// The H5MD trajectory of md.trajectory, <output_dir>/<run.name>.h5md: each frame gathers every
+/// atom to rank 0 (40 or 64 bytes an atom: id, type, position, image and velocity), which writes
+/// them in order of id.
+class Trajectory {
+ public:
+  /// Collective: opens the file (a new one, or on a restart the one it continues).
+  Trajectory(Runtime const& rt, std::string path, long long every, bool velocities,
+             md::System<ExecSpace> const& s, long long restartStep)
+      : m_comm(rt.comm()), m_rank(rt.rank()), m_path(std::move(path)), m_every(every),
+        m_velocities(velocities) {
+    auto const atoms = gather(s);
+    if (m_rank != 0) return;
+    io::H5mdParticles p;
+    p.velocities = velocities;
+    for (auto const& a : atoms) {
+      p.id.push_back(a.id);
+      p.species.push_back(a.type);
+      p.mass.push_back(1.0);
+    }
+    if (restartStep >= 0 && std::filesystem::exists(m_path))
+      m_writer = std::make_unique<io::H5mdWriter>(m_path, p, restartStep);
+    else
+      m_writer = std::make_unique<io::H5mdWriter>(m_path, p);
+  }
+  bool due(long long step) const { return m_every > 0 && step % m_every == 0; }
+  /// Collective: appends the frame of the system's current step.
+  void write(md::System<ExecSpace> const& s) {
+    auto const atoms = gather(s);
+    if (m_rank != 0) return;
+    io::H5mdFrame f;
+    f.step = s.steps();
+    f.time = static_cast<double>(s.steps()) * s.parameters().dt;
+    for (int a = 0; a < 3; ++a) {
+      f.lower[a] = s.origin()[a];
+      f.upper[a] = s.origin()[a] + s.domain().length[a];
+    }
+    for (auto const& a : atoms) {
+      f.position.push_back(a.x);
+      f.image.push_back(a.image);
+      if (m_velocities) f.velocity.push_back(a.v);
+    }
+    m_writer->append(f);
+  }
+  std::string const& path() const { return m_path; }
+
+ private:
+  struct Atom {
+    long long id;
+    int type;
+    std::array<double, 3> x, v;
+    std::array<int, 3> image;
+  };
+  /// Every atom on rank 0, in order of id (none elsewhere); positions in the data file's frame.
+  std::vector<Atom> gather(md::System<ExecSpace> const& s) const {
+    md::AtomState const a = s.atomState();
+    int const width = m_velocities ? 11 : 8;
+    std::vector<double> mine;
+    mine.reserve(a.id.size() * static_cast<std::size_t>(width));
+    for (std::size_t i = 0; i < a.id.size(); ++i) {
+      mine.push_back(static_cast<double>(a.id[i]));  // ids below 2^53: exact
+      mine.push_back(a.type[i]);
+      for (int d = 0; d < 3; ++d) mine.push_back(a.x[3 * i + d] + s.origin()[d]);
+      for (int d = 0; d < 3; ++d) mine.push_back(a.image[3 * i + d]);
+      if (m_velocities)
+        for (int d = 0; d < 3; ++d) mine.push_back(a.v[3 * i + d]);
+    }
+    int size = 0;
+    checkMpi(MPI_Comm_size(m_comm, &size), "MPI_Comm_size (md trajectory)");
+    int const n = static_cast<int>(mine.size());
+    std::vector<int> counts(static_cast<std::size_t>(size)), displs(counts.size(), 0);
+    checkMpi(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, m_comm),
+             "MPI_Gather (md trajectory)");
+    for (int r = 1; r < size && m_rank == 0; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    std::vector<double> all(m_rank == 0 ? static_cast<std::size_t>(displs[size - 1]) +
+                                              static_cast<std::size_t>(counts[size - 1])
+                                        : 0);
+    checkMpi(MPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                         MPI_DOUBLE, 0, m_comm),
+             "MPI_Gatherv (md trajectory)");
+    std::vector<Atom> out;
+    for (std::size_t k = 0; k + static_cast<std::size_t>(width) <= all.size(); k += width) {
+      Atom t{};
+      t.id = static_cast<long long>(all[k]);
+      t.type = static_cast<int>(all[k + 1]);
+      for (int d = 0; d < 3; ++d) {
+        t.x[d] = all[k + 2 + d];
+        t.image[d] = static_cast<int>(all[k + 5 + d]);
+        t.v[d] = m_velocities ? all[k + 8 + d] : 0.0;
+      }
+      out.push_back(t);
+    }
+    std::sort(out.begin(), out.end(), [](Atom const& x, Atom const& y) { return x.id < y.id; });
+    return out;
+  }
+
+  MPI_Comm m_comm;
+  int m_rank;
+  std::string m_path;
+  long long m_every;
+  bool m_velocities;
+  std::unique_ptr<io::H5mdWriter> m_writer;  ///< rank 0's
+};
+
 /// g(r) and the speed distribution, each appended to its own CSV in long form (one row per bin
 /// and sample): <output_dir>/<run.name>.rdf.csv and .speeds.csv.
 class Analyses {
@@ -731,6 +845,14 @@ class MdModel final : public Model {
   void begin(ExecSpace const&, long long restartStep) override {
     m_analyses = std::make_unique<Analyses>(m_rt, m_deck, m_system.parameters().cutoff,
                                             restartStep);
+    if (long long const every = m_deck.getInt("md.trajectory.every"); every > 0) {
+      m_trajectory = std::make_unique<Trajectory>(
+          m_rt,
+          m_deck.getString("run.output_dir") + "/" + m_deck.getString("run.name") + ".h5md", every,
+          m_deck.getBool("md.trajectory.velocities"), m_system, restartStep);
+      log::info(str("md: trajectory every ", every, " steps to ", m_trajectory->path(),
+                    " (H5MD)"));
+    }
   }
 
   double maxDt(ExecSpace const&) override { return m_system.parameters().dt; }
@@ -780,9 +902,12 @@ class MdModel final : public Model {
     return {time(), d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
             d.pressure, static_cast<double>(m_system.rebuilds())};
   }
-  bool sampleDue(long long step) const override { return m_analyses && m_analyses->due(step); }
+  bool sampleDue(long long step) const override {
+    return (m_analyses && m_analyses->due(step)) || (m_trajectory && m_trajectory->due(step));
+  }
   void sample(ExecSpace const& space) override {
     if (m_analyses) m_analyses->sample(space, m_system);
+    if (m_trajectory && m_trajectory->due(m_system.steps())) m_trajectory->write(m_system);
   }
 
   void snapshot(ExecSpace const& space, std::vector<std::string> const&,
@@ -904,6 +1029,7 @@ class MdModel final : public Model {
   Interactions m_types;                    ///< the types' names and pairs
   std::vector<std::int64_t> m_typeCounts;  ///< atoms of each type
   std::unique_ptr<Analyses> m_analyses;
+  std::unique_ptr<Trajectory> m_trajectory;
   std::optional<md::Diagnostics> m_first;  ///< of the first progress line (the energy drift)
   md::Diagnostics m_last;                  ///< of the last progress line
 };

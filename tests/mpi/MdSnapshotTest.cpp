@@ -6,6 +6,7 @@
 #include "Simulation.hpp"
 
 #include "eddy/io/Deck.hpp"
+#include "eddy/io/H5md.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -140,6 +141,67 @@ TEST(MdSnapshot, HoldsTheBoxAndImagesThatUnwrapTheTrajectory) {
     before = after;
   }
   EXPECT_GT(crossed, 0) << "no atom crossed the box: the test tests nothing";
+}
+
+/// The run of lj.yaml's liquid in reproducible mode writing an H5MD frame every 10 steps and a
+/// checkpoint every 100, to `steps`, from `restart` when given.
+int runTrajectory(int steps, std::string const& restart) {
+  std::ostringstream deck;
+  deck << "run: {name: lj, steps: " << steps << ", progress_every: 100, output_dir: " << outDir()
+       << "/trajectory, restart: '" << restart << "'}\n"
+       << "grid: {cells: [4, 4, 4], periodic: [true, true, true]}\n"
+       << "md: {shift: true, density: 0.8, reproducible: true, trajectory: {every: 10}}\n"
+       << "checkpoint: {every: 100, at_end: false}\n";
+  eddy::io::Deck const parsed =
+      eddy::io::parseDeck(deck.str(), "lj.yaml", eddy::app::deckSchema());
+  eddy::app::checkDeck(parsed);
+  // Rank 0 writes the file and closes it last; every rank reads it after the run, and rank 0
+  // opens it for writing again only once no rank reads it (HDF5 locks an open file).
+  MPI_Barrier(MPI_COMM_WORLD);
+  int const code = eddy::app::runDeck(eddy::test::runtime(), parsed);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return code;
+}
+
+TEST(MdSnapshot, TheH5mdTrajectoryUnwrapsAndARestartContinuesIt) {
+  ASSERT_EQ(runTrajectory(200, ""), 0);
+  std::string const path = outDir() + "/trajectory/lj.h5md";
+  long long frames = 0;
+  eddy::io::H5mdParticles const p = eddy::io::readH5mdParticles(path, frames);
+  ASSERT_EQ(frames, 21);
+  ASSERT_EQ(p.id.size(), 256u);
+  for (std::size_t i = 0; i < p.id.size(); ++i) EXPECT_EQ(p.id[i], static_cast<long long>(i) + 1);
+  double const edge = 4 * std::cbrt(4.0 / 0.8);
+  std::vector<eddy::io::H5mdFrame> straight;
+  for (long long k = 0; k < frames; ++k) straight.push_back(eddy::io::readH5mdFrame(path, k));
+  int crossed = 0;
+  for (long long k = 1; k < frames; ++k) {
+    auto const& a = straight[k - 1];
+    auto const& b = straight[k];
+    EXPECT_EQ(b.step, 10 * k);
+    EXPECT_NEAR(b.upper[0] - b.lower[0], edge, 1e-12 * edge);
+    double largest = 0.0;
+    for (std::size_t i = 0; i < p.id.size(); ++i)
+      for (int d = 0; d < 3; ++d) {
+        double const ua = a.position[i][d] + a.image[i][d] * edge;
+        double const ub = b.position[i][d] + b.image[i][d] * edge;
+        largest = std::fmax(largest, std::fabs(ub - ua));
+        crossed += b.image[i][d] != a.image[i][d];
+      }
+    EXPECT_LT(largest, 0.5) << "frame " << k;  // no wrap without its image
+  }
+  EXPECT_GT(crossed, 0) << "no atom crossed the box: the test tests nothing";
+  // From the checkpoint of step 100: frames 0 .. 100 kept, 110 .. 200 written again, the same.
+  ASSERT_EQ(runTrajectory(200, outDir() + "/trajectory/checkpoints/lj_000100.chk.h5"), 0);
+  (void)eddy::io::readH5mdParticles(path, frames);
+  ASSERT_EQ(frames, 21);
+  for (long long k = 0; k < frames; ++k) {
+    auto const f = eddy::io::readH5mdFrame(path, k);
+    EXPECT_EQ(f.step, straight[k].step);
+    EXPECT_EQ(f.position, straight[k].position) << "frame " << k;
+    EXPECT_EQ(f.image, straight[k].image) << "frame " << k;
+    EXPECT_EQ(f.velocity, straight[k].velocity) << "frame " << k;
+  }
 }
 
 }  // namespace
