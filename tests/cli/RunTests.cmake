@@ -185,6 +185,7 @@ foreach(n 1 2)
                     MATCH "md: types A \\(3200 atoms\\), B \\(800 atoms\\); pairs shifted A_A epsilon 1 sigma 1 rc 2.5, A_B epsilon 1.5 sigma 0.8 rc 2, B_B epsilon 0.5 sigma 0.88 rc 2.2"
                           "final: step 100"
                     ONCE "final: step"
+                    LABELS validation
                     COMMAND run inputs/kob_andersen.yaml --set run.steps=100
                             --set run.output_dir=output/cli_kob_andersen_np${n})
 endforeach()
@@ -195,6 +196,11 @@ eddy_add_cli_test(NAME cli.validate.md_pair_errors EXPECT_EXIT 3
                         "md_pair_errors.yaml:11:5: md.pairs.A_C: does not name two types joined by _; expected <type>_<type> of the types \\[A, B\\]"
                         "md_pair_errors.yaml:12:5: md.pairs.B_B: is a type's own pair; expected its parameters in md.species.B"
                   COMMAND validate tests/cli/decks/md_pair_errors.yaml)
+# Every md example deck validates.
+foreach(deck lj_liquid lj_bench_1m lj_from_data lj_nvt_nist kob_andersen)
+  eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "inputs/${deck}\\.yaml: valid"
+                    COMMAND validate inputs/${deck}.yaml)
+endforeach()
 eddy_add_cli_test(NAME cli.run.lj_liquid.np1 RANKS 1 EXPECT_EXIT 0
                   MATCH "md: 32000 atoms" "final: step 1000" ONCE "final: step"
                   LABELS validation slow
