@@ -5,13 +5,12 @@
 // sqrt(NIST's uncertainty^2 + the run's^2), the run's from the scatter of its block means
 // (blocks far longer than the correlation time). A short run checks in the default suite with
 // k = 5; the long one (`slow`) with k = 3.
+#include "DataTable.hpp"
 #include "EddyTest.hpp"
 
 #include "md/System.hpp"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,22 +28,10 @@ struct Reference {
 };
 
 std::vector<Reference> readReference() {
-  std::ifstream in(std::string(EDDY_SOURCE_DIR) + "/tests/data/nist_srsw_lj_t085.csv");
   std::vector<Reference> out;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::stringstream ss(line);
-    std::string cell;
-    std::vector<double> v;
-    while (std::getline(ss, cell, ',')) v.push_back(std::stod(cell));
+  for (auto const& v :
+       eddy::test::numericRows(std::string(EDDY_SOURCE_DIR) + "/tests/data/nist_srsw_lj_t085.csv"))
     if (v.size() == 5) out.push_back({v[0], v[1], v[2], v[3], v[4]});
-  }
   return out;
 }
 

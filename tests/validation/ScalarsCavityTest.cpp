@@ -2,14 +2,13 @@
 // Nusselt number within 1% and the largest midline velocities within 2% at Ra 1e3 and 1e4, and
 // at Ra 1e5 on 128^2 in the slow run (tests/data/devahldavis1983_cavity.csv). Units: L = kappa = 1, so velocities are in kappa / L
 // and nu = Pr; hot wall T = 1/2 at x = 0, cold -1/2 at x = 1, insulated top and bottom.
+#include "DataTable.hpp"
 #include "EddyTest.hpp"
 #include "ScalarsCases.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,23 +27,10 @@ struct Reference {
 };
 
 std::map<double, Reference> readReference() {
-  std::ifstream in(std::string(EDDY_SOURCE_DIR) + "/tests/data/devahldavis1983_cavity.csv");
-  EXPECT_TRUE(in.good());
   std::map<double, Reference> refs;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::stringstream ss(line);
-    std::vector<double> v;
-    std::string cell;
-    while (std::getline(ss, cell, ',')) v.push_back(std::stod(cell));
+  for (auto const& v : eddy::test::numericRows(std::string(EDDY_SOURCE_DIR) +
+                                               "/tests/data/devahldavis1983_cavity.csv"))
     refs[v[0]] = {v[1], v[3], v[5]};
-  }
   return refs;
 }
 
