@@ -586,6 +586,26 @@ class System {
     return 0.5 * (reproducible ? reproducibleSum(space, m_comm, owned(), term)
                                : globalSum(space, m_comm, owned(), term));
   }
+  /// Collective: the kinetic temperature of each type, 2 KE_t / (3 N_t) (0 for a type without
+  /// atoms): their mean weighted by N_t is the temperature times (3N - 3) / 3N, the total
+  /// momentum's degrees of freedom shared by all. Reproducible sums in reproducible mode.
+  std::vector<double> typeTemperatures(Exec const& space) const {
+    requireFinished("typeTemperatures");
+    auto const v = m_particles.velocities();
+    auto const type = m_particles.types();
+    std::vector<double> out;
+    for (int t = 0; t < m_params.types; ++t) {
+      auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
+        return type(i) == t ? v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2) : 0.0;
+      };
+      double const twiceKinetic = m_params.reproducible
+                                      ? reproducibleSum(space, m_comm, owned(), term)
+                                      : globalSum(space, m_comm, owned(), term);
+      double const n = static_cast<double>(m_typeCounts[t]);
+      out.push_back(n > 0 ? twiceKinetic / (3.0 * n) : 0.0);
+    }
+    return out;
+  }
   /// Collective: total momentum, by the reproducible sum when `reproducible`.
   std::array<double, 3> momentum(Exec const& space, bool reproducible) const {
     requireFinished("momentum");

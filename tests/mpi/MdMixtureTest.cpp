@@ -193,6 +193,35 @@ TYPED_TEST(MdMixture, AForceShiftedPairEndsAtItsCutoff) {
   }
 }
 
+TYPED_TEST(MdMixture, EachTypeTakesTheThermostatsTemperature) {
+  using Exec = TypeParam;
+  Exec space;
+  Parameters p = mixture(ListKind::Full, true, false);
+  p.temperature = 2.0;
+  p.thermostat = eddy::md::Thermostat::Langevin;
+  p.thermostatTemperature = 1.0;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  for (int k = 0; k < 600; ++k) s.step(space);
+  auto const counts = s.typeCounts();
+  double const n = static_cast<double>(s.atoms());
+  double mean[2] = {0.0, 0.0};
+  int const samples = 40;
+  for (int k = 0; k < samples; ++k) {
+    for (int j = 0; j < 20; ++j) s.step(space);
+    auto const t = s.typeTemperatures(space);
+    ASSERT_EQ(t.size(), 2u);
+    // The types' temperatures weighted by their counts are the temperature (its 3N - 3).
+    double const whole = s.diagnostics(space).temperature;
+    EXPECT_NEAR((counts[0] * t[0] + counts[1] * t[1]) * 3.0 / (3.0 * n - 3.0), whole,
+                1e-12 * whole);
+    for (int a = 0; a < 2; ++a) mean[a] += t[a] / samples;
+  }
+  // Equipartition: 692 A and 172 B atoms, 40 samples 0.04 tau apart; one sample of B scatters
+  // by sqrt(2 / (3 * 172)) = 6%, the mean by well under 5%.
+  EXPECT_NEAR(mean[0], 1.0, 0.05);
+  EXPECT_NEAR(mean[1], 1.0, 0.05);
+}
+
 TYPED_TEST(MdMixture, ParametersOutsideTheirRangeAreRefusedByKey) {
   Parameters p = mixture(ListKind::Full, false, false);
   p.pairs[3].cutoff = 2.6;  // beyond md.cutoff 2.5
