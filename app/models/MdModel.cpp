@@ -890,17 +890,29 @@ class MdModel final : public Model {
     m_last = d;
     return buf;
   }
+  /// With several types, each type's temperature (T_<name>) after the common columns.
   std::vector<Column> columns() const override {
-    return {{"time", "tau"},          {"T", "epsilon/k_B"},        {"PE", "epsilon/atom"},
-            {"KE", "epsilon/atom"},  {"E", "epsilon/atom"},       {"P", "epsilon/sigma^3"},
-            {"rebuilds", "1"}};
+    std::vector<Column> c{{"time", "tau"},        {"T", "epsilon/k_B"},  {"PE", "epsilon/atom"},
+                          {"KE", "epsilon/atom"}, {"E", "epsilon/atom"}, {"P", "epsilon/sigma^3"},
+                          {"rebuilds", "1"}};
+    if (m_system.parameters().types > 1)
+      for (auto const& name : m_types.names) c.push_back({"T_" + name, "epsilon/k_B"});
+    return c;
   }
   std::vector<double> values(ExecSpace const& space) override {
     auto const d = m_system.diagnostics(space);
     m_system.checkSane(d);
     double const atoms = static_cast<double>(m_system.atoms());
-    return {time(), d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
-            d.pressure, static_cast<double>(m_system.rebuilds())};
+    std::vector<double> v{time(),
+                          d.temperature,
+                          d.potential / atoms,
+                          d.kinetic / atoms,
+                          d.total() / atoms,
+                          d.pressure,
+                          static_cast<double>(m_system.rebuilds())};
+    if (m_system.parameters().types > 1)
+      for (double t : m_system.typeTemperatures(space)) v.push_back(t);
+    return v;
   }
   bool sampleDue(long long step) const override {
     return (m_analyses && m_analyses->due(step)) || (m_trajectory && m_trajectory->due(step));
