@@ -589,7 +589,11 @@ class Trajectory {
   /// Collective: opens the file (a new one, or on a restart the one it continues).
   Trajectory(Runtime const& rt, std::string path, long long every, bool velocities,
              md::System<ExecSpace> const& s, long long restartStep)
-      : m_comm(rt.comm()), m_rank(rt.rank()), m_path(std::move(path)), m_every(every),
+      : m_comm(rt.comm()),
+        m_rank(rt.rank()),
+        m_size(rt.size()),
+        m_path(std::move(path)),
+        m_every(every),
         m_velocities(velocities) {
     auto const atoms = gather(s);
     if (m_rank != 0) return;
@@ -647,8 +651,7 @@ class Trajectory {
       if (m_velocities)
         for (int d = 0; d < 3; ++d) mine.push_back(a.v[3 * i + d]);
     }
-    int size = 0;
-    checkMpi(MPI_Comm_size(m_comm, &size), "MPI_Comm_size (md trajectory)");
+    int const size = m_size;
     int const n = static_cast<int>(mine.size());
     std::vector<int> counts(static_cast<std::size_t>(size)), displs(counts.size(), 0);
     checkMpi(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, m_comm),
@@ -677,7 +680,7 @@ class Trajectory {
   }
 
   MPI_Comm m_comm;
-  int m_rank;
+  int m_rank, m_size;
   std::string m_path;
   long long m_every;
   bool m_velocities;
@@ -787,8 +790,7 @@ class MdModel final : public Model {
         m_system(ExecSpace(), c.rt.comm(), c.decomp, parameters(c.deck, c.rt.size())),
         m_setupSeconds(log::elapsed() - m_setupStart),
         m_thermostatSteps(c.deck.getInt("md.thermostat_steps")),
-        m_types(interactions(c.deck, startFile(c.deck))),
-        m_typeCounts(m_system.typeCounts()) {}
+        m_types(interactions(c.deck, startFile(c.deck))) {}
 
   std::vector<std::string> startLines() const override {
     auto const& p = m_system.parameters();
@@ -831,7 +833,7 @@ class MdModel final : public Model {
     auto const& p = m_system.parameters();
     std::string line = "md: types";
     for (int t = 0; t < p.types; ++t)
-      line += str(t ? ", " : " ", m_types.names[t], " (", m_typeCounts[t], " atoms)");
+      line += str(t ? ", " : " ", m_types.names[t], " (", m_system.typeCounts()[t], " atoms)");
     line += p.forceShift ? "; pairs force-shifted" : (p.shift ? "; pairs shifted" : "; pairs cut");
     for (int a = 0; a < p.types; ++a)
       for (int b = a; b < p.types; ++b) {
@@ -998,8 +1000,7 @@ class MdModel final : public Model {
       auto const& dom = m_system.domain();
       auto mine = [&](double const* x0) {
         for (int d = 0; d < 3; ++d) {
-          double q = x0[d] - dom.length[d] * std::floor(x0[d] / dom.length[d]);
-          if (q >= dom.length[d]) q = 0.0;
+          double const q = md::wrapIntoBox(x0[d], 0.0, dom.length[d]).q;
           if (q < dom.lo[d] || q >= dom.hi[d]) return false;
         }
         return true;
@@ -1038,8 +1039,7 @@ class MdModel final : public Model {
   md::System<ExecSpace> m_system;
   double m_setupSeconds;
   long long m_thermostatSteps;
-  Interactions m_types;                    ///< the types' names and pairs
-  std::vector<std::int64_t> m_typeCounts;  ///< atoms of each type
+  Interactions m_types;  ///< the types' names and pairs
   std::unique_ptr<Analyses> m_analyses;
   std::unique_ptr<Trajectory> m_trajectory;
   std::optional<md::Diagnostics> m_first;  ///< of the first progress line (the energy drift)

@@ -175,19 +175,19 @@ void latticeParticles(Exec const& space, bool fcc, std::uint64_t seed, double a,
 }
 
 /// Types of the owned rows from their ids: type t for the ids whose golden-ratio point
-/// frac((id - 1) / phi) falls in [F_(t-1), F_t), F the running sums of `fractions` (at most 8
-/// types). The types are evenly mixed over the ids and each count is within a few atoms of its
-/// share, the same on any rank count.
+/// frac((id - 1) / phi) falls in [F_(t-1), F_t), F the running sums of `fractions` (at most
+/// kMaxTypes types). The types are evenly mixed over the ids and each count is within a few atoms
+/// of its share, the same on any rank count.
 struct TypeBounds {
-  double upper[8];  ///< type t below upper[t]
+  double upper[kMaxTypes];  ///< type t below upper[t]
   int count;
 };
 template <class Exec, class Mem>
 void assignTypes(Exec const& space, std::vector<double> const& fractions, GlobalIds<Mem> const& id,
                  Types<Mem> const& type, int owned) {
   TypeBounds bounds{};
-  EDDY_REQUIRE(fractions.size() <= 8, "md::assignTypes: ", fractions.size(),
-               " types; expected at most 8");
+  EDDY_REQUIRE(fractions.size() <= static_cast<std::size_t>(kMaxTypes),
+               "md::assignTypes: ", fractions.size(), " types; expected at most ", kMaxTypes);
   double sum = 0.0;
   for (std::size_t t = 0; t < fractions.size(); ++t) bounds.upper[t] = sum += fractions[t];
   bounds.count = static_cast<int>(fractions.size());

@@ -1,7 +1,7 @@
 /// @file LennardJones.hpp
 /// @brief Lennard-Jones 12-6 pair forces, energy and virial in reduced units: one atom type
 /// (epsilon = sigma = 1, cut at rc, optionally shifted so that the energy is zero at rc), or a
-/// mixture of up to LennardJonesMixture::kMaxTypes types with an epsilon, sigma and cutoff per
+/// mixture of up to kMaxTypes types with an epsilon, sigma and cutoff per
 /// pair of types, cut, shifted or force-shifted.
 ///
 /// U(r) = 4 eps ((sigma / r)^12 - (sigma / r)^6) - U_shift for r < rc. Forces come from a full
@@ -77,7 +77,6 @@ struct LjPair {
 /// the object (types^2 of kMaxTypes^2 slots) so that a kernel reads them from its arguments.
 template <class Mem>
 struct LennardJonesMixture {
-  static constexpr int kMaxTypes = 8;
   Types<Mem> type;  ///< of every row, owned and ghost (set by the caller before each use)
   int types = 1;
   bool forceShift = false;

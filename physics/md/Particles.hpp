@@ -27,7 +27,9 @@ using Forces = ParticleVectors<Mem>;
 /// Global particle ids, unique over all ranks: 8 bytes per particle.
 template <class Mem>
 using GlobalIds = Kokkos::View<std::int64_t*, Mem>;
-/// Particle types (species index): 4 bytes per particle.
+/// The most atom types a system holds (the pair table of LennardJonesMixture is kMaxTypes^2).
+inline constexpr int kMaxTypes = 8;
+/// Particle types (species index, 0 .. kMaxTypes - 1): 4 bytes per particle.
 template <class Mem>
 using Types = Kokkos::View<int*, Mem>;
 /// Periodic image counts (ix, iy, iz): the unwrapped position is x + image * L per axis, L the

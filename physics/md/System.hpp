@@ -163,7 +163,7 @@ inline std::vector<Violation> violations(Parameters const& p) {
   }
   if (!(p.cutoff > 0)) out.push_back({"md.cutoff", str("got ", p.cutoff), "expected > 0"});
   if (!(p.skin >= 0)) out.push_back({"md.skin", str("got ", p.skin), "expected >= 0"});
-  int const most = LennardJonesMixture<Kokkos::HostSpace>::kMaxTypes;
+  int const most = kMaxTypes;
   if (p.types < 1 || p.types > most) {
     out.push_back(
         {"md.species", str("has ", p.types, " types"), str("expected 1 to ", most, " atom types")});
@@ -306,7 +306,7 @@ class System {
       if (!m_params.fractions.empty())
         assignTypes(space, m_params.fractions, m_particles.ids(), m_particles.types(), owned());
     }
-    m_typeCounts = typeCounts();
+    m_typeCounts = countTypes();
     bool const given = m_params.start && !m_params.start->v.empty();
     if (!given && params.temperature > 0) {
       randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
@@ -855,16 +855,9 @@ class System {
     return t;
   }
 
-  /// Collective: how many atoms of each type (Parameters::types of them) the system holds.
-  std::vector<std::int64_t> typeCounts() const {
-    auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
-    std::vector<std::int64_t> mine(static_cast<std::size_t>(m_params.types), 0), all(mine.size());
-    for (int i = 0; i < owned(); ++i)
-      if (type(i) >= 0 && type(i) < m_params.types) ++mine[type(i)];
-    checkMpi(MPI_Allreduce(mine.data(), all.data(), m_params.types, MPI_INT64_T, MPI_SUM, m_comm),
-             "MPI_Allreduce (eddy::md::typeCounts)");
-    return all;
-  }
+  /// How many atoms of each type (Parameters::types of them) the system holds (counted when it
+  /// was built: atoms are neither made nor lost).
+  std::vector<std::int64_t> const& typeCounts() const { return m_typeCounts; }
   /// The lattice constant (0 for a system started from a configuration).
   double latticeConstant() const { return m_a; }
   /// Where the box begins in the frame of the positions given (the configuration's low
@@ -892,6 +885,17 @@ class System {
     }
     if (refreshGhosts && !early) m_ghosts->refreshPositions(space, m_particles.positions());
     return false;
+  }
+
+  /// Collective: the atoms of each type, over all ranks.
+  std::vector<std::int64_t> countTypes() const {
+    auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
+    std::vector<std::int64_t> mine(static_cast<std::size_t>(m_params.types), 0), all(mine.size());
+    for (int i = 0; i < owned(); ++i)
+      if (type(i) >= 0 && type(i) < m_params.types) ++mine[type(i)];
+    checkMpi(MPI_Allreduce(mine.data(), all.data(), m_params.types, MPI_INT64_T, MPI_SUM, m_comm),
+             "MPI_Allreduce (eddy::md::countTypes)");
+    return all;
   }
 
   void requireFinished(char const* what) const {
@@ -947,8 +951,7 @@ class System {
     if (plain) return std::nullopt;
     std::vector<PairParameters> pairs = p.pairs;
     if (pairs.empty()) pairs.assign(1, PairParameters{1.0, 1.0, p.cutoff});
-    if (static_cast<int>(pairs.size()) != p.types * p.types ||
-        p.types > LennardJonesMixture<memory_space>::kMaxTypes)
+    if (static_cast<int>(pairs.size()) != p.types * p.types || p.types > kMaxTypes)
       return std::nullopt;  // violations() reports it
     Truncation const t =
         p.forceShift ? Truncation::ForceShift : (p.shift ? Truncation::Shift : Truncation::Cut);
