@@ -21,7 +21,8 @@ namespace eddy::md {
 /// c2 = sqrt((1 - c1^2) T) (unit mass), R the counter-based normal of (seed, global id, step,
 /// component), the same for an atom wherever it lives. The friction and noise are applied
 /// exactly, so configurations are sampled from the canonical distribution with an error of
-/// order dt^2 for any gamma. Off: velocity Verlet.
+/// order dt^2 for any gamma. `heat(i)` receives the kinetic energy the O step gave row i (the
+/// thermostat's share of the conserved quantity). Off: velocity Verlet.
 template <class Mem>
 struct LangevinKick {
   bool on = false;
@@ -29,16 +30,18 @@ struct LangevinKick {
   std::uint64_t seed = 0;
   std::int64_t step = 0;
   GlobalIds<Mem> id;
+  Kokkos::View<double*, Mem> heat;
 
   LangevinKick() = default;
   LangevinKick(double gamma, double temperature, double dt, std::uint64_t seed_, std::int64_t step_,
-               GlobalIds<Mem> const& ids)
+               GlobalIds<Mem> const& ids, Kokkos::View<double*, Mem> const& heat_)
       : on(true),
         c1(std::exp(-gamma * dt)),
         c2(std::sqrt((1.0 - c1 * c1) * temperature)),
         seed(seed_),
         step(step_),
-        id(ids) {}
+        id(ids),
+        heat(heat_) {}
 };
 
 /// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet), with the previous
@@ -56,6 +59,7 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
       "eddy::md::kickDrift", Kokkos::RangePolicy<Exec>(space, 0, owned),
       KOKKOS_LAMBDA(const int i) {
         double p[3];
+        double gained = 0.0;
         for (int d = 0; d < 3; ++d) {
           double const fd = f(i, d);
           double vd = v(i, d);
@@ -65,7 +69,9 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
             double const r = counterNormal(langevin.seed, RandomStream::Langevin, langevin.id(i),
                                            langevin.step, d);
             double const middle = x(i, d) + half * vd;
+            double const before = vd;
             vd = langevin.c1 * vd + langevin.c2 * r;
+            gained += 0.5 * (vd * vd - before * before);
             p[d] = middle + half * vd;
           } else {
             p[d] = x(i, d) + dt * vd;
@@ -73,6 +79,7 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
           v(i, d) = vd;
           x(i, d) = p[d];
         }
+        if (langevin.on) langevin.heat(i) = gained;
         watch(i, p[0], p[1], p[2]);
       });
 }

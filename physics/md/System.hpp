@@ -49,6 +49,7 @@
 #include "md/ForceTuning.hpp"
 #include "md/Integrate.hpp"
 #include "md/LennardJones.hpp"
+#include "md/NoseHoover.hpp"
 #include "md/Particles.hpp"
 #include "neighbor/BinList.hpp"
 #include "neighbor/ListTuning.hpp"
@@ -65,7 +66,7 @@
 
 namespace eddy::md {
 
-enum class Thermostat { None, Berendsen, Langevin };
+enum class Thermostat { None, Berendsen, Langevin, NoseHoover };
 
 /// Parameters of deck section `md` (reduced LJ units).
 struct Parameters {
@@ -83,6 +84,8 @@ struct Parameters {
   double thermostatTemperature = 1.44;
   double berendsenTau = 0.5;     ///< Berendsen coupling time
   double langevinDamping = 1.0;  ///< Langevin friction gamma
+  int chainLength = 3;           ///< Nose-Hoover thermostats in the chain
+  double noseHooverTau = 0.5;    ///< period of the Nose-Hoover chain's oscillation
   std::uint64_t seed = 12345;    ///< of the initial velocities, random lattice and Langevin noise
   std::array<int, 3> procGrid{0, 0, 0};  ///< ranks per axis; 0 = chosen (parallel.decomposition)
   /// Bitwise the same trajectory on any rank count (implies the full list; see System).
@@ -121,6 +124,9 @@ struct Diagnostics {
   double temperature = 0.0;
   double pressure = 0.0;
   std::array<double, 3> momentum{0.0, 0.0, 0.0};
+  /// The integrator's conserved quantity: total() plus the energy the thermostats took out of
+  /// the atoms (Berendsen, Langevin) plus the Nose-Hoover chain's own (NoseHooverChain::energy).
+  double conserved = 0.0;
   double total() const { return kinetic + potential; }
 };
 
@@ -314,6 +320,9 @@ class System {
       rescaleTo(space, params.temperature);
     }
     if (m_params.overlap) m_haloSpace = compat::secondInstance(space, HaloTuning<Exec>::current().streamHighPriority);
+    if (m_params.thermostat == Thermostat::NoseHoover)
+      m_chain = NoseHooverChain(m_params.chainLength, m_params.thermostatTemperature,
+                                m_params.noseHooverTau, dof());
     rebuild(space);
     computeForces(space);
   }
@@ -324,39 +333,58 @@ class System {
   /// step's drift kernel, which adds it first (the same bits, one pass over the rows less);
   /// until then the velocities are half a step behind, and whatever reads them (particles(),
   /// diagnostics, atomState ...) throws eddy::Error unless finishStep runs first. The Berendsen
-  /// thermostat, which needs the step's kinetic energy, never leaves the kick.
+  /// and Nose-Hoover thermostats, which need the step's kinetic energy, never leave the kick.
   void step(Exec const& space, bool anotherStepFollows = false) {
     ScopedRegion region("eddy::md::step");
     double const dt = m_params.dt;
+    Thermostat const thermostat = m_params.thermostat;
+    bool const chain = thermostat == Thermostat::NoseHoover;
+    if (chain) {
+      finishStep(space);
+      chainHalfStep(space);
+    }
     ++m_steps;  // the step being taken: its Langevin noise is keyed by it
     auto const watch = m_list.displacementWatch();
     LangevinKick<memory_space> langevin;
-    if (m_params.thermostat == Thermostat::Langevin)
+    if (thermostat == Thermostat::Langevin) {
+      detail::ensureExtent(m_heat, static_cast<std::size_t>(owned()), "eddy::md::heat");
       langevin =
           LangevinKick<memory_space>(m_params.langevinDamping, m_params.thermostatTemperature, dt,
-                                     m_params.seed, m_steps, m_particles.ids());
+                                     m_params.seed, m_steps, m_particles.ids(), m_heat);
+    }
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
               owned(), m_kickPending, watch, langevin);
     m_kickPending = false;
+    if (langevin.on) {
+      auto const heat = m_heat;
+      auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
+        return heat(i);
+      };
+      m_thermostatEnergy -= m_params.reproducible ? reproducibleSum(space, m_comm, owned(), term)
+                                                  : globalSum(space, m_comm, owned(), term);
+    }
     // With overlap the ghost refresh of a step without rebuild runs beside the interior forces.
     bool const rebuilt = settleNeighbors(space, watch, !m_params.overlap);
     if (m_params.overlap && !rebuilt)
       computeForcesOverlapped(space);
     else
       computeForces(space);
-    if (anotherStepFollows && m_params.thermostat != Thermostat::Berendsen) {
+    if (anotherStepFollows && thermostat != Thermostat::Berendsen && !chain) {
       m_kickPending = true;
       return;
     }
     kick(space, dt, m_particles.velocities(), m_particles.forces(), owned());
-    if (m_params.thermostat == Thermostat::Berendsen) {
-      double const t = kineticEnergy(space, m_params.reproducible) * 2.0 / dof();
+    if (thermostat == Thermostat::Berendsen) {
+      double const kinetic = kineticEnergy(space, m_params.reproducible);
+      double const t = kinetic * 2.0 / dof();
       if (t > 0) {
         double const target = m_params.thermostatTemperature;
-        scaleVelocities(space, m_particles.velocities(), owned(),
-                        std::sqrt(1.0 + dt / m_params.berendsenTau * (target / t - 1.0)));
+        double const factor = std::sqrt(1.0 + dt / m_params.berendsenTau * (target / t - 1.0));
+        scaleVelocities(space, m_particles.velocities(), owned(), factor);
+        m_thermostatEnergy += kinetic * (1.0 - factor * factor);
       }
     }
+    if (chain) chainHalfStep(space);
   }
 
   /// Throws the collective eddy::Error (ExitCode::Failure) of a blow-up when the diagnostics `d`
@@ -570,6 +598,7 @@ class System {
     }
     d.temperature = 2.0 * d.kinetic / dof();
     d.pressure = (2.0 * d.kinetic + d.virial) / (3.0 * volume());
+    d.conserved = d.total() + m_thermostatEnergy + m_chain.energy();
     return d;
   }
   /// Collective: total kinetic energy (the reproducible sum in reproducible mode).
@@ -671,8 +700,35 @@ class System {
     std::swap(m_particles, m_scratch);
   }
 
-  /// Switches the thermostat (e.g. off after equilibration).
-  void setThermostat(Thermostat t) { m_params.thermostat = t; }
+  /// Switches the thermostat (e.g. off after equilibration; a Nose-Hoover chain switched off
+  /// keeps its energy in the conserved quantity).
+  void setThermostat(Thermostat t) {
+    EDDY_REQUIRE(t != Thermostat::NoseHoover || !m_chain.empty(),
+                 "md::System::setThermostat: the system was built without a Nose-Hoover chain");
+    m_params.thermostat = t;
+  }
+
+  /// The thermostats' state beyond the atoms: the energy they took out of the atoms so far,
+  /// then the Nose-Hoover chain's variables (NoseHooverChain::state), for checkpoints.
+  std::vector<double> thermostatState() const {
+    std::vector<double> s{m_thermostatEnergy};
+    auto const chain = m_chain.state();
+    s.insert(s.end(), chain.begin(), chain.end());
+    return s;
+  }
+  /// Puts back what thermostatState() gave. A state without a chain leaves this system's at
+  /// rest (a run thermostatted otherwise before); a chain where this system has none is left
+  /// out. Throws eddy::ConfigError when both have chains of different lengths.
+  void setThermostatState(std::vector<double> const& s) {
+    EDDY_REQUIRE(!s.empty() && s.size() % 2 == 1, "md::System::setThermostatState: ", s.size(),
+                 " values; expected 1 + twice the chain's length");
+    std::size_t const saved = s.size() - 1, mine = 2 * static_cast<std::size_t>(m_chain.length());
+    if (saved > 0 && mine > 0 && saved != mine)
+      throw ConfigError(str("md: the saved Nose-Hoover chain has ", saved / 2,
+                            " thermostats; this run has ", mine / 2, " (md.nose_hoover_chain)"));
+    m_thermostatEnergy = s[0];
+    if (saved > 0 && mine > 0) m_chain.setState(std::vector<double>(s.begin() + 1, s.end()));
+  }
 
   /// The particles (throws eddy::Error while a closing half kick is pending: see step).
   Particles<memory_space>& particles() {
@@ -898,6 +954,13 @@ class System {
     return all;
   }
 
+  /// Advances the Nose-Hoover chain half a step from the current kinetic energy and scales the
+  /// velocities by its factor.
+  void chainHalfStep(Exec const& space) {
+    double const scale = m_chain.halfStep(kineticEnergy(space, m_params.reproducible), m_params.dt);
+    scaleVelocities(space, m_particles.velocities(), owned(), scale);
+  }
+
   void requireFinished(char const* what) const {
     if (m_kickPending)
       throw Error(str("md::System::", what, ": the velocities are half a step behind (step ",
@@ -920,6 +983,9 @@ class System {
   std::int64_t m_atoms = 0;
   long long m_steps = 0;
   bool m_kickPending = false;      ///< the last step left its closing half kick (see step)
+  NoseHooverChain m_chain;         ///< empty unless built with Thermostat::NoseHoover
+  double m_thermostatEnergy = 0.0;             ///< taken out of the atoms by Berendsen and Langevin
+  Kokkos::View<double*, memory_space> m_heat;  ///< Langevin: each row's energy gain in a step
   long long m_rebuildsBefore = 0;  ///< builds of the run a restart continues, less this one's
   Particles<memory_space> m_particles, m_scratch;
   std::unique_ptr<ParticleMigration<Exec>> m_migration;
