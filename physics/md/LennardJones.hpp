@@ -405,6 +405,43 @@ struct RowPairSum {
   }
 };
 
+/// Each owned row's share of the virial tensor W_ab = sum over pairs of r_a F_b (r = x_i - x_j,
+/// F the force on i), as xx, yy, zz, xy, xz, yz in `out`: with a half list a row holds its
+/// entries' whole terms (each pair is one entry, on one rank), with a full list half of each
+/// (every pair is an entry of both its atoms). One thread per row, its entries in list order:
+/// each row's values are the same wherever the row lives. The trace is the scalar virial.
+template <class Pair, class Exec, class Mem>
+void rowVirials(Exec const& space, Pair const& lj, Positions<Mem> const& x,
+                neighbor::NeighborView<Mem> const& list, int owned, bool halfList,
+                Kokkos::View<double* [6], Mem> const& out) {
+  ScopedRegion region("eddy::md::rowVirials");
+  double const weight = halfList ? 1.0 : 0.5;
+  Kokkos::parallel_for(
+      "eddy::md::rowVirials", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        int const ti = lj.typeOf(i);
+        double w[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        int const end = list.end(i);
+        for (int k = list.begin(i); k < end; ++k) {
+          int const j = list.neighbors(k);
+          int const tj = lj.typeOf(j);
+          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          double const rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < lj.cutSq(ti, tj)) {
+            double const f = lj.forceOverR(rsq, ti, tj);
+            w[0] += f * dx * dx;
+            w[1] += f * dy * dy;
+            w[2] += f * dz * dz;
+            w[3] += f * dx * dy;
+            w[4] += f * dx * dz;
+            w[5] += f * dy * dz;
+          }
+        }
+        for (int c = 0; c < 6; ++c) out(i, c) = weight * w[c];
+      });
+}
+
 /// Potential energy and virial of this rank's list entries (half weight for a full list), both in
 /// one pass over the list with `lanes` vector lanes per row (the rows as in forcesFullLanes).
 /// A plain sum: its last bits depend on the backend and lanes (RowPairSum is the term of the

@@ -601,6 +601,37 @@ class System {
     d.conserved = d.total() + m_thermostatEnergy + m_chain.energy();
     return d;
   }
+  /// Collective: the pressure tensor P_ab = (sum_i v_ia v_ib + W_ab) / V (unit mass; W the
+  /// virial tensor, rowVirials), as xx, yy, zz, xy, xz, yz; the tail correction, when on, adds
+  /// a third of its virial to each diagonal entry. Its trace over 3 is Diagnostics::pressure up
+  /// to rounding. Reproducible sums in reproducible mode.
+  std::array<double, 6> pressureTensor(Exec const& space) const {
+    requireFinished("pressureTensor");
+    ScopedRegion region("eddy::md::pressureTensor");
+    int const n = owned();
+    if (m_rowVirial.extent(0) < static_cast<std::size_t>(n))
+      m_rowVirial = Kokkos::View<double* [6], memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::md::rowVirial"), n);
+    withPair([&](auto const& lj) {
+      rowVirials(space, lj, m_particles.positions(), m_list.view(), n,
+                 m_params.list == neighbor::ListKind::Half, m_rowVirial);
+    });
+    auto const v = m_particles.velocities();
+    auto const w = m_rowVirial;
+    std::array<double, 6> p{};
+    int const a[6] = {0, 1, 2, 0, 0, 1}, b[6] = {0, 1, 2, 1, 2, 2};
+    for (int c = 0; c < 6; ++c) {
+      int const ca = a[c], cb = b[c];
+      auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
+        return v(i, ca) * v(i, cb) + w(i, c);
+      };
+      p[c] = m_params.reproducible ? reproducibleSum(space, m_comm, n, term)
+                                   : globalSum(space, m_comm, n, term);
+    }
+    double const tail = m_params.tail ? tailCorrections().virial / 3.0 : 0.0;
+    for (int c = 0; c < 6; ++c) p[c] = (p[c] + (c < 3 ? tail : 0.0)) / volume();
+    return p;
+  }
   /// Collective: total kinetic energy (the reproducible sum in reproducible mode).
   double diagnosticsKinetic(Exec const& space) const {
     return kineticEnergy(space, m_params.reproducible);
@@ -986,6 +1017,7 @@ class System {
   NoseHooverChain m_chain;         ///< empty unless built with Thermostat::NoseHoover
   double m_thermostatEnergy = 0.0;             ///< taken out of the atoms by Berendsen and Langevin
   Kokkos::View<double*, memory_space> m_heat;  ///< Langevin: each row's energy gain in a step
+  mutable Kokkos::View<double* [6], memory_space> m_rowVirial;  ///< pressureTensor's scratch
   long long m_rebuildsBefore = 0;  ///< builds of the run a restart continues, less this one's
   Particles<memory_space> m_particles, m_scratch;
   std::unique_ptr<ParticleMigration<Exec>> m_migration;

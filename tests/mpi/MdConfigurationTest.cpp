@@ -1,7 +1,7 @@
-// md systems started from given atoms (md/Configuration.hpp) on 1 to 4 ranks: the pair energy
-// and force of two atoms across a periodic face against the Lennard-Jones formula, positions
-// given anywhere wrapped into the box with their images counted, and the lattice handed in as a
-// configuration continuing bit for bit as the lattice itself.
+// md systems started from given atoms (md/Configuration.hpp) on 1 to 4 ranks: the pair energy,
+// force and pressure tensor of two atoms across a periodic face against the Lennard-Jones
+// formula, positions given anywhere wrapped into the box with their images counted, and the
+// lattice handed in as a configuration continuing bit for bit as the lattice itself.
 #include "EddyTest.hpp"
 #include "MdTestUtil.hpp"
 
@@ -97,6 +97,31 @@ TYPED_TEST(MdConfiguration, TwoAtomsAcrossAPeriodicFaceFeelTheirPairForce) {
   // The positions as given, in the frame of the box's corner.
   EXPECT_NEAR(atoms.at(1).x[0], -2.6, 1e-14);
   EXPECT_NEAR(atoms.at(2).x[0], 5.3, 1e-14);
+}
+
+TYPED_TEST(MdConfiguration, ThePressureTensorOfTwoMovingAtomsIsTheFormula) {
+  using Exec = TypeParam;
+  Exec space;
+  // Atom 2's image across the x face is r = (0.6, 0.5, -0.7) from atom 1.
+  Parameters p = boxOf({-2.7, 6.0, 5.0, 5.7, 5.5, 5.7});
+  auto c = std::make_shared<Configuration>(*p.start);
+  c->v = {0.3, -0.2, 0.1, -0.5, 0.4, 0.2};
+  p.start = c;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  double const r[3] = {0.6, 0.5, -0.7};
+  double const rsq = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  double const forceOverR = 24.0 * (2.0 * std::pow(rsq, -7) - std::pow(rsq, -4));
+  double const volume = 9.0 * 9.5 * 10.0;
+  int const a[6] = {0, 1, 2, 0, 0, 1}, b[6] = {0, 1, 2, 1, 2, 2};
+  auto const tensor = s.pressureTensor(space);
+  for (int k = 0; k < 6; ++k) {
+    double const kinetic = c->v[a[k]] * c->v[b[k]] + c->v[3 + a[k]] * c->v[3 + b[k]];
+    double const expected = (kinetic + forceOverR * r[a[k]] * r[b[k]]) / volume;
+    EXPECT_NEAR(tensor[k], expected, 1e-12 * std::fabs(expected)) << "component " << k;
+  }
+  double const trace = (tensor[0] + tensor[1] + tensor[2]) / 3.0;
+  double const pressure = s.diagnostics(space).pressure;
+  EXPECT_NEAR(trace, pressure, 1e-12 * std::fabs(pressure));
 }
 
 TYPED_TEST(MdConfiguration, PositionsAnywhereAreWrappedAndTheirImagesCounted) {

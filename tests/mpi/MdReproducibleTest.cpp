@@ -1,7 +1,8 @@
 // Decomposition-invariant molecular dynamics: in reproducible mode an LJ liquid follows the
 // bitwise same trajectory on the ranks of MPI_COMM_WORLD as on one rank (MPI_COMM_SELF), with
-// and without thermostats; the initial velocities are the same on any rank count in every
-// mode; the counter-based normals have the moments of N(0, 1).
+// and without thermostats (conserved quantities and pressure tensors too); the initial
+// velocities are the same on any rank count in every mode; the counter-based normals have the
+// moments of N(0, 1).
 #include "EddyTest.hpp"
 #include "MdTestUtil.hpp"
 
@@ -42,13 +43,15 @@ Parameters liquid(Thermostat thermostat) {
   p.thermostatTemperature = 1.2;
   p.berendsenTau = 0.1;
   p.langevinDamping = 1.0;
+  p.noseHooverTau = 0.1;
   p.seed = 31337;
   return p;
 }
 
 struct Trajectory {
   double checksum = 0.0;
-  double potential = 0.0, kinetic = 0.0;
+  double potential = 0.0, kinetic = 0.0, conserved = 0.0;
+  std::array<double, 6> pressure{};
   long long rebuilds = 0;
   long long periodicCrossings = 0;  ///< atom-steps found outside [0, L) before a migration
   long long rankChanges = 0;        ///< atoms owned at the end by another rank than at the start
@@ -86,6 +89,8 @@ Trajectory run(MPI_Comm comm, Parameters const& p, int steps) {
   auto const d = s.diagnostics(space);
   t.potential = d.potential;
   t.kinetic = d.kinetic;
+  t.conserved = d.conserved;
+  t.pressure = s.pressureTensor(space);
   t.rebuilds = s.rebuilds();
   t.checksum = s.checksum(space);
   return t;
@@ -96,6 +101,9 @@ void expectSameBits(Trajectory const& a, Trajectory const& b, char const* what) 
       << what << ": trajectory checksums " << a.checksum << " and " << b.checksum;
   EXPECT_EQ(bitsOf(a.potential), bitsOf(b.potential)) << what << ": potential energies";
   EXPECT_EQ(bitsOf(a.kinetic), bitsOf(b.kinetic)) << what << ": kinetic energies";
+  EXPECT_EQ(bitsOf(a.conserved), bitsOf(b.conserved)) << what << ": conserved quantities";
+  for (int c = 0; c < 6; ++c)
+    EXPECT_EQ(bitsOf(a.pressure[c]), bitsOf(b.pressure[c])) << what << ": pressure tensor " << c;
   EXPECT_EQ(a.rebuilds, b.rebuilds) << what << ": neighbour rebuilds";
 }
 
@@ -136,6 +144,10 @@ TYPED_TEST(MdReproducible, LangevinTrajectoryIsBitwiseTheSameOnAnyRankCount) {
 
 TYPED_TEST(MdReproducible, BerendsenTrajectoryIsBitwiseTheSameOnAnyRankCount) {
   checkInvariance<TypeParam>(Thermostat::Berendsen, 200);
+}
+
+TYPED_TEST(MdReproducible, NoseHooverTrajectoryIsBitwiseTheSameOnAnyRankCount) {
+  checkInvariance<TypeParam>(Thermostat::NoseHoover, 200);
 }
 
 /// Velocities by global id (all atoms) of a system built on `comm`.
