@@ -43,6 +43,9 @@ std::vector<std::int64_t> const& StateIn::integers(std::string const& name) cons
 bool StateIn::hasInteger(std::string const& name) const {
   return m_file.attributes().integers.count(m_prefix + name) > 0;
 }
+bool StateIn::hasReal(std::string const& name) const {
+  return m_file.attributes().reals.count(m_prefix + name) > 0;
+}
 
 std::vector<double> StateIn::readOwned(Field<MemSpace> const& f, CartDecomposition const& decomp,
                                        std::string const& name) const {

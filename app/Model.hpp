@@ -81,6 +81,7 @@ class StateIn {
   std::vector<double> const& reals(std::string const& name) const;
   std::vector<std::int64_t> const& integers(std::string const& name) const;
   bool hasInteger(std::string const& name) const;
+  bool hasReal(std::string const& name) const;
   /// The entries of array `name` that `f`'s owned box covers on this rank, after checking that
   /// the array has the global shape of `f`'s entries (requireSame's error otherwise).
   std::vector<double> readOwned(Field<MemSpace> const& f, CartDecomposition const& decomp,

@@ -31,7 +31,8 @@ constexpr Choice<neighbor::ListKind> kList[] = {{"half", neighbor::ListKind::Hal
 constexpr Choice<bool> kMixing[] = {{"lorentz_berthelot", true}, {"none", false}};
 constexpr Choice<md::Thermostat> kThermostat[] = {{"none", md::Thermostat::None},
                                                   {"berendsen", md::Thermostat::Berendsen},
-                                                  {"langevin", md::Thermostat::Langevin}};
+                                                  {"langevin", md::Thermostat::Langevin},
+                                                  {"nose_hoover", md::Thermostat::NoseHoover}};
 
 Key section() {
   return Key::section(
@@ -159,7 +160,9 @@ Key section() {
                        "the target (equilibration only: it does not sample the canonical "
                        "ensemble); langevin is BAOAB Langevin dynamics (friction and noise "
                        "applied exactly between two half drifts), which samples the canonical "
-                       "ensemble at any damping.")
+                       "ensemble at any damping; nose_hoover is a Nose-Hoover chain (MTK "
+                       "integration), deterministic and canonical, with a conserved extended "
+                       "energy (the diagnostics' H).")
                .defaultValue("none"))
       .add(Key::real("thermostat_temperature", "Target temperature of the thermostat.")
                .greaterThan(0)
@@ -177,6 +180,16 @@ Key section() {
                .greaterThan(0)
                .defaultValue(1.0)
                .unit("1/tau"))
+      .add(Key::real("nose_hoover_tau",
+                     "Period of the Nose-Hoover chain's oscillation (its masses: Q_1 = Nf T "
+                     "tau^2, Q_j = T tau^2, as LAMMPS' Tdamp); about 100 time steps is usual.")
+               .greaterThan(0)
+               .defaultValue(0.5)
+               .unit("tau"))
+      .add(Key::integer("nose_hoover_chain", "Thermostats in the Nose-Hoover chain.")
+               .atLeast(1)
+               .atMost(10)
+               .defaultValue(3))
       .add(Key::integer("seed",
                         "Seed of the counter-based random numbers (velocities, random lattice, "
                         "Langevin noise), which are functions of (seed, atom id, step).")
@@ -475,6 +488,8 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   p.thermostatTemperature = deck.getDouble("md.thermostat_temperature");
   p.berendsenTau = deck.getDouble("md.berendsen_tau");
   p.langevinDamping = deck.getDouble("md.langevin_damping");
+  p.noseHooverTau = deck.getDouble("md.nose_hoover_tau");
+  p.chainLength = static_cast<int>(deck.getInt("md.nose_hoover_chain"));
   p.seed = static_cast<std::uint64_t>(deck.getInt("md.seed"));
   p.reproducible = deck.getBool("md.reproducible");
   std::string const overlap = deck.getString("parallel.overlap");
@@ -883,20 +898,26 @@ class MdModel final : public Model {
   std::string progress(ExecSpace const& space) override {
     auto const d = m_system.diagnostics(space);
     double const atoms = static_cast<double>(m_system.atoms());
-    char buf[240];
-    std::snprintf(buf, sizeof buf, "T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld",
-                  d.temperature, d.potential / atoms, d.kinetic / atoms, d.total() / atoms,
-                  d.pressure, m_system.rebuilds());
+    char buf[280];
+    int const used = std::snprintf(
+        buf, sizeof buf, "T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld", d.temperature,
+        d.potential / atoms, d.kinetic / atoms, d.total() / atoms, d.pressure, m_system.rebuilds());
+    if (d.conserved != d.total() && used > 0 && used < static_cast<int>(sizeof buf))
+      std::snprintf(buf + used, sizeof buf - used, "  H %.10f", d.conserved / atoms);
     m_system.checkSane(d);
     if (!m_first) m_first = d;
     m_last = d;
     return buf;
   }
-  /// With several types, each type's temperature (T_<name>) after the common columns.
+  /// H is the integrator's conserved quantity (md::Diagnostics::conserved; E in NVE), Pxx ..
+  /// Pyz the pressure tensor. With several types, each type's temperature (T_<name>) after the
+  /// common columns.
   std::vector<Column> columns() const override {
     std::vector<Column> c{{"time", "tau"},        {"T", "epsilon/k_B"},  {"PE", "epsilon/atom"},
                           {"KE", "epsilon/atom"}, {"E", "epsilon/atom"}, {"P", "epsilon/sigma^3"},
-                          {"rebuilds", "1"}};
+                          {"rebuilds", "1"},      {"H", "epsilon/atom"}};
+    for (char const* name : {"Pxx", "Pyy", "Pzz", "Pxy", "Pxz", "Pyz"})
+      c.push_back({name, "epsilon/sigma^3"});
     if (m_system.parameters().types > 1)
       for (auto const& name : m_types.names) c.push_back({"T_" + name, "epsilon/k_B"});
     return c;
@@ -911,7 +932,9 @@ class MdModel final : public Model {
                           d.kinetic / atoms,
                           d.total() / atoms,
                           d.pressure,
-                          static_cast<double>(m_system.rebuilds())};
+                          static_cast<double>(m_system.rebuilds()),
+                          d.conserved / atoms};
+    for (double p : m_system.pressureTensor(space)) v.push_back(p);
     if (m_system.parameters().types > 1)
       for (double t : m_system.typeTemperatures(space)) v.push_back(t);
     return v;
@@ -961,6 +984,7 @@ class MdModel final : public Model {
     out.integers("rebuilds") = {m_system.rebuilds()};
     out.integers("seed") = {static_cast<std::int64_t>(p.seed)};
     out.reals("dt") = {p.dt};
+    out.reals("thermostat") = m_system.thermostatState();
     md::AtomState const s = m_system.atomState();
     io::CheckpointParticles particles;
     particles.id = s.id;
@@ -1011,6 +1035,15 @@ class MdModel final : public Model {
                    atoms, mine);
     }
     m_system.restoreState(space, atoms, sameLayout, file.step(), in.integer("rebuilds"));
+    // Written before the thermostats' state was kept: none to restore.
+    if (in.hasReal("thermostat")) {
+      auto const& t = in.reals("thermostat");
+      int const saved = t.empty() ? 0 : static_cast<int>(t.size() - 1) / 2;
+      int const mine = p.thermostat == md::Thermostat::NoseHoover ? p.chainLength : 0;
+      if (saved > 0 && mine > 0)
+        in.requireSame("Nose-Hoover chain length (md.nose_hoover_chain)", str(mine), str(saved));
+      m_system.setThermostatState(t);
+    }
     long long const mineCount = m_system.owned();
     long long total = 0;
     checkMpi(MPI_Allreduce(&mineCount, &total, 1, MPI_LONG_LONG, MPI_SUM, comm),

@@ -321,7 +321,7 @@ eddy_add_cli_test(NAME cli.run.local_error.np4 RANKS 4 EXPECT_EXIT nonzero
 # sample (steps 0..20: every 5 -> 5 rows; g(r) and speeds every 10 -> 3 samples of 50 / 20 bins).
 foreach(n 1 4)
   set(_checks
-      "md_diagnostics.csv|^step \\[1\\],time \\[tau\\],T \\[epsilon/k_B\\],PE \\[epsilon/atom\\],KE \\[epsilon/atom\\],E \\[epsilon/atom\\],P \\[epsilon/sigma\\^3\\],rebuilds \\[1\\]$|5"
+      "md_diagnostics.csv|^step \\[1\\],time \\[tau\\],T \\[epsilon/k_B\\],PE \\[epsilon/atom\\],KE \\[epsilon/atom\\],E \\[epsilon/atom\\],P \\[epsilon/sigma\\^3\\],rebuilds \\[1\\],H \\[epsilon/atom\\],Pxx \\[epsilon/sigma\\^3\\],Pyy \\[epsilon/sigma\\^3\\],Pzz \\[epsilon/sigma\\^3\\],Pxy \\[epsilon/sigma\\^3\\],Pxz \\[epsilon/sigma\\^3\\],Pyz \\[epsilon/sigma\\^3\\]$|5"
       "lj_diag.rdf.csv|^step \\[1\\],r_low \\[sigma\\],r_high \\[sigma\\],pairs \\[1\\],g \\[1\\]$|150"
       "lj_diag.speeds.csv|^step \\[1\\],v_low|60")
   add_test(NAME cli.run.lj_diagnostics.np${n}
