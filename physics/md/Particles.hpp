@@ -1,10 +1,10 @@
 /// @file Particles.hpp
 /// @brief Structure-of-arrays particle container: owned particles first, then ghost copies.
 ///
-/// Memory: 96 bytes per row (position, velocity and force 3 x 8 each, global id 8, type 4,
-/// periodic image 3 x 4), with up to 25% spare capacity so that rebuilds rarely reallocate.
-/// Ghost rows carry position, id and type; their velocity and image are unused and their force
-/// only collects half-list contributions.
+/// Memory: 120 bytes per row (position, velocity, force and reference position 3 x 8 each,
+/// global id 8, type 4, periodic image 3 x 4), with up to 25% spare capacity so that rebuilds
+/// rarely reallocate. Ghost rows carry position, id and type; their velocity, image and
+/// reference are unused and their force only collects half-list contributions.
 /// Implements the container concept of eddy/core/ParticleComm.hpp (migration and ghosts).
 #pragma once
 
@@ -37,22 +37,30 @@ using Types = Kokkos::View<int*, Mem>;
 template <class Mem>
 using Images = Kokkos::View<int* [3], Mem>;
 
-/// Row codec for migration: position, velocity, id, type, image (11 doubles). The image slots
-/// are counted by every periodic shift of the position (ParticleComm.hpp).
+/// Unwrapped positions an atom's displacement is measured from (the mean-squared displacement),
+/// (n, 3) doubles: 24 bytes per particle. They move with the atom and are never wrapped.
+template <class Mem>
+using References = ParticleVectors<Mem>;
+
+/// Row codec for migration: position, velocity, id, type, image, reference (14 doubles). The
+/// image slots are counted by every periodic shift of the position (ParticleComm.hpp).
 template <class Mem>
 struct MigrationCodec {
-  static constexpr int width = 11;
+  static constexpr int width = 14;
   static constexpr int imageSlot = 8;
+  static constexpr int referenceSlot = 11;
   Positions<Mem> x;
   Velocities<Mem> v;
   GlobalIds<Mem> id;
   Types<Mem> type;
   Images<Mem> image;
+  References<Mem> reference;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) {
       row[d] = x(i, d);
       row[3 + d] = v(i, d);
       row[imageSlot + d] = static_cast<double>(image(i, d));
+      row[referenceSlot + d] = reference(i, d);
     }
     row[6] = detail::int64AsDouble(id(i));
     row[7] = static_cast<double>(type(i));
@@ -62,6 +70,7 @@ struct MigrationCodec {
       x(i, d) = row[d];
       v(i, d) = row[3 + d];
       image(i, d) = static_cast<int>(row[imageSlot + d]);
+      reference(i, d) = row[referenceSlot + d];
     }
     id(i) = detail::doubleAsInt64(row[6]);
     type(i) = static_cast<int>(row[7]);
@@ -71,6 +80,7 @@ struct MigrationCodec {
       x(to, d) = x(from, d);
       v(to, d) = v(from, d);
       image(to, d) = image(from, d);
+      reference(to, d) = reference(from, d);
     }
     id(to) = id(from);
     type(to) = type(from);
@@ -139,12 +149,15 @@ class Particles {
   GlobalIds<Mem> const& ids() const { return m_id; }
   Types<Mem> const& types() const { return m_type; }
   Images<Mem> const& images() const { return m_image; }
+  References<Mem> const& references() const { return m_reference; }
 
-  MigrationCodec<Mem> migrationCodec() const { return {m_x, m_v, m_id, m_type, m_image}; }
+  MigrationCodec<Mem> migrationCodec() const {
+    return {m_x, m_v, m_id, m_type, m_image, m_reference};
+  }
   GhostCodec<Mem> ghostCodec() const { return {m_x, m_id, m_type}; }
 
   /// Bytes held per row of capacity.
-  static constexpr int bytesPerParticle() { return 3 * 24 + 8 + 4 + 12; }
+  static constexpr int bytesPerParticle() { return 4 * 24 + 8 + 4 + 12; }
 
  private:
   /// New arrays of `cap` rows holding the first `keep` rows of the old ones.
@@ -169,6 +182,7 @@ class Particles {
     grow(m_id, "eddy::md::ids");
     grow(m_type, "eddy::md::types");
     grow(m_image, "eddy::md::images");
+    grow(m_reference, "eddy::md::references");
   }
 
   Positions<Mem> m_x;
@@ -177,6 +191,7 @@ class Particles {
   GlobalIds<Mem> m_id;
   Types<Mem> m_type;
   Images<Mem> m_image;
+  References<Mem> m_reference;
   int m_size = 0;
   int m_owned = 0;
 };

@@ -33,7 +33,7 @@
 /// the atom's image along its axis (Particles::images), carried with the atom to other ranks
 /// and through checkpoints: x + image * L is the unwrapped position at any step.
 ///
-/// Memory per atom (owned, roughly also per ghost): particles 96 B, bins 32 B, list 24 B + 4 B
+/// Memory per atom (owned, roughly also per ghost): particles 120 B, bins 32 B, list 24 B + 4 B
 /// per neighbour entry, exchange buffers ~8 B x row width per ghost.
 #pragma once
 
@@ -139,6 +139,8 @@ struct AtomState {
   std::vector<std::int32_t> type;
   /// Periodic image counts (ix, iy, iz): x + image * L is the unwrapped position.
   std::vector<std::int32_t> image;
+  /// Unwrapped positions the displacements are measured from (Particles::references).
+  std::vector<double> reference;
 };
 
 /// Edge of the cubic lattice cell at number density `density` (4 atoms a cell).
@@ -313,6 +315,7 @@ class System {
         assignTypes(space, m_params.fractions, m_particles.ids(), m_particles.types(), owned());
     }
     m_typeCounts = countTypes();
+    markReferences(space);
     bool const given = m_params.start && !m_params.start->v.empty();
     if (!given && params.temperature > 0) {
       randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
@@ -632,6 +635,52 @@ class System {
     for (int c = 0; c < 6; ++c) p[c] = (p[c] + (c < 3 ? tail : 0.0)) / volume();
     return p;
   }
+  /// Sets every atom's reference position to its unwrapped position now (x + image L): the
+  /// origin of meanSquaredDisplacements from this step on. A system starts with the references
+  /// of its first positions.
+  void markReferences(Exec const& space) {
+    requireFinished("markReferences");
+    auto const x = m_particles.positions();
+    auto const image = m_particles.images();
+    auto const reference = m_particles.references();
+    double const lx = m_domain.length[0], ly = m_domain.length[1], lz = m_domain.length[2];
+    Kokkos::parallel_for(
+        "eddy::md::markReferences", Kokkos::RangePolicy<Exec>(space, 0, owned()),
+        KOKKOS_LAMBDA(const int i) {
+          reference(i, 0) = x(i, 0) + image(i, 0) * lx;
+          reference(i, 1) = x(i, 1) + image(i, 1) * ly;
+          reference(i, 2) = x(i, 2) + image(i, 2) * lz;
+        });
+  }
+  /// Collective: the mean over the atoms of each type of |x + image L - reference|^2 (the
+  /// squared displacement of the unwrapped position since markReferences), one value per type,
+  /// then the mean over all atoms. Reproducible sums in reproducible mode.
+  std::vector<double> meanSquaredDisplacements(Exec const& space) const {
+    requireFinished("meanSquaredDisplacements");
+    auto const x = m_particles.positions();
+    auto const image = m_particles.images();
+    auto const reference = m_particles.references();
+    auto const type = m_particles.types();
+    double const lx = m_domain.length[0], ly = m_domain.length[1], lz = m_domain.length[2];
+    std::vector<double> out;
+    double all = 0.0;
+    for (int t = 0; t < m_params.types; ++t) {
+      auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
+        if (type(i) != t) return 0.0;
+        double const dx = x(i, 0) + image(i, 0) * lx - reference(i, 0);
+        double const dy = x(i, 1) + image(i, 1) * ly - reference(i, 1);
+        double const dz = x(i, 2) + image(i, 2) * lz - reference(i, 2);
+        return dx * dx + dy * dy + dz * dz;
+      };
+      double const sum = m_params.reproducible ? reproducibleSum(space, m_comm, owned(), term)
+                                               : globalSum(space, m_comm, owned(), term);
+      double const n = static_cast<double>(m_typeCounts[t]);
+      out.push_back(n > 0 ? sum / n : 0.0);
+      all += sum;
+    }
+    out.push_back(all / static_cast<double>(m_atoms));
+    return out;
+  }
   /// Collective: total kinetic energy (the reproducible sum in reproducible mode).
   double diagnosticsKinetic(Exec const& space) const {
     return kineticEnergy(space, m_params.reproducible);
@@ -820,6 +869,8 @@ class System {
     auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
     auto const image =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.images());
+    auto const reference =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.references());
     for (int i = 0; i < n; ++i) {
       for (int d = 0; d < 3; ++d) {
         a.x.push_back(x(i, d));
@@ -827,6 +878,7 @@ class System {
         a.f.push_back(f(i, d));
         a.x0.push_back(x0(i, d));
         a.image.push_back(image(i, d));
+        a.reference.push_back(reference(i, d));
       }
       a.id.push_back(id(i));
       a.type.push_back(type(i));
@@ -842,8 +894,9 @@ class System {
   /// the rows this rank held, in their order (same ranks and decomposition), and are kept as
   /// they are; otherwise they are the atoms whose x0 lies in this rank's box and are migrated
   /// and sorted as at a rebuild. The image counts go in by id with the current positions
-  /// (AtomState::image; all 0 when it is empty: a state saved before images were kept). Throws
-  /// eddy::Error when a size does not match.
+  /// (AtomState::image; all 0 when it is empty: a state saved before images were kept), and so
+  /// do the reference positions (AtomState::reference; the unwrapped positions now when it is
+  /// empty). Throws eddy::Error when a size does not match.
   void restoreState(Exec const& space, AtomState const& a, bool sameLayout, long long steps,
                     long long rebuilds) {
     ScopedRegion region("eddy::md::restoreState");
@@ -851,10 +904,12 @@ class System {
     int const n = static_cast<int>(a.id.size());
     std::size_t const n3 = 3 * static_cast<std::size_t>(n);
     EDDY_REQUIRE(a.x.size() == n3 && a.v.size() == n3 && a.f.size() == n3 && a.x0.size() == n3 &&
-                     a.type.size() == a.id.size() && (a.image.empty() || a.image.size() == n3),
+                     a.type.size() == a.id.size() && (a.image.empty() || a.image.size() == n3) &&
+                     (a.reference.empty() || a.reference.size() == n3),
                  "md::System::restoreState: ", n, " ids but ", a.x.size(), " x, ", a.v.size(),
-                 " v, ", a.f.size(), " f, ", a.x0.size(), " x0, ", a.type.size(), " type and ",
-                 a.image.size(), " image values; expected 3, 3, 3, 3, 1 and 3 (or 0) per id");
+                 " v, ", a.f.size(), " f, ", a.x0.size(), " x0, ", a.type.size(), " type, ",
+                 a.image.size(), " image and ", a.reference.size(),
+                 " reference values; expected 3, 3, 3, 3, 1, 3 (or 0) and 3 (or 0) per id");
     m_particles.resize(space, n);
     m_particles.setOwned(n);
     {
@@ -887,6 +942,7 @@ class System {
     auto v = Kokkos::create_mirror_view(m_particles.velocities());
     auto f = Kokkos::create_mirror_view(m_particles.forces());
     auto image = Kokkos::create_mirror_view(m_particles.images());
+    auto reference = Kokkos::create_mirror_view(m_particles.references());
     Kokkos::deep_copy(space, x, m_particles.positions());
     Kokkos::deep_copy(space, v, m_particles.velocities());
     Kokkos::deep_copy(space, f, m_particles.forces());
@@ -902,12 +958,15 @@ class System {
         f(i, d) = a.f[3 * it->second + d];
         // With the position it goes with (the images the rebuild above counted are not these).
         image(i, d) = a.image.empty() ? 0 : a.image[3 * it->second + d];
+        reference(i, d) = a.reference.empty() ? x(i, d) + image(i, d) * m_domain.length[d]
+                                              : a.reference[3 * it->second + d];
       }
     }
     Kokkos::deep_copy(space, m_particles.positions(), x);
     Kokkos::deep_copy(space, m_particles.velocities(), v);
     Kokkos::deep_copy(space, m_particles.forces(), f);
     Kokkos::deep_copy(space, m_particles.images(), image);
+    Kokkos::deep_copy(space, m_particles.references(), reference);
     m_ghosts->refreshPositions(space, m_particles.positions());
     m_steps = steps;
     m_rebuildsBefore = rebuilds - m_list.buildCount();
