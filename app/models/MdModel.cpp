@@ -215,6 +215,27 @@ Key section() {
                         .atLeast(1)
                         .atMost(1 << 20)
                         .defaultValue(100)))
+      .add(Key::section("msd",
+                        "Mean-squared displacement of the unwrapped positions since step `start` "
+                        "(all atoms and, with several types, each type), written to "
+                        "<output_dir>/<run.name>.msd.csv; at the end of the run the "
+                        "self-diffusion coefficient D = slope / 6 of its least-squares line over "
+                        "the lags from `fit_from` on is logged.")
+               .add(Key::integer("every", "A sample every this many steps; 0 = none.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::integer("start",
+                                 "The step the displacements are measured from (after "
+                                 "equilibration).")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::real("fit_from",
+                              "The shortest lag the slope for D is fitted over (past the "
+                              "ballistic start, where the MSD grows as t^2); 0 = half the "
+                              "longest lag of the run.")
+                        .atLeast(0)
+                        .defaultValue(0.0)
+                        .unit("tau")))
       .add(Key::section("trajectory",
                         "Every atom's position (in the data file's frame), image counts and "
                         "velocity, with the box, appended as frames to the H5MD file "
@@ -706,8 +727,11 @@ class Trajectory {
 /// and sample): <output_dir>/<run.name>.rdf.csv and .speeds.csv.
 class Analyses {
  public:
-  Analyses(Runtime const& rt, io::Deck const& deck, double cutoff, long long restartStep)
-      : m_comm(rt.comm()) {
+  /// `types`: the names of the atom types (MSD columns with several); `msdRows`: the MSD samples
+  /// of the run a restart continues (MsdRow each).
+  Analyses(Runtime const& rt, io::Deck const& deck, double cutoff, long long restartStep,
+           std::vector<std::string> const& types, std::vector<std::vector<double>> msdRows)
+      : m_comm(rt.comm()), m_msdRows(std::move(msdRows)) {
     auto start = [restartStep](io::TimeSeries& series) {
       if (restartStep >= 0)
         series.resume(restartStep);
@@ -739,13 +763,40 @@ class Analyses {
         m_speeds->addColumn(c.name, c.unit);
       start(*m_speeds);
     }
+    if (long long const every = deck.getInt("md.msd.every"); every > 0) {
+      m_msdEvery = every;
+      m_msdStart = deck.getInt("md.msd.start");
+      m_fitFrom = deck.getDouble("md.msd.fit_from");
+      m_types = types;
+      m_msd = std::make_unique<io::TimeSeries>(m_comm, base + ".msd.csv", every);
+      m_msd->addColumn("step", "1");
+      m_msd->addColumn("lag", "tau");
+      m_msd->addColumn("msd", "sigma^2");
+      if (types.size() > 1)
+        for (auto const& name : types) m_msd->addColumn("msd_" + name, "sigma^2");
+      start(*m_msd);
+      if (restartStep >= 0 && restartStep < m_msdStart) m_msdRows.clear();
+    }
   }
   bool due(long long step) const {
-    return (m_rdf && m_rdf->due(step)) || (m_speeds && m_speeds->due(step));
+    return (m_rdf && m_rdf->due(step)) || (m_speeds && m_speeds->due(step)) || msdDue(step);
   }
-  /// Collective: samples whichever analysis is due at the system's current step.
-  void sample(ExecSpace const& space, md::System<ExecSpace> const& system) {
+  /// Collective: samples whichever analysis is due at the system's current step (at md.msd.start
+  /// it first takes the atoms' positions as the references of the displacements).
+  void sample(ExecSpace const& space, md::System<ExecSpace>& system) {
     auto const step = static_cast<double>(system.steps());
+    if (msdDue(system.steps())) {
+      if (system.steps() == m_msdStart) {
+        system.markReferences(space);
+        m_msdRows.clear();
+      }
+      auto const msd = system.meanSquaredDisplacements(space);  // per type, then all
+      double const lag = static_cast<double>(system.steps() - m_msdStart) * system.parameters().dt;
+      std::vector<double> row{step, lag, msd.back()};
+      if (m_types.size() > 1) row.insert(row.end(), msd.begin(), msd.end() - 1);
+      m_msd->record(row);
+      m_msdRows.push_back(std::vector<double>(row.begin() + 1, row.end()));
+    }
     if (m_rdf && m_rdf->due(system.steps())) {
       auto const r = md::radialDistribution(space, m_comm, system, m_rMax, m_rdfBins);
       for (std::size_t b = 0; b < r.g.size(); ++b)
@@ -759,11 +810,59 @@ class Analyses {
     }
   }
 
+  /// The MSD samples so far (lag, MSD of all atoms, of each type with several), for checkpoints.
+  std::vector<std::vector<double>> const& msdRows() const { return m_msdRows; }
+
+  /// The self-diffusion line of the end of the run (empty without md.msd): D = slope / 6 of the
+  /// least-squares line of the MSD over the lags from md.msd.fit_from (or half the longest) on.
+  std::string diffusionLine() const {
+    if (!m_msd) return {};
+    double const longest = m_msdRows.empty() ? 0.0 : m_msdRows.back()[0];
+    double const from = m_fitFrom > 0 ? m_fitFrom : 0.5 * longest;
+    std::vector<std::vector<double> const*> used;
+    for (auto const& r : m_msdRows)
+      if (r[0] >= from && r[0] > 0) used.push_back(&r);
+    if (used.size() < 3)
+      return str("md: self-diffusion: ", used.size(), " MSD samples at lags from ", from,
+                 " tau on (md.msd.fit_from); D needs at least 3 (a longer run, or more often)");
+    auto slope = [&](std::size_t column) {
+      double const n = static_cast<double>(used.size());
+      double mt = 0.0, my = 0.0;
+      for (auto const* r : used) {
+        mt += (*r)[0] / n;
+        my += (*r)[column] / n;
+      }
+      double sty = 0.0, stt = 0.0;
+      for (auto const* r : used) {
+        sty += ((*r)[0] - mt) * ((*r)[column] - my);
+        stt += ((*r)[0] - mt) * ((*r)[0] - mt);
+      }
+      return sty / stt;
+    };
+    std::string line = str("md: self-diffusion D = ", slope(1) / 6.0);
+    if (m_types.size() > 1) {
+      line += " (";
+      for (std::size_t t = 0; t < m_types.size(); ++t)
+        line += str(t ? ", " : "", m_types[t], " ", slope(2 + t) / 6.0);
+      line += ")";
+    }
+    return line + str(" sigma^2/tau, from the MSD slope / 6 over lags ", (*used.front())[0], " to ",
+                      (*used.back())[0], " tau (", used.size(), " samples)");
+  }
+
  private:
+  bool msdDue(long long step) const {
+    return m_msd && step >= m_msdStart && (step - m_msdStart) % m_msdEvery == 0;
+  }
+
   MPI_Comm m_comm;
   double m_rMax = 0.0, m_vMax = 0.0;
   int m_rdfBins = 1, m_speedBins = 1;
-  std::unique_ptr<io::TimeSeries> m_rdf, m_speeds;
+  std::unique_ptr<io::TimeSeries> m_rdf, m_speeds, m_msd;
+  long long m_msdEvery = 0, m_msdStart = 0;
+  double m_fitFrom = 0.0;
+  std::vector<std::string> m_types;
+  std::vector<std::vector<double>> m_msdRows;  ///< lag, MSD of all, of each type
 };
 
 /// Appends the rows of `from` to `to` for which keep(row) is true.
@@ -782,6 +881,11 @@ void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep kee
   if (image && image->width != 3)
     throw IoError(str("checkpoint: particle array 'image' is ", image->width, " wide, not 3"),
                   true);
+  // Written before references were kept: none (restoreState takes the positions then).
+  auto const* reference = from.column("reference");
+  if (reference && reference->width != 3)
+    throw IoError(
+        str("checkpoint: particle array 'reference' is ", reference->width, " wide, not 3"), true);
   for (std::size_t i = 0; i < from.count(); ++i) {
     if (!keep(&x0->values[3 * i])) continue;
     for (int d = 0; d < 3; ++d) {
@@ -790,6 +894,7 @@ void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep kee
       to.f.push_back(f->values[3 * i + d]);
       to.x0.push_back(x0->values[3 * i + d]);
       if (image) to.image.push_back(static_cast<std::int32_t>(image->values[3 * i + d]));
+      if (reference) to.reference.push_back(reference->values[3 * i + d]);
     }
     to.id.push_back(from.id[i]);
     to.type.push_back(from.type[i]);
@@ -860,8 +965,8 @@ class MdModel final : public Model {
   }
 
   void begin(ExecSpace const&, long long restartStep) override {
-    m_analyses = std::make_unique<Analyses>(m_rt, m_deck, m_system.parameters().cutoff,
-                                            restartStep);
+    m_analyses = std::make_unique<Analyses>(m_rt, m_deck, m_system.parameters().cutoff, restartStep,
+                                            m_types.names, std::move(m_msdRows));
     if (long long const every = m_deck.getInt("md.trajectory.every"); every > 0) {
       m_trajectory = std::make_unique<Trajectory>(
           m_rt,
@@ -994,8 +1099,15 @@ class MdModel final : public Model {
                          {"velocity", 3, "sigma/tau", s.v},
                          {"force", 3, "epsilon/sigma", s.f},
                          {"build_position", 3, "sigma", s.x0},
-                         {"image", 3, "1", std::vector<double>(s.image.begin(), s.image.end())}};
+                         {"image", 3, "1", std::vector<double>(s.image.begin(), s.image.end())},
+                         {"reference", 3, "sigma", s.reference}};
     out.particles(std::move(particles));
+    if (m_analyses && !m_analyses->msdRows().empty()) {
+      auto const& rows = m_analyses->msdRows();
+      out.integers("msd_width") = {static_cast<std::int64_t>(rows.front().size())};
+      auto& flat = out.reals("msd_samples");
+      for (auto const& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+    }
   }
 
   /// On the ranks and decomposition that wrote the checkpoint, each rank takes back its rows in
@@ -1035,6 +1147,18 @@ class MdModel final : public Model {
                    atoms, mine);
     }
     m_system.restoreState(space, atoms, sameLayout, file.step(), in.integer("rebuilds"));
+    m_msdRows.clear();
+    if (in.hasInteger("msd_width") && in.hasReal("msd_samples")) {
+      auto const width = static_cast<std::size_t>(in.integer("msd_width"));
+      auto const& flat = in.reals("msd_samples");
+      if (width < 2 || flat.size() % width != 0)
+        throw IoError(str("restart file '", file.path(), "': ", flat.size(),
+                          " MSD values in rows of ", width, "; expected whole rows of at least 2"),
+                      true);
+      for (std::size_t k = 0; k < flat.size(); k += width)
+        m_msdRows.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(k),
+                               flat.begin() + static_cast<std::ptrdiff_t>(k + width));
+    }
     // Written before the thermostats' state was kept: none to restore.
     if (in.hasReal("thermostat")) {
       auto const& t = in.reals("thermostat");
@@ -1055,6 +1179,8 @@ class MdModel final : public Model {
   }
 
   std::string finalLine(ExecSpace const& space, double loopSeconds, long long stepsRun) override {
+    if (m_analyses)
+      if (std::string const line = m_analyses->diffusionLine(); !line.empty()) log::info(line);
     double const atoms = static_cast<double>(m_system.atoms());
     double const checksum = m_system.checksum(space);
     return str("step ", m_system.steps(), ", E/N ", m_last.total() / atoms,
@@ -1074,6 +1200,7 @@ class MdModel final : public Model {
   long long m_thermostatSteps;
   Interactions m_types;  ///< the types' names and pairs
   std::unique_ptr<Analyses> m_analyses;
+  std::vector<std::vector<double>> m_msdRows;  ///< a checkpoint's MSD samples, until begin()
   std::unique_ptr<Trajectory> m_trajectory;
   std::optional<md::Diagnostics> m_first;  ///< of the first progress line (the energy drift)
   md::Diagnostics m_last;                  ///< of the last progress line

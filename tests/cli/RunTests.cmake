@@ -318,12 +318,14 @@ eddy_add_cli_test(NAME cli.run.local_error.np4 RANKS 4 EXPECT_EXIT nonzero
                   COMMAND run tests/cli/decks/log_is_a_directory.yaml)
 
 # Diagnostics time series and md analyses: the CSVs exist with their header and one row per
-# sample (steps 0..20: every 5 -> 5 rows; g(r) and speeds every 10 -> 3 samples of 50 / 20 bins).
+# sample (steps 0..20: every 5 -> 5 rows; g(r) and speeds every 10 -> 3 samples of 50 / 20 bins;
+# the MSD every 2 from step 10 -> 6 rows).
 foreach(n 1 4)
   set(_checks
       "md_diagnostics.csv|^step \\[1\\],time \\[tau\\],T \\[epsilon/k_B\\],PE \\[epsilon/atom\\],KE \\[epsilon/atom\\],E \\[epsilon/atom\\],P \\[epsilon/sigma\\^3\\],rebuilds \\[1\\],H \\[epsilon/atom\\],Pxx \\[epsilon/sigma\\^3\\],Pyy \\[epsilon/sigma\\^3\\],Pzz \\[epsilon/sigma\\^3\\],Pxy \\[epsilon/sigma\\^3\\],Pxz \\[epsilon/sigma\\^3\\],Pyz \\[epsilon/sigma\\^3\\]$|5"
       "lj_diag.rdf.csv|^step \\[1\\],r_low \\[sigma\\],r_high \\[sigma\\],pairs \\[1\\],g \\[1\\]$|150"
-      "lj_diag.speeds.csv|^step \\[1\\],v_low|60")
+      "lj_diag.speeds.csv|^step \\[1\\],v_low|60"
+      "lj_diag.msd.csv|^step \\[1\\],lag \\[tau\\],msd \\[sigma\\^2\\]$|6")
   add_test(NAME cli.run.lj_diagnostics.np${n}
            COMMAND ${CMAKE_COMMAND}
                    "-DCMD=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG};${n};${EDDY_MPIEXEC_PREFLAGS};$<TARGET_FILE:eddy>;run"
