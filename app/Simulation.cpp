@@ -150,7 +150,10 @@ int runModels(Runtime const& rt, io::Deck const& deck, ModelSet& models, std::st
       if (e.model->sampleDue(n.step)) e.model->sample(space);
   };
 
-  auto const [work, unit] = lead.work();
+  // Named, not a structured binding: lambdas capture bindings only from C++20 on.
+  auto const leadWork = lead.work();
+  double const work = leadWork.first;
+  std::string const& unit = leadWork.second;
   double const loopStart = log::elapsed();
   auto progress = [&] {
     long long const done = lead.stepCount();
