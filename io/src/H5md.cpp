@@ -39,7 +39,6 @@ Handle stringType(std::size_t size) {
 class Writer {
  public:
   explicit Writer(std::string path) : m_path(std::move(path)) {}
-  std::string const& path() const { return m_path; }
 
   void check(herr_t rc, char const* what) const {
     if (rc < 0) fail(m_path, str(what, " failed: ", detail::hdf5Reason()));
