@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -49,14 +50,15 @@ Key section() {
              "moved more than skin/2.")
       .optional()
       .add(Key::string("data_file",
-                       "Start from the atoms of this LAMMPS data file (atomic style, read from the "
-                       "working directory: https://docs.lammps.org/read_data.html) instead of the "
-                       "lattice: its box (orthogonal, periodic; outputs keep its low corner), "
-                       "atoms with their ids and image flags, and velocities when it has a "
-                       "Velocities section (else they are drawn at md.temperature). One atom "
-                       "type of mass 1 (the mass unit); Pair Coeffs, if given, must be epsilon 1 "
-                       "and sigma 1 (the units) and a cutoff, if given, md.cutoff. lattice and "
-                       "density are then not used. Empty = the lattice.")
+                       "Start from the atoms of this file (read from the working directory) "
+                       "instead of the lattice: a LAMMPS data file (atomic style: "
+                       "https://docs.lammps.org/read_data.html) or an H5MD trajectory (its last "
+                       "frame; md.trajectory writes one). Its box (orthogonal, periodic; outputs "
+                       "keep its low corner), atoms with their ids, types and image flags, and "
+                       "velocities when it has them (else they are drawn at md.temperature). "
+                       "Every type of mass 1 (the mass unit); a data file's Pair Coeffs (lj/cut) "
+                       "give the pairs md.species and md.pairs leave out. lattice and density "
+                       "are then not used. Empty = the lattice.")
                .defaultValue(""))
       .add(Key::choice("lattice", choiceNames(kLattice),
                        "Initial positions: the fcc lattice, or 4 atoms uniformly at random in each "
@@ -315,6 +317,63 @@ StartFile configurationOf(io::LammpsData const& d, std::string const& path) {
   return out;
 }
 
+/// The configuration of the last frame of H5MD trajectory `path` (species 0 .. n - 1 become the
+/// types), or the reason it does not fit the md model.
+StartFile configurationOfH5md(std::string const& path) {
+  StartFile out;
+  long long frames = 0;
+  io::H5mdParticles const p = io::readH5mdParticles(path, frames);
+  if (frames < 1) {
+    out.problem = str("'", path, "' holds no frame");
+    out.expected = "expected an H5MD trajectory with at least one frame";
+    return out;
+  }
+  io::H5mdFrame const f = io::readH5mdFrame(path, frames - 1);
+  for (std::size_t i = 0; i < p.id.size(); ++i) {
+    std::string what;
+    if (p.mass[i] != 1.0) what = str("gives particle ", p.id[i], " the mass ", p.mass[i]);
+    if (p.species[i] < 0 || p.species[i] >= md::kMaxTypes)
+      what = str("gives particle ", p.id[i], " the species ", p.species[i]);
+    if (!what.empty()) {
+      out.problem = str("'", path, "' ", what);
+      out.expected = str("expected mass 1 (the mass unit) and species 0 to ", md::kMaxTypes - 1);
+      return out;
+    }
+    out.types = std::max(out.types, p.species[i] + 1);
+  }
+  for (int a = 0; a < 3; ++a)
+    if (!p.periodic[a]) {
+      out.problem = str("'", path, "' has a box that is not periodic along axis ", a);
+      out.expected = "expected a box periodic on every axis";
+      return out;
+    }
+  auto c = std::make_shared<md::Configuration>();
+  for (int a = 0; a < 3; ++a) {
+    c->lo[a] = f.lower[a];
+    c->length[a] = f.upper[a] - f.lower[a];
+  }
+  c->id.assign(p.id.begin(), p.id.end());
+  c->type.assign(p.species.begin(), p.species.end());
+  for (std::size_t i = 0; i < p.id.size(); ++i)
+    for (int a = 0; a < 3; ++a) {
+      c->x.push_back(f.position[i][a]);
+      c->image.push_back(f.image[i][a]);
+      if (p.velocities) c->v.push_back(f.velocity[i][a]);
+    }
+  out.atoms = std::move(c);
+  return out;
+}
+
+/// Whether the file at `path` begins with the HDF5 signature.
+bool isHdf5(std::string const& path) {
+  char head[8] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::size_t const got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  return got == sizeof head && std::memcmp(head, "\x89HDF\r\n\x1a\n", sizeof head) == 0;
+}
+
 /// The configuration of md.data_file (null for the lattice), read once per file version: the
 /// check, the memory estimate and the run all ask for it. Keyed by the path, size and
 /// modification time.
@@ -336,14 +395,16 @@ StartFile startFile(io::Deck const& deck) {
     return last->file;
   StartFile file;
   try {
-    file = configurationOf(io::readLammpsData(path), path);
+    file =
+        isHdf5(path) ? configurationOfH5md(path) : configurationOf(io::readLammpsData(path), path);
   } catch (IoError const& e) {
     // The reader's message ends in what it expected, when it says.
     std::string const what = e.what();
     auto const cut = what.rfind("; expected ");
     file.problem = what.substr(0, cut);
-    file.expected =
-        cut == std::string::npos ? "expected a readable LAMMPS data file" : what.substr(cut + 2);
+    file.expected = cut == std::string::npos
+                        ? "expected a readable LAMMPS data file or H5MD trajectory"
+                        : what.substr(cut + 2);
   }
   if (known) last = Read{path, size, time, file};
   return file;

@@ -1,6 +1,7 @@
 // md snapshots as `eddy run` writes them: the periodic box as attributes of /particles (the
 // deck's box) and every atom's image counts, from which the positions unwrap into a continuous
-// trajectory across the snapshots.
+// trajectory across the snapshots; H5MD trajectories that a restart continues and that a new
+// run starts from (md.data_file).
 #include "EddyTest.hpp"
 #include "ModelRegistry.hpp"
 #include "Simulation.hpp"
@@ -202,6 +203,53 @@ TEST(MdSnapshot, TheH5mdTrajectoryUnwrapsAndARestartContinuesIt) {
     EXPECT_EQ(f.image, straight[k].image) << "frame " << k;
     EXPECT_EQ(f.velocity, straight[k].velocity) << "frame " << k;
   }
+}
+
+/// A run of 10 steps started from the last frame of the trajectory at `start`, writing its own
+/// trajectory (a frame at step 0 and 10) to <outDir>/from_frame.
+int runFromFrame(std::string const& start) {
+  std::ostringstream deck;
+  deck << "run: {name: lj, steps: 10, progress_every: 10, output_dir: " << outDir()
+       << "/from_frame}\n"
+       << "grid: {cells: [2, 2, 2], periodic: [true, true, true]}\n"
+       << "md: {shift: true, reproducible: true, data_file: '" << start
+       << "', trajectory: {every: 10}}\n"
+       << "checkpoint: {every: 0, at_end: false}\n";
+  eddy::io::Deck const parsed =
+      eddy::io::parseDeck(deck.str(), "from_frame.yaml", eddy::app::deckSchema());
+  eddy::app::checkDeck(parsed);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int const code = eddy::app::runDeck(eddy::test::runtime(), parsed);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return code;
+}
+
+TEST(MdSnapshot, ARunStartsFromTheLastFrameOfATrajectory) {
+  ASSERT_EQ(runTrajectory(200, ""), 0);
+  std::string const source = outDir() + "/trajectory/lj.h5md";
+  long long frames = 0;
+  eddy::io::H5mdParticles const p = eddy::io::readH5mdParticles(source, frames);
+  ASSERT_EQ(frames, 21);
+  eddy::io::H5mdFrame const last = eddy::io::readH5mdFrame(source, frames - 1);
+  ASSERT_EQ(runFromFrame(source), 0);
+  std::string const path = outDir() + "/from_frame/lj.h5md";
+  long long startedFrames = 0;
+  eddy::io::H5mdParticles const q = eddy::io::readH5mdParticles(path, startedFrames);
+  ASSERT_EQ(startedFrames, 2);
+  EXPECT_EQ(q.id, p.id);
+  EXPECT_EQ(q.species, p.species);
+  eddy::io::H5mdFrame const first = eddy::io::readH5mdFrame(path, 0);
+  EXPECT_EQ(first.lower, last.lower);
+  EXPECT_EQ(first.upper, last.upper);
+  // The velocities as they were; the positions may be wrapped otherwise (the start wraps every
+  // atom into the box and counts it in its image), the unwrapped ones are the same.
+  EXPECT_EQ(first.velocity, last.velocity);
+  double const edge = last.upper[0] - last.lower[0];
+  for (std::size_t i = 0; i < p.id.size(); ++i)
+    for (int d = 0; d < 3; ++d)
+      EXPECT_NEAR(first.position[i][d] + first.image[i][d] * edge,
+                  last.position[i][d] + last.image[i][d] * edge, 1e-12)
+          << "atom " << p.id[i] << " axis " << d;
 }
 
 }  // namespace
