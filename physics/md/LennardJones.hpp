@@ -73,49 +73,68 @@ struct LjPair {
   double cut = 0.0;
 };
 
-/// Several atom types, a row's type read from `type`: device-copyable, the coefficients held in
-/// the object (types^2 of kMaxTypes^2 slots) so that a kernel reads them from its arguments.
+/// Several atom types, a row's type read from `type`, the coefficients of each pair of types
+/// (LjPair's, one row of kCoefficients doubles) in a small table in `Mem` read through the
+/// read-only cache: neighbours of several types in one warp then read their pairs' entries from
+/// cache lines at once (a table in the kernel's arguments would be read from constant memory,
+/// which serialises a warp's different addresses). Device-copyable.
 template <class Mem>
 struct LennardJonesMixture {
+  enum Coefficient { CutSq, Lj1, Lj2, Lj3, Lj4, Offset, ForceCut, Cut, kCoefficients };
   Types<Mem> type;  ///< of every row, owned and ghost (set by the caller before each use)
   int types = 1;
   bool forceShift = false;
-  LjPair pair[kMaxTypes * kMaxTypes];
+  Kokkos::View<double const* [kCoefficients], Kokkos::LayoutRight, Mem,
+               Kokkos::MemoryTraits<Kokkos::RandomAccess>>
+      table;
 
   LennardJonesMixture() = default;
   /// `pairs`: types x types parameters (row-major, symmetric).
   LennardJonesMixture(int typeCount, PairParameters const* pairs, Truncation truncation)
       : types(typeCount), forceShift(truncation == Truncation::ForceShift) {
+    Kokkos::View<double* [kCoefficients], Kokkos::LayoutRight, Mem> coefficients(
+        "eddy::md::pairTable", static_cast<std::size_t>(types * types));
+    auto host = Kokkos::create_mirror_view(coefficients);
     for (int k = 0; k < types * types; ++k) {
-      PairParameters const& q = pairs[k];
-      LjPair& c = pair[k];
-      double const s6 = q.sigma * q.sigma * q.sigma * q.sigma * q.sigma * q.sigma;
-      c.cut = q.cutoff;
-      c.cutSq = q.cutoff * q.cutoff;
-      c.lj1 = 48.0 * q.epsilon * s6 * s6;
-      c.lj2 = 24.0 * q.epsilon * s6;
-      c.lj3 = 4.0 * q.epsilon * s6 * s6;
-      c.lj4 = 4.0 * q.epsilon * s6;
-      double const r2inv = 1.0 / c.cutSq, r6inv = r2inv * r2inv * r2inv;
-      if (truncation != Truncation::Cut) c.offset = r6inv * (c.lj3 * r6inv - c.lj4);
-      if (forceShift) c.forceCut = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv * c.cut;
+      LjPair const c = coefficientsOf(pairs[k], truncation);
+      double const row[kCoefficients] = {c.cutSq, c.lj1,    c.lj2,      c.lj3,
+                                         c.lj4,   c.offset, c.forceCut, c.cut};
+      for (int m = 0; m < kCoefficients; ++m) host(k, m) = row[m];
     }
+    Kokkos::deep_copy(coefficients, host);
+    table = coefficients;
+  }
+  /// The coefficients of one pair of types.
+  static LjPair coefficientsOf(PairParameters const& q, Truncation truncation) {
+    LjPair c;
+    double const s6 = q.sigma * q.sigma * q.sigma * q.sigma * q.sigma * q.sigma;
+    c.cut = q.cutoff;
+    c.cutSq = q.cutoff * q.cutoff;
+    c.lj1 = 48.0 * q.epsilon * s6 * s6;
+    c.lj2 = 24.0 * q.epsilon * s6;
+    c.lj3 = 4.0 * q.epsilon * s6 * s6;
+    c.lj4 = 4.0 * q.epsilon * s6;
+    double const r2inv = 1.0 / c.cutSq, r6inv = r2inv * r2inv * r2inv;
+    if (truncation != Truncation::Cut) c.offset = r6inv * (c.lj3 * r6inv - c.lj4);
+    if (truncation == Truncation::ForceShift)
+      c.forceCut = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv * c.cut;
+    return c;
   }
   KOKKOS_INLINE_FUNCTION int typeOf(int i) const { return type(i); }
-  KOKKOS_INLINE_FUNCTION double cutSq(int a, int b) const { return pair[a * types + b].cutSq; }
+  KOKKOS_INLINE_FUNCTION double cutSq(int a, int b) const { return table(a * types + b, CutSq); }
   KOKKOS_INLINE_FUNCTION double forceOverR(double rsq, int a, int b) const {
-    LjPair const& c = pair[a * types + b];
+    int const k = a * types + b;
     double const r2inv = 1.0 / rsq;
     double const r6inv = r2inv * r2inv * r2inv;
-    double const s = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
-    return forceShift ? s - c.forceCut * math::sqrt(r2inv) : s;
+    double const s = r6inv * (table(k, Lj1) * r6inv - table(k, Lj2)) * r2inv;
+    return forceShift ? s - table(k, ForceCut) * math::sqrt(r2inv) : s;
   }
   KOKKOS_INLINE_FUNCTION double energy(double rsq, int a, int b) const {
-    LjPair const& c = pair[a * types + b];
+    int const k = a * types + b;
     double const r2inv = 1.0 / rsq;
     double const r6inv = r2inv * r2inv * r2inv;
-    double const u = r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
-    return forceShift ? u + (math::sqrt(rsq) - c.cut) * c.forceCut : u;
+    double const u = r6inv * (table(k, Lj3) * r6inv - table(k, Lj4)) - table(k, Offset);
+    return forceShift ? u + (math::sqrt(rsq) - table(k, Cut)) * table(k, ForceCut) : u;
   }
 };
 
