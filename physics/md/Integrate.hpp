@@ -4,6 +4,7 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/PortableMath.hpp"
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/Timer.hpp"
 #include "md/CounterRandom.hpp"
@@ -16,13 +17,45 @@
 
 namespace eddy::md {
 
+/// The mass of each row from its type (a per-type table read through the read-only cache), or
+/// 1 for every row (`uniform`: no type is read, and every product with the mass or its inverse
+/// is the one without). Device-copyable; `type` must be the rows' current types.
+template <class Mem>
+struct Masses {
+  bool uniform = true;
+  Types<Mem> type;
+  Kokkos::View<double const*, Mem, Kokkos::MemoryTraits<Kokkos::RandomAccess>> mass, inverse;
+
+  Masses() = default;
+  /// Per-type masses (empty, or all 1: uniform).
+  explicit Masses(std::vector<double> const& perType) {
+    uniform = true;
+    for (double m : perType) uniform = uniform && m == 1.0;
+    if (uniform) return;
+    Kokkos::View<double*, Mem> m("eddy::md::masses", perType.size()),
+        inv("eddy::md::inverseMasses", perType.size());
+    auto hm = Kokkos::create_mirror_view(m);
+    auto hi = Kokkos::create_mirror_view(inv);
+    for (std::size_t t = 0; t < perType.size(); ++t) {
+      hm(t) = perType[t];
+      hi(t) = 1.0 / perType[t];
+    }
+    Kokkos::deep_copy(m, hm);
+    Kokkos::deep_copy(inv, hi);
+    mass = m;
+    inverse = inv;
+  }
+  KOKKOS_INLINE_FUNCTION double of(int i) const { return uniform ? 1.0 : mass(type(i)); }
+  KOKKOS_INLINE_FUNCTION double inverseOf(int i) const { return uniform ? 1.0 : inverse(type(i)); }
+};
+
 /// The O step of BAOAB Langevin dynamics (Leimkuhler and Matthews, Appl. Math. Res. Express
-/// 2013, 34-56), between the two half drifts: v <- c1 v + c2 R with c1 = exp(-gamma dt) and
-/// c2 = sqrt((1 - c1^2) T) (unit mass), R the counter-based normal of (seed, global id, step,
-/// component), the same for an atom wherever it lives. The friction and noise are applied
+/// 2013, 34-56), between the two half drifts: v <- c1 v + c2 R / sqrt(m) with c1 =
+/// exp(-gamma dt) and c2 = sqrt((1 - c1^2) T), R the counter-based normal of (seed, global id,
+/// step, component), the same for an atom wherever it lives. The friction and noise are applied
 /// exactly, so configurations are sampled from the canonical distribution with an error of
 /// order dt^2 for any gamma. `heat(i)` receives the kinetic energy the O step gave row i (the
-/// thermostat's share of the conserved quantity). Off: velocity Verlet.
+/// thermostat's share of the conserved quantity: m (v'^2 - v^2) / 2). Off: velocity Verlet.
 template <class Mem>
 struct LangevinKick {
   bool on = false;
@@ -44,24 +77,26 @@ struct LangevinKick {
         heat(heat_) {}
 };
 
-/// v += dt/2 f; x += dt v on the owned rows (first half of velocity Verlet), with the previous
-/// step's closing half kick first when `pendingKick` (v += dt/2 f twice, as `kick` and then this
-/// kernel would add it: the same bits), each row's new position then given to
+/// v += dt/2 f / m; x += dt v on the owned rows (first half of velocity Verlet), with the previous
+/// step's closing half kick first when `pendingKick` (v += dt/2 f / m twice, as `kick` and then
+/// this kernel would add it: the same bits), each row's new position then given to
 /// `watch(i, x, y, z)` (the neighbour list's displacement test, VerletList::DisplacementWatch).
 /// One pass instead of three (kick, drift, displacement test). With `langevin` on, the drift is
 /// x += dt/2 v, the O step, x += dt/2 v (BAOAB; the closing kick is the B after the forces).
 template <class Exec, class Mem, class Watch>
 void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities<Mem> const& v,
                Forces<Mem> const& f, int owned, bool pendingKick, Watch const& watch,
-               LangevinKick<Mem> const& langevin = {}) {
+               LangevinKick<Mem> const& langevin = {}, Masses<Mem> const& masses = {}) {
   double const half = 0.5 * dt;
   Kokkos::parallel_for(
       "eddy::md::kickDrift", Kokkos::RangePolicy<Exec>(space, 0, owned),
       KOKKOS_LAMBDA(const int i) {
         double p[3];
         double gained = 0.0;
+        double const inverse = masses.inverseOf(i);
+        double const noise = masses.uniform ? 1.0 : math::sqrt(inverse);
         for (int d = 0; d < 3; ++d) {
-          double const fd = f(i, d);
+          double const fd = f(i, d) * inverse;
           double vd = v(i, d);
           if (pendingKick) vd += half * fd;
           vd += half * fd;
@@ -70,8 +105,8 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
                                            langevin.step, d);
             double const middle = x(i, d) + half * vd;
             double const before = vd;
-            vd = langevin.c1 * vd + langevin.c2 * r;
-            gained += 0.5 * (vd * vd - before * before);
+            vd = langevin.c1 * vd + langevin.c2 * noise * r;
+            gained += 0.5 * (vd * vd - before * before) * masses.of(i);
             p[d] = middle + half * vd;
           } else {
             p[d] = x(i, d) + dt * vd;
@@ -84,13 +119,15 @@ void kickDrift(Exec const& space, double dt, Positions<Mem> const& x, Velocities
       });
 }
 
-/// v += dt/2 f on the owned rows (second half of velocity Verlet).
+/// v += dt/2 f / m on the owned rows (second half of velocity Verlet).
 template <class Exec, class Mem>
-void kick(Exec const& space, double dt, Velocities<Mem> const& v, Forces<Mem> const& f, int owned) {
+void kick(Exec const& space, double dt, Velocities<Mem> const& v, Forces<Mem> const& f, int owned,
+          Masses<Mem> const& masses = {}) {
   double const half = 0.5 * dt;
   Kokkos::parallel_for(
       "eddy::md::kick", Kokkos::RangePolicy<Exec>(space, 0, owned), KOKKOS_LAMBDA(const int i) {
-        for (int d = 0; d < 3; ++d) v(i, d) += half * f(i, d);
+        double const inverse = masses.inverseOf(i);
+        for (int d = 0; d < 3; ++d) v(i, d) += half * (f(i, d) * inverse);
       });
 }
 
@@ -118,17 +155,19 @@ void shiftVelocities(Exec const& space, Velocities<Mem> const& v, int owned,
       });
 }
 
-/// Gaussian velocities (unit variance per component) on the owned rows, the counter-based
-/// normals of (seed, global id, component): the same initial state on any rank count.
+/// Gaussian velocities (variance 1 / m per component: the Maxwell distribution at T = 1) on the
+/// owned rows, the counter-based normals of (seed, global id, component): the same initial
+/// state on any rank count.
 template <class Exec, class Mem>
 void randomVelocities(Exec const& space, std::uint64_t seed, Velocities<Mem> const& v,
-                      GlobalIds<Mem> const& id, int owned) {
+                      GlobalIds<Mem> const& id, int owned, Masses<Mem> const& masses = {}) {
   Kokkos::parallel_for(
       "eddy::md::randomVelocities", Kokkos::RangePolicy<Exec>(space, 0, owned),
       KOKKOS_LAMBDA(const int i) {
         std::int64_t const gid = id(i);
+        double const scale = masses.uniform ? 1.0 : math::sqrt(masses.inverseOf(i));
         for (int d = 0; d < 3; ++d)
-          v(i, d) = counterNormal(seed, RandomStream::Velocity, gid, 0, d);
+          v(i, d) = scale * counterNormal(seed, RandomStream::Velocity, gid, 0, d);
       });
 }
 

@@ -113,6 +113,8 @@ struct Parameters {
   /// Add the long-range corrections of every pair beyond its cutoff (a uniform fluid there) to
   /// the potential energy and the virial, hence the pressure; the forces do not change.
   bool tail = false;
+  /// The mass of each type (empty: all 1, the mass unit).
+  std::vector<double> masses;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -189,6 +191,14 @@ inline std::vector<Violation> violations(Parameters const& p) {
            str("types ", a, " and ", b, " have epsilon ", q.epsilon, ", sigma ", q.sigma,
                ", cutoff ", q.cutoff),
            str("expected epsilon > 0, sigma > 0 and 0 < cutoff <= md.cutoff = ", p.cutoff)});
+  }
+  if (!p.masses.empty()) {
+    bool sane = p.masses.size() == static_cast<std::size_t>(p.types);
+    for (double m : p.masses) sane = sane && m > 0 && std::isfinite(m);
+    if (!sane)
+      out.push_back({"md.species",
+                     str("gives ", p.masses.size(), " masses for ", p.types, " types"),
+                     "expected one mass > 0 per type"});
   }
   if (!p.fractions.empty()) {
     double sum = 0.0;
@@ -278,6 +288,7 @@ class System {
         m_decomp(decomp),
         m_lj(params.cutoff, params.shift),
         m_mixture(mixtureOf(params)),
+        m_masses(params.masses),
         m_listTuning(neighbor::ListTuning<Exec>::fromEnvironment()),
         m_forceTuning(ForceTuning<Exec>::fromEnvironment()),
         m_list(m_params.list, params.cutoff, params.skin, m_listTuning) {
@@ -318,7 +329,8 @@ class System {
     markReferences(space);
     bool const given = m_params.start && !m_params.start->v.empty();
     if (!given && params.temperature > 0) {
-      randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned());
+      randomVelocities(space, params.seed, m_particles.velocities(), m_particles.ids(), owned(),
+                       masses());
       removeDrift(space);
       rescaleTo(space, params.temperature);
     }
@@ -356,7 +368,7 @@ class System {
                                      m_params.seed, m_steps, m_particles.ids(), m_heat);
     }
     kickDrift(space, dt, m_particles.positions(), m_particles.velocities(), m_particles.forces(),
-              owned(), m_kickPending, watch, langevin);
+              owned(), m_kickPending, watch, langevin, masses());
     m_kickPending = false;
     if (langevin.on) {
       auto const heat = m_heat;
@@ -376,7 +388,7 @@ class System {
       m_kickPending = true;
       return;
     }
-    kick(space, dt, m_particles.velocities(), m_particles.forces(), owned());
+    kick(space, dt, m_particles.velocities(), m_particles.forces(), owned(), masses());
     if (thermostat == Thermostat::Berendsen) {
       double const kinetic = kineticEnergy(space, m_params.reproducible);
       double const t = kinetic * 2.0 / dof();
@@ -436,7 +448,7 @@ class System {
   /// velocities are then those of the step taken.
   void finishStep(Exec const& space) {
     if (!m_kickPending) return;
-    kick(space, m_params.dt, m_particles.velocities(), m_particles.forces(), owned());
+    kick(space, m_params.dt, m_particles.velocities(), m_particles.forces(), owned(), masses());
     m_kickPending = false;
   }
   /// Whether a step(space, true) left its closing half kick (see step).
@@ -604,7 +616,7 @@ class System {
     d.conserved = d.total() + m_thermostatEnergy + m_chain.energy();
     return d;
   }
-  /// Collective: the pressure tensor P_ab = (sum_i v_ia v_ib + W_ab) / V (unit mass; W the
+  /// Collective: the pressure tensor P_ab = (sum_i m_i v_ia v_ib + W_ab) / V (W the
   /// virial tensor, rowVirials), as xx, yy, zz, xy, xz, yz; the tail correction, when on, adds
   /// a third of its virial to each diagonal entry. Its trace over 3 is Diagnostics::pressure up
   /// to rounding. Reproducible sums in reproducible mode.
@@ -621,12 +633,13 @@ class System {
     });
     auto const v = m_particles.velocities();
     auto const w = m_rowVirial;
+    auto const mass = masses();
     std::array<double, 6> p{};
     int const a[6] = {0, 1, 2, 0, 0, 1}, b[6] = {0, 1, 2, 1, 2, 2};
     for (int c = 0; c < 6; ++c) {
       int const ca = a[c], cb = b[c];
       auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
-        return v(i, ca) * v(i, cb) + w(i, c);
+        return mass.of(static_cast<int>(i)) * v(i, ca) * v(i, cb) + w(i, c);
       };
       p[c] = m_params.reproducible ? reproducibleSum(space, m_comm, n, term)
                                    : globalSum(space, m_comm, n, term);
@@ -689,8 +702,10 @@ class System {
   double kineticEnergy(Exec const& space, bool reproducible) const {
     requireFinished("kineticEnergy");
     auto const v = m_particles.velocities();
+    auto const mass = masses();
     auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
-      return v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2);
+      return mass.of(static_cast<int>(i)) *
+             (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
     };
     return 0.5 * (reproducible ? reproducibleSum(space, m_comm, owned(), term)
                                : globalSum(space, m_comm, owned(), term));
@@ -702,10 +717,13 @@ class System {
     requireFinished("typeTemperatures");
     auto const v = m_particles.velocities();
     auto const type = m_particles.types();
+    auto const mass = masses();
     std::vector<double> out;
     for (int t = 0; t < m_params.types; ++t) {
       auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
-        return type(i) == t ? v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2) : 0.0;
+        return type(i) == t ? mass.of(static_cast<int>(i)) *
+                                  (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2))
+                            : 0.0;
       };
       double const twiceKinetic = m_params.reproducible
                                       ? reproducibleSum(space, m_comm, owned(), term)
@@ -715,14 +733,15 @@ class System {
     }
     return out;
   }
-  /// Collective: total momentum, by the reproducible sum when `reproducible`.
+  /// Collective: total momentum sum_i m_i v_i, by the reproducible sum when `reproducible`.
   std::array<double, 3> momentum(Exec const& space, bool reproducible) const {
     requireFinished("momentum");
     auto const v = m_particles.velocities();
+    auto const mass = masses();
     std::array<double, 3> p{};
     for (int c = 0; c < 3; ++c) {
       auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
-        return v(i, c);
+        return mass.of(static_cast<int>(i)) * v(i, c);
       };
       p[c] = reproducible ? reproducibleSum(space, m_comm, owned(), term)
                           : globalSum(space, m_comm, owned(), term);
@@ -747,11 +766,11 @@ class System {
         });
   }
 
-  /// Zero total momentum (subtracts the mean velocity, from the reproducible sum: the same
-  /// bits on any rank count).
+  /// Zero total momentum (subtracts the centre-of-mass velocity, from the reproducible sum: the
+  /// same bits on any rank count).
   void removeDrift(Exec const& space) {
     std::array<double, 3> mean = momentum(space, true);
-    for (int c = 0; c < 3; ++c) mean[c] /= static_cast<double>(m_atoms);
+    for (int c = 0; c < 3; ++c) mean[c] /= totalMass();
     shiftVelocities(space, m_particles.velocities(), owned(), mean);
   }
   /// Scales velocities to temperature `t` exactly (kinetic energy from the reproducible sum).
@@ -1001,6 +1020,23 @@ class System {
     return t;
   }
 
+  /// The masses of the rows (reading their current types).
+  Masses<memory_space> masses() const {
+    auto m = m_masses;
+    m.type = m_particles.types();
+    return m;
+  }
+  /// The mass of type t (1 without Parameters::masses).
+  double massOf(int t) const {
+    return m_params.masses.empty() ? 1.0 : m_params.masses[static_cast<std::size_t>(t)];
+  }
+  /// The mass of all atoms.
+  double totalMass() const {
+    double sum = 0.0;
+    for (int t = 0; t < m_params.types; ++t)
+      sum += massOf(t) * static_cast<double>(m_typeCounts[t]);
+    return sum;
+  }
   /// How many atoms of each type (Parameters::types of them) the system holds (counted when it
   /// was built: atoms are neither made nor lost).
   std::vector<std::int64_t> const& typeCounts() const { return m_typeCounts; }
@@ -1065,6 +1101,7 @@ class System {
   ParticleDomain m_domain;
   LennardJones m_lj;
   std::optional<LennardJonesMixture<memory_space>> m_mixture;  ///< empty: m_lj is in force
+  Masses<memory_space> m_masses;                               ///< its `type` not kept current
   std::vector<std::int64_t> m_typeCounts;                      ///< atoms of each type
   neighbor::ListTuning<Exec> m_listTuning;
   ForceTuning<Exec> m_forceTuning;

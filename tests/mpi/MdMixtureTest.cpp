@@ -222,6 +222,57 @@ TYPED_TEST(MdMixture, EachTypeTakesTheThermostatsTemperature) {
   EXPECT_NEAR(mean[1], 1.0, 0.05);
 }
 
+TYPED_TEST(MdMixture, TypesOfOtherMassesStartAtTheTemperatureAndConserveEnergyAndMomentum) {
+  using Exec = TypeParam;
+  Exec space;
+  Parameters p = mixture(ListKind::Full, true, false);
+  p.temperature = 1.5;
+  p.masses = {1.0, 5.0};
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  // The Maxwell velocities of each mass: both types near the temperature at the start (B's 172
+  // atoms scatter by sqrt(2 / 516) = 6%), the heavy ones slower.
+  auto const t0 = s.typeTemperatures(space);
+  EXPECT_NEAR(t0[0], 1.5, 0.15);
+  EXPECT_NEAR(t0[1], 1.5, 0.3);
+  auto const start = s.diagnostics(space);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(start.momentum[c], 0.0, 1e-10);
+  double drift = 0.0, momentum = 0.0;
+  for (int k = 1; k <= 1000; ++k) {
+    s.step(space);
+    if (k % 50 != 0) continue;
+    auto const d = s.diagnostics(space);
+    drift = std::fmax(drift, std::fabs(d.total() - start.total()) / std::fabs(start.total()));
+    for (int c = 0; c < 3; ++c) momentum = std::fmax(momentum, std::fabs(d.momentum[c]));
+  }
+  // Kicks by f / m and kinetic energy by m v^2 / 2 agree only with the masses right: with unit
+  // masses in the kicks the energy would run off by far more.
+  EXPECT_LT(drift, 2e-3);
+  EXPECT_LT(momentum, 1e-10);
+}
+
+TYPED_TEST(MdMixture, HeavyAndLightTypesShareTheLangevinTemperature) {
+  using Exec = TypeParam;
+  Exec space;
+  Parameters p = mixture(ListKind::Full, true, false);
+  p.temperature = 2.0;
+  p.masses = {1.0, 5.0};
+  p.thermostat = eddy::md::Thermostat::Langevin;
+  p.thermostatTemperature = 1.0;
+  p.langevinDamping = 5.0;  // 1.2 tau of equilibration: 12 relaxation times of the kinetic energy
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  for (int k = 0; k < 600; ++k) s.step(space);
+  double mean[2] = {0.0, 0.0};
+  int const samples = 40;
+  for (int k = 0; k < samples; ++k) {
+    for (int j = 0; j < 20; ++j) s.step(space);
+    auto const t = s.typeTemperatures(space);
+    for (int a = 0; a < 2; ++a) mean[a] += t[a] / samples;
+  }
+  // The noise of each atom scaled by 1 / sqrt(m): equipartition holds for both masses.
+  EXPECT_NEAR(mean[0], 1.0, 0.05);
+  EXPECT_NEAR(mean[1], 1.0, 0.05);
+}
+
 TYPED_TEST(MdMixture, ParametersOutsideTheirRangeAreRefusedByKey) {
   Parameters p = mixture(ListKind::Full, false, false);
   p.pairs[3].cutoff = 2.6;  // beyond md.cutoff 2.5
@@ -230,6 +281,11 @@ TYPED_TEST(MdMixture, ParametersOutsideTheirRangeAreRefusedByKey) {
   EXPECT_EQ(v[0].key, "md.pairs");
   p = mixture(ListKind::Full, false, false);
   p.fractions = {0.7, 0.2};
+  v = eddy::md::violations(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].key, "md.species");
+  p = mixture(ListKind::Full, false, false);
+  p.masses = {1.0, 0.0};
   v = eddy::md::violations(p);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].key, "md.species");
