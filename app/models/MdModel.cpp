@@ -103,7 +103,7 @@ Key section() {
           "Atom types, each under a name of your choice (letters and digits), in the order of "
           "their type numbers (1, 2, ... of a data file), e.g. A: {fraction: 0.8}. Absent: one "
           "type, epsilon = sigma = 1 (the units). Each type's own pair A-A has its epsilon, sigma "
-          "and cutoff; every type has mass 1 (the mass unit).",
+          "and cutoff, and each type its mass.",
           Key::section("<name>", "One atom type.")
               .add(Key::real("fraction",
                              "Its share of the lattice's atoms (the shares add up to 1): the "
@@ -113,6 +113,12 @@ Key section() {
                        .atLeast(0)
                        .atMost(1)
                        .defaultValue(0.0))
+              .add(Key::real("mass",
+                             "Mass of its atoms; 0 = the data file's (its Masses section), else 1 "
+                             "(the mass unit).")
+                       .atLeast(0)
+                       .defaultValue(0.0)
+                       .unit("m"))
               .add(Key::real("epsilon", "Energy of its like pair.")
                        .greaterThan(0)
                        .defaultValue(1.0)
@@ -271,6 +277,7 @@ struct StartFile {
   std::string problem, expected;
   int types = 0;                            ///< the file's atom types
   std::vector<io::PairCoefficients> pairs;  ///< its Pair Coeffs or PairIJ Coeffs
+  std::vector<double> masses;               ///< of each type (empty: the file gives none)
 };
 
 /// The configuration of LAMMPS data file `d` (types 1 .. n become 0 .. n - 1) and its pair
@@ -282,10 +289,6 @@ StartFile configurationOf(io::LammpsData const& d, std::string const& path) {
     out.expected = std::move(expected);
     return out;
   };
-  for (std::size_t t = 0; t < d.masses.size(); ++t)
-    if (d.masses[t] != 1.0)
-      return refuse(str("gives type ", t + 1, " the mass ", d.masses[t]),
-                    "expected 1 (the mass unit of md)");
   if (!d.pairStyle.empty() && d.pairStyle != "lj/cut")
     return refuse(str("gives pair coefficients of style ", d.pairStyle),
                   "expected lj/cut (epsilon, sigma and optionally a cutoff)");
@@ -314,6 +317,7 @@ StartFile configurationOf(io::LammpsData const& d, std::string const& path) {
   out.atoms = std::move(c);
   out.types = d.types;
   out.pairs = d.pairs;
+  out.masses = d.masses;
   return out;
 }
 
@@ -329,18 +333,24 @@ StartFile configurationOfH5md(std::string const& path) {
     return out;
   }
   io::H5mdFrame const f = io::readH5mdFrame(path, frames - 1);
+  std::vector<double> mass(md::kMaxTypes, 0.0);
   for (std::size_t i = 0; i < p.id.size(); ++i) {
+    int const t = p.species[i];
     std::string what;
-    if (p.mass[i] != 1.0) what = str("gives particle ", p.id[i], " the mass ", p.mass[i]);
-    if (p.species[i] < 0 || p.species[i] >= md::kMaxTypes)
-      what = str("gives particle ", p.id[i], " the species ", p.species[i]);
+    if (t < 0 || t >= md::kMaxTypes)
+      what = str("gives particle ", p.id[i], " the species ", t);
+    else if (!(p.mass[i] > 0) || (mass[t] > 0 && p.mass[i] != mass[t]))
+      what = str("gives particle ", p.id[i], " of species ", t, " the mass ", p.mass[i]);
     if (!what.empty()) {
       out.problem = str("'", path, "' ", what);
-      out.expected = str("expected mass 1 (the mass unit) and species 0 to ", md::kMaxTypes - 1);
+      out.expected =
+          str("expected species 0 to ", md::kMaxTypes - 1, " and one mass > 0 per species");
       return out;
     }
-    out.types = std::max(out.types, p.species[i] + 1);
+    mass[t] = p.mass[i];
+    out.types = std::max(out.types, t + 1);
   }
+  for (int t = 0; t < out.types; ++t) out.masses.push_back(mass[t] > 0 ? mass[t] : 1.0);
   for (int a = 0; a < 3; ++a)
     if (!p.periodic[a]) {
       out.problem = str("'", path, "' has a box that is not periodic along axis ", a);
@@ -414,6 +424,7 @@ StartFile startFile(io::Deck const& deck) {
 /// with the deck errors they give.
 struct Interactions {
   std::vector<std::string> names;         ///< of type t at t
+  std::vector<double> masses;             ///< of type t at t
   std::vector<double> fractions;          ///< the lattice's shares (empty: one type)
   std::vector<md::PairParameters> pairs;  ///< types x types
   std::vector<Violation> errors;
@@ -529,6 +540,16 @@ Interactions interactions(io::Deck const& deck, StartFile const& start) {
                out.pairs[k].cutoff),
            str("expected at most md.cutoff = ", cutoff, " (which sizes the neighbour lists)")});
     }
+  auto const deckNames = deck.names("md.species");
+  for (int t = 0; t < n; ++t) {
+    bool const inDeck =
+        std::find(deckNames.begin(), deckNames.end(), out.names[t]) != deckNames.end();
+    double const mass = inDeck ? deck.getDouble("md.species." + out.names[t] + ".mass") : 0.0;
+    out.masses.push_back(mass > 0 ? mass
+                                  : (static_cast<std::size_t>(t) < start.masses.size()
+                                         ? start.masses[static_cast<std::size_t>(t)]
+                                         : 1.0));
+  }
   if (named && !start.atoms && n > 1) {
     double sum = 0.0;
     for (auto const& name : out.names) {
@@ -552,6 +573,7 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   p.types = static_cast<int>(types.names.size());
   p.pairs = types.pairs;
   p.fractions = types.fractions;
+  p.masses = types.masses;
   p.forceShift = deck.getBool("md.force_shift");
   p.tail = deck.getBool("md.tail");
   auto const cells = deck.getIntList("grid.cells");
@@ -699,7 +721,7 @@ class Trajectory {
     for (auto const& a : atoms) {
       p.id.push_back(a.id);
       p.species.push_back(a.type);
-      p.mass.push_back(1.0);
+      p.mass.push_back(s.massOf(a.type));
     }
     if (restartStep >= 0 && std::filesystem::exists(m_path))
       m_writer = std::make_unique<io::H5mdWriter>(m_path, p, restartStep);
@@ -1014,7 +1036,9 @@ class MdModel final : public Model {
     auto const& p = m_system.parameters();
     std::string line = "md: types";
     for (int t = 0; t < p.types; ++t)
-      line += str(t ? ", " : " ", m_types.names[t], " (", m_system.typeCounts()[t], " atoms)");
+      line +=
+          str(t ? ", " : " ", m_types.names[t], " (", m_system.typeCounts()[t], " atoms",
+              m_system.masses().uniform ? std::string() : str(", mass ", m_system.massOf(t)), ")");
     line += p.forceShift ? "; pairs force-shifted" : (p.shift ? "; pairs shifted" : "; pairs cut");
     for (int a = 0; a < p.types; ++a)
       for (int b = a; b < p.types; ++b) {

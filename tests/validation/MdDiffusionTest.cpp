@@ -153,7 +153,9 @@ TEST(MdDiffusion, DISABLED_ALongRunMatchesNistWithinFivePercent) {
       std::printf("rho* %.3f: D %.5f +- %.5f (NIST %.3f, its line %.5f), T %.4f (NIST %.3f)\n",
                   r.rho, d.mean, d.error, r.d, smooth, d.temperature, r.t);
     EXPECT_NEAR(d.mean, smooth, 0.05 * smooth) << "rho* " << r.rho;
-    if (r.rho == 0.776) EXPECT_NEAR(d.mean, r.d, 0.05 * r.d);
+    if (r.rho == 0.776) {
+      EXPECT_NEAR(d.mean, r.d, 0.05 * r.d);
+    }
     EXPECT_LT(d.error, 0.02 * r.d) << "rho* " << r.rho;
   }
 }
