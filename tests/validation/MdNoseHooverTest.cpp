@@ -59,7 +59,7 @@ TEST(MdNoseHoover, TheTemperatureHasTheCanonicalMeanAndVariance) {
   double const target = 1.0;
   System<Exec> s(space, MPI_COMM_WORLD, chainLiquid(4, target));
   for (int k = 0; k < 2000; ++k) s.step(space);
-  int const blocks = 25, perBlock = 2000, every = 5;
+  int const blocks = 15, perBlock = 2000, every = 5;
   std::vector<double> mean, deviation;
   for (int b = 0; b < blocks; ++b) {
     double sum = 0.0, squares = 0.0;
