@@ -13,6 +13,7 @@
 //   results of 100-tau runs do; the line averages that scatter out.
 #include "DataTable.hpp"
 #include "EddyTest.hpp"
+#include "Statistics.hpp"
 
 #include "md/System.hpp"
 
@@ -42,28 +43,13 @@ std::vector<Reference> readReference() {
   return out;
 }
 
-/// Least-squares slope of y against x.
-double slope(std::vector<double> const& x, std::vector<double> const& y) {
-  double const n = static_cast<double>(x.size());
-  double mx = 0.0, my = 0.0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    mx += x[k] / n;
-    my += y[k] / n;
-  }
-  double sxy = 0.0, sxx = 0.0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    sxy += (x[k] - mx) * (y[k] - my);
-    sxx += (x[k] - mx) * (x[k] - mx);
-  }
-  return sxy / sxx;
-}
-
-struct Estimate {
-  double mean = 0.0, error = 0.0, temperature = 0.0;
+struct Diffusion {
+  eddy::test::Estimate d;
+  double temperature = 0.0;
 };
 
 /// D from `segments` segments of 10 tau after 4000 steps from the lattice.
-Estimate diffusion(Reference const& r, int segments) {
+Diffusion diffusion(Reference const& r, int segments) {
   Exec space;
   Parameters p;
   p.cells = {5, 5, 5};
@@ -95,16 +81,9 @@ Estimate diffusion(Reference const& r, int segments) {
       }
       temperature += s.diagnostics(space).temperature / (segments * (steps / every));
     }
-    values.push_back(slope(lag, msd) / 6.0);
+    values.push_back(eddy::test::leastSquaresSlope(lag, msd) / 6.0);
   }
-  Estimate e;
-  double const n = static_cast<double>(values.size());
-  for (double v : values) e.mean += v / n;
-  double var = 0.0;
-  for (double v : values) var += (v - e.mean) * (v - e.mean) / (n - 1.0);
-  e.error = std::sqrt(var / n);
-  e.temperature = temperature;
-  return e;
+  return {eddy::test::fromBlocks(values), temperature};
 }
 
 /// ln D = a + b rho, least squares through the reference rows.
@@ -119,7 +98,7 @@ LogLine fitLogLine(std::vector<Reference> const& rows) {
     logD.push_back(std::log(r.d));
   }
   LogLine line;
-  line.b = slope(rho, logD);
+  line.b = eddy::test::leastSquaresSlope(rho, logD);
   double mr = 0.0, ml = 0.0;
   for (std::size_t k = 0; k < rho.size(); ++k) {
     mr += rho[k] / static_cast<double>(rho.size());
@@ -134,10 +113,11 @@ TEST(MdDiffusion, AShortRunMatchesNistWithinFivePercentAndItsError) {
   ASSERT_EQ(reference.size(), 5u) << "tests/data/nist_srsw_lj_md_t085.csv";
   Reference const& r = reference.front();
   ASSERT_EQ(r.rho, 0.776);
-  auto const d = diffusion(r, 10);
+  auto const run = diffusion(r, 10);
+  auto const& d = run.d;
   if (eddy::test::worldRank() == 0)
     std::printf("rho* %.3f: D %.5f +- %.5f (NIST %.3f), T %.4f (NIST %.3f)\n", r.rho, d.mean,
-                d.error, r.d, d.temperature, r.t);
+                d.error, r.d, run.temperature, r.t);
   EXPECT_NEAR(d.mean, r.d, 0.05 * r.d + 3.0 * d.error);
   EXPECT_LT(d.error, 0.04 * r.d);
 }
@@ -147,11 +127,12 @@ TEST(MdDiffusion, DISABLED_ALongRunMatchesNistWithinFivePercent) {
   ASSERT_EQ(reference.size(), 5u) << "tests/data/nist_srsw_lj_md_t085.csv";
   LogLine const line = fitLogLine(reference);
   for (auto const& r : reference) {
-    auto const d = diffusion(r, 40);
+    auto const run = diffusion(r, 40);
+    auto const& d = run.d;
     double const smooth = line(r.rho);
     if (eddy::test::worldRank() == 0)
       std::printf("rho* %.3f: D %.5f +- %.5f (NIST %.3f, its line %.5f), T %.4f (NIST %.3f)\n",
-                  r.rho, d.mean, d.error, r.d, smooth, d.temperature, r.t);
+                  r.rho, d.mean, d.error, r.d, smooth, run.temperature, r.t);
     EXPECT_NEAR(d.mean, smooth, 0.05 * smooth) << "rho* " << r.rho;
     if (r.rho == 0.776) {
       EXPECT_NEAR(d.mean, r.d, 0.05 * r.d);

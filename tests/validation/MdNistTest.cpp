@@ -7,6 +7,7 @@
 // k = 5; the long one (`slow`) with k = 3.
 #include "DataTable.hpp"
 #include "EddyTest.hpp"
+#include "Statistics.hpp"
 
 #include "md/System.hpp"
 
@@ -35,19 +36,8 @@ std::vector<Reference> readReference() {
   return out;
 }
 
-/// Mean and standard error of the mean from block means.
-struct Estimate {
-  double mean = 0.0, error = 0.0;
-};
-Estimate fromBlocks(std::vector<double> const& blocks) {
-  double const n = static_cast<double>(blocks.size());
-  Estimate e;
-  for (double b : blocks) e.mean += b / n;
-  double var = 0.0;
-  for (double b : blocks) var += (b - e.mean) * (b - e.mean) / (n - 1.0);
-  e.error = std::sqrt(var / n);
-  return e;
-}
+using eddy::test::Estimate;
+using eddy::test::fromBlocks;
 
 /// U/N and p of 500 atoms at `rho` and T* = 0.85: `equilibrate` steps from the melting fcc
 /// lattice, then `blocks` blocks of `perBlock` steps sampled every 10 steps.

@@ -10,6 +10,7 @@
 //   does at that time step, while the energy E itself, which the thermostat changes, moves by
 //   far more: H' is what is kept.
 #include "EddyTest.hpp"
+#include "Statistics.hpp"
 
 #include "md/System.hpp"
 
@@ -40,19 +41,8 @@ Parameters chainLiquid(int cells, double temperature) {
   return p;
 }
 
-/// Mean and standard error of the mean of block values.
-struct Estimate {
-  double mean = 0.0, error = 0.0;
-};
-Estimate fromBlocks(std::vector<double> const& blocks) {
-  double const n = static_cast<double>(blocks.size());
-  Estimate e;
-  for (double b : blocks) e.mean += b / n;
-  double var = 0.0;
-  for (double b : blocks) var += (b - e.mean) * (b - e.mean) / (n - 1.0);
-  e.error = std::sqrt(var / n);
-  return e;
-}
+using eddy::test::Estimate;
+using eddy::test::fromBlocks;
 
 TEST(MdNoseHoover, TheTemperatureHasTheCanonicalMeanAndVariance) {
   Exec space;
@@ -103,15 +93,11 @@ TEST(MdNoseHoover, TheExtendedEnergyIsConservedOverTenThousandSteps) {
     h.push_back(d.conserved);
     e.push_back(d.total());
   }
+  // The line's rise over the samples: its slope per sample times their span.
   auto const rise = [](std::vector<double> const& y) {
-    double const n = static_cast<double>(y.size()), mid = 0.5 * (n - 1.0);
-    double mean = 0.0, sxy = 0.0, sxx = 0.0;
-    for (double v : y) mean += v / n;
-    for (std::size_t k = 0; k < y.size(); ++k) {
-      sxy += (static_cast<double>(k) - mid) * (y[k] - mean);
-      sxx += (static_cast<double>(k) - mid) * (static_cast<double>(k) - mid);
-    }
-    return sxy / sxx * (n - 1.0);
+    std::vector<double> k(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i) k[i] = static_cast<double>(i);
+    return eddy::test::leastSquaresSlope(k, y) * static_cast<double>(y.size() - 1);
   };
   auto const spread = [](std::vector<double> const& y) {
     double most = 0.0;

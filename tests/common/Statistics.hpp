@@ -1,0 +1,45 @@
+/// @file Statistics.hpp
+/// @brief Estimates the validation tests make from samples of a run: the mean of block means
+/// with its standard error, and least-squares slopes.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace eddy::test {
+
+/// A mean and the standard error of the mean.
+struct Estimate {
+  double mean = 0.0, error = 0.0;
+};
+
+/// The mean of `blocks` (block means, each over a span far longer than the correlation time, so
+/// that they are independent) and its standard error from their scatter.
+inline Estimate fromBlocks(std::vector<double> const& blocks) {
+  double const n = static_cast<double>(blocks.size());
+  Estimate e;
+  for (double b : blocks) e.mean += b / n;
+  double var = 0.0;
+  for (double b : blocks) var += (b - e.mean) * (b - e.mean) / (n - 1.0);
+  e.error = std::sqrt(var / n);
+  return e;
+}
+
+/// The slope of the least-squares line of y against x.
+inline double leastSquaresSlope(std::vector<double> const& x, std::vector<double> const& y) {
+  double const n = static_cast<double>(x.size());
+  double mx = 0.0, my = 0.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    mx += x[k] / n;
+    my += y[k] / n;
+  }
+  double sxy = 0.0, sxx = 0.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    sxy += (x[k] - mx) * (y[k] - my);
+    sxx += (x[k] - mx) * (x[k] - mx);
+  }
+  return sxy / sxx;
+}
+
+}  // namespace eddy::test
