@@ -92,6 +92,12 @@ Key section() {
                         "cutoff (energy conservation without a jump at rc; shift then says "
                         "nothing).")
                .defaultValue(false))
+      .add(Key::boolean("wca",
+                        "Weeks-Chandler-Andersen: every pair cut at its minimum 2^(1/6) sigma and "
+                        "shifted, so purely repulsive (the pairs' cutoffs given elsewhere and "
+                        "md.cutoff are not used: the neighbour lists, and g(r), reach the "
+                        "largest WCA cutoff plus the skin). Not with tail.")
+               .defaultValue(false))
       .add(Key::boolean("tail",
                         "Add the analytic long-range corrections of every pair beyond its "
                         "cutoff (the atoms spread uniformly there) to the potential energy and "
@@ -532,8 +538,10 @@ Interactions interactions(io::Deck const& deck, StartFile const& start) {
       }
       out.pairs[a * n + b] = out.pairs[b * n + a] = q;
     }
+  if (deck.getBool("md.wca"))
+    for (auto& q : out.pairs) q.cutoff = std::pow(2.0, 1.0 / 6.0) * q.sigma;
   for (int k = 0; k < n * n; ++k)
-    if (out.pairs[k].cutoff > cutoff && (k / n) <= (k % n)) {
+    if (!deck.getBool("md.wca") && out.pairs[k].cutoff > cutoff && (k / n) <= (k % n)) {
       out.errors.push_back(
           {pairKey[k],
            str("gives the pair ", out.names[k / n], "_", out.names[k % n], " the cutoff ",
@@ -584,6 +592,11 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   p.cutoff = deck.getDouble("md.cutoff");
   p.skin = deck.getDouble("md.skin");
   p.shift = deck.getBool("md.shift");
+  if (deck.getBool("md.wca")) {
+    p.shift = true;
+    p.cutoff = 0.0;
+    for (auto const& q : p.pairs) p.cutoff = std::max(p.cutoff, q.cutoff);
+  }
   p.dt = deck.getDouble("md.dt");
   std::string const list = deck.getString("md.neighbor");
   p.list = list == "auto" ? md::ForceTuning<ExecSpace>::kAutoList : choiceValue(kList, list);
@@ -622,6 +635,10 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   }
   Interactions const types = interactions(deck, start);
   for (auto const& v : types.errors) errors.add(deck, v.key, v.what, v.expected);
+  if (deck.getBool("md.tail") && deck.getBool("md.wca"))
+    errors.add(deck, "md.tail", "is true with md.wca",
+               "expected no tail corrections for a purely repulsive potential (nothing lies "
+               "beyond its cutoff)");
   if (deck.getBool("md.tail") && deck.getBool("md.force_shift"))
     errors.add(deck, "md.tail", "is true with md.force_shift",
                "expected tail corrections of a cut or shifted potential (a force-shifted one "

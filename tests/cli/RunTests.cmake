@@ -203,6 +203,14 @@ eddy_add_cli_test(NAME cli.validate.md_pair_errors EXPECT_EXIT 3
                         "md_pair_errors.yaml:11:5: md.pairs.A_C: does not name two types joined by _; expected <type>_<type> of the types \\[A, B\\]"
                         "md_pair_errors.yaml:12:5: md.pairs.B_B: is a type's own pair; expected its parameters in md.species.B"
                   COMMAND validate tests/cli/decks/md_pair_errors.yaml)
+# WCA: the pairs cut at 2^(1/6) sigma and shifted, the lists sized to that; not with tail.
+eddy_add_cli_test(NAME cli.run.lj_wca EXPECT_EXIT 0
+                  MATCH "rc 1\\.12246 \\(shifted\\), skin 0\\.3" "final: step 20"
+                  COMMAND run inputs/lj_liquid.yaml --set md.wca=true --set run.steps=20
+                          --set grid.cells=[4,4,4] --set run.output_dir=output/cli_lj_wca)
+eddy_add_cli_test(NAME cli.validate.lj_wca_tail EXPECT_EXIT 3
+                  MATCH "md.tail: is true with md.wca"
+                  COMMAND validate inputs/lj_liquid.yaml --set md.wca=true --set md.tail=true)
 # Every md example deck validates.
 foreach(deck lj_liquid lj_bench_1m lj_from_data lj_nvt_nist kob_andersen)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "inputs/${deck}\\.yaml: valid"
