@@ -217,7 +217,8 @@ Key section() {
                .defaultValue(false))
       .add(Key::section("rdf",
                         "Radial distribution function g(r) from the neighbour-list pairs (owned "
-                        "and ghost), written to <output_dir>/<run.name>.rdf.csv.")
+                        "and ghost), written to <output_dir>/<run.name>.rdf.csv; with several "
+                        "types also each pair of types' g_<A>_<B>.")
                .add(Key::integer("every", "Sample g(r) every this many steps; 0 = never.")
                         .atLeast(0)
                         .defaultValue(0))
@@ -849,6 +850,10 @@ class Analyses {
       for (auto const& c : std::vector<Column>{
                {"step", "1"}, {"r_low", "sigma"}, {"r_high", "sigma"}, {"pairs", "1"}, {"g", "1"}})
         m_rdf->addColumn(c.name, c.unit);
+      if (types.size() > 1)
+        for (std::size_t a = 0; a < types.size(); ++a)
+          for (std::size_t b = a; b < types.size(); ++b)
+            m_rdf->addColumn("g_" + types[a] + "_" + types[b], "1");
       start(*m_rdf);
     }
     if (speedEvery > 0) {
@@ -899,8 +904,12 @@ class Analyses {
     }
     if (m_rdf && m_rdf->due(system.steps())) {
       auto const r = md::radialDistribution(space, m_comm, system, m_rMax, m_rdfBins);
-      for (std::size_t b = 0; b < r.g.size(); ++b)
-        m_rdf->record({step, r.rLow[b], r.rHigh[b], static_cast<double>(r.pairs[b]), r.g[b]});
+      for (std::size_t b = 0; b < r.g.size(); ++b) {
+        std::vector<double> row{step, r.rLow[b], r.rHigh[b], static_cast<double>(r.pairs[b]),
+                                r.g[b]};
+        for (auto const& g : r.gPair) row.push_back(g[b]);
+        m_rdf->record(row);
+      }
     }
     if (m_speeds && m_speeds->due(system.steps())) {
       auto const d = md::speedDistribution(space, m_comm, system, m_vMax, m_speedBins);

@@ -10,7 +10,10 @@
 /// doubled; a full list holds it once per side. The counts are therefore ordered pairs, the
 /// same integers for any rank count, and
 ///   g(shell) = ordered pairs in shell * V / (N (N - 1) V_shell),   V_shell = 4/3 pi (r2^3 - r1^3),
-/// which is 1 in every shell for an ideal gas.
+/// which is 1 in every shell for an ideal gas. With several types, each unordered pair of types
+/// {a, b} has its own: g_aa = ordered a-a pairs * V / (N_a (N_a - 1) V_shell) and, for a != b,
+/// g_ab = ordered pairs of either order * V / (2 N_a N_b V_shell); their sum weighted by
+/// N_a N_b (N_a (N_a - 1) for a = b) is N (N - 1) g.
 #pragma once
 
 #include "eddy/core/Histogram.hpp"
@@ -28,7 +31,20 @@ struct RadialDistribution {
   std::vector<double> rLow, rHigh;    ///< shell edges
   std::vector<HistogramCount> pairs;  ///< ordered pairs per shell (all ranks)
   std::vector<double> g;              ///< normalised g(r)
+  /// With several types: g of each unordered pair of types a <= b (in the order (0,0), (0,1),
+  /// ..., (1,1), ...), each over the shells.
+  std::vector<std::vector<double>> gPair;
 };
+
+/// The index of the unordered pair of types {a, b} of `types` (a <= b, row by row).
+KOKKOS_INLINE_FUNCTION int typePairIndex(int a, int b, int types) {
+  if (a > b) {
+    int const t = a;
+    a = b;
+    b = t;
+  }
+  return a * types - a * (a - 1) / 2 + (b - a);
+}
 
 /// Speed distribution |v| over `bins` bins of [0, v_max), with the count above v_max.
 struct SpeedDistribution {
@@ -61,6 +77,37 @@ struct PairDistances {
   }
 };
 
+/// Sample source: as PairDistances, each distance placed in the shells of its pair of types:
+/// the centre of shell s (as `shells` bins it) of type pair k lands in bin k * bins + s of a
+/// histogram of types (types + 1) / 2 spans of r_max.
+template <class Mem>
+struct TypedPairDistances {
+  Positions<Mem> x;
+  Types<Mem> type;
+  neighbor::NeighborView<Mem> list;
+  double rMaxSq;
+  BinGrid shells;
+  int types;
+  template <class Add>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, Add const& add) const {
+    int const i = static_cast<int>(t);
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    int const ti = type(i);
+    double const width = (shells.hi - shells.lo) / shells.bins;
+    int const end = list.end(i);
+    for (int k = list.begin(i); k < end; ++k) {
+      int const j = list.neighbors(k);
+      double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+      double const rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq < rMaxSq) {
+        int const shell = shells.slot(math::sqrt(rsq)) - 1;
+        int const pair = typePairIndex(ti, type(j), types);
+        add((static_cast<double>(pair) * shells.bins + shell + 0.5) * width);
+      }
+    }
+  }
+};
+
 /// Sample source: the speed of owned row i.
 template <class Mem>
 struct Speed {
@@ -86,25 +133,48 @@ RadialDistribution radialDistribution(Exec const& space, MPI_Comm comm, System<E
   if (!(rMax > 0) || rMax > cutoff)
     throw ConfigError(str("md.rdf.r_max is ", rMax, "; expected 0 < r_max <= cutoff ", cutoff,
                           " (the neighbour list holds every pair within the cutoff)"));
+  int const types = s.parameters().types;
+  int const classes = types * (types + 1) / 2;
   Histogram<Mem> h(space, "eddy::md::rdfHistogram", bins, 0.0, rMax);
-  h.fill(space, s.owned(),
-         detail::PairDistances<Mem>{s.particles().positions(), s.list().view(), rMax * rMax},
-         method);
-  auto const counts = h.globalCounts(space, comm);
+  // With several types each distance goes to the shells of its pair of types; the shells of
+  // all pairs then add up to the same counts as one histogram would hold.
+  Histogram<Mem> typed(space, "eddy::md::rdfTypedHistogram", types > 1 ? classes * bins : 1, 0.0,
+                       types > 1 ? classes * rMax : rMax);
+  if (types > 1)
+    typed.fill(space, s.owned(),
+               detail::TypedPairDistances<Mem>{s.particles().positions(), s.particles().types(),
+                                               s.list().view(), rMax * rMax, h.grid(), types},
+               method);
+  else
+    h.fill(space, s.owned(),
+           detail::PairDistances<Mem>{s.particles().positions(), s.list().view(), rMax * rMax},
+           method);
+  auto const counts = (types > 1 ? typed : h).globalCounts(space, comm);
   HistogramCount const factor = s.list().kind() == neighbor::ListKind::Half ? 2 : 1;
   RadialDistribution r;
   r.rMax = rMax;
   double const n = static_cast<double>(s.atoms());
   double const pairDensity = n > 1 ? n * (n - 1) / s.volume() : 0.0;
   double const pi = 3.14159265358979323846;
+  auto const& number = s.typeCounts();
+  if (types > 1) r.gPair.assign(static_cast<std::size_t>(classes), {});
   for (int b = 0; b < bins; ++b) {
     double const lo = h.grid().edge(b), hi = h.grid().edge(b + 1);
     double const shell = 4.0 / 3.0 * pi * (hi * hi * hi - lo * lo * lo);
     r.rLow.push_back(lo);
     r.rHigh.push_back(hi);
-    r.pairs.push_back(factor * counts[b + 1]);
-    r.g.push_back(pairDensity > 0 ? static_cast<double>(r.pairs.back()) / (pairDensity * shell)
-                                  : 0.0);
+    HistogramCount all = 0;
+    for (int a = 0, k = 0; a < types; ++a)
+      for (int c = a; c < types; ++c, ++k) {
+        HistogramCount const here = factor * counts[static_cast<std::size_t>(k * bins + b + 1)];
+        all += here;
+        if (types == 1) continue;
+        double const na = static_cast<double>(number[a]), nc = static_cast<double>(number[c]);
+        double const density = (a == c ? na * (na - 1.0) : 2.0 * na * nc) / s.volume();
+        r.gPair[k].push_back(density > 0 ? static_cast<double>(here) / (density * shell) : 0.0);
+      }
+    r.pairs.push_back(all);
+    r.g.push_back(pairDensity > 0 ? static_cast<double>(all) / (pairDensity * shell) : 0.0);
   }
   return r;
 }

@@ -1,11 +1,13 @@
 // Lennard-Jones mixtures on 1 to 4 ranks: the Kob-Andersen binary liquid's forces, energy and
 // virial against an O(N^2) brute force written out from the potential's formula with each
 // pair's epsilon, sigma and cutoff (cut, shifted and force-shifted; full and half lists,
-// reproducible mode), the lattice's types in their shares, and the force-shifted pair force and
-// energy going to zero at the cutoff.
+// reproducible mode), the lattice's types in their shares, the force-shifted pair force and
+// energy going to zero at the cutoff, types of other masses, and each pair of types' g(r)
+// adding up to the whole g(r).
 #include "EddyTest.hpp"
 #include "MdTestUtil.hpp"
 
+#include "md/Analysis.hpp"
 #include "md/System.hpp"
 
 #include <mpi.h>
@@ -250,6 +252,34 @@ TYPED_TEST(MdMixture, TypesOfOtherMassesStartAtTheTemperatureAndConserveEnergyAn
   // masses in the kicks the energy would run off by far more.
   EXPECT_LT(drift, 2e-3);
   EXPECT_LT(momentum, 1e-10);
+}
+
+TYPED_TEST(MdMixture, TheTypePairsGOfRAddUpToTheWholeG) {
+  using Exec = TypeParam;
+  Exec space;
+  Parameters p = mixture(ListKind::Half, true, false);
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  for (int k = 0; k < 200; ++k) s.step(space);
+  auto const r = eddy::md::radialDistribution(space, MPI_COMM_WORLD, s, 2.5, 50);
+  ASSERT_EQ(r.gPair.size(), 3u);  // A-A, A-B, B-B
+  double const na = static_cast<double>(s.typeCounts()[0]);
+  double const nb = static_cast<double>(s.typeCounts()[1]);
+  double const n = na + nb;
+  double peak[3] = {0.0, 0.0, 0.0}, at[3] = {0.0, 0.0, 0.0};
+  for (std::size_t b = 0; b < r.g.size(); ++b) {
+    double const whole = n * (n - 1.0) * r.g[b];
+    double const parts = na * (na - 1.0) * r.gPair[0][b] + 2.0 * na * nb * r.gPair[1][b] +
+                         nb * (nb - 1.0) * r.gPair[2][b];
+    EXPECT_NEAR(parts, whole, 1e-12 * std::fmax(1.0, whole)) << "shell " << b;
+    for (int k = 0; k < 3; ++k)
+      if (r.gPair[k][b] > peak[k]) {
+        peak[k] = r.gPair[k][b];
+        at[k] = 0.5 * (r.rLow[b] + r.rHigh[b]);
+      }
+  }
+  // The A-B pairs (sigma 0.8) sit closest, the A-A ones (sigma 1) near their minimum 2^(1/6).
+  EXPECT_NEAR(at[1], 0.9, 0.1);
+  EXPECT_NEAR(at[0], 1.1, 0.1);
 }
 
 TYPED_TEST(MdMixture, ParametersOutsideTheirRangeAreRefusedByKey) {
