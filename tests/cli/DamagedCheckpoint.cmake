@@ -1,12 +1,14 @@
 # A damaged checkpoint is refused: for every dataset of checkpoint SOURCE (written by the
-# restart fixtures), a copy with one byte of that dataset's raw data flipped (TOOL flip) must
+# restart fixtures) whose path matches PICK (all when PICK is empty: datasets of one kind go
+# through the same check, so one of each kind will do), a copy with one byte of that dataset's
+# raw data flipped (TOOL flip) must
 # stop `eddy run DECK --restart <copy>` on NP ranks with exit code 4 and one message naming the
 # copy and the dataset. The untouched copy must restart (its checksums checked), and a copy
 # without checksum attributes (TOOL strip: a checkpoint of an Eddy before checksums) must
 # restart unchecked, saying so.
 # Inputs: EDDY, MPIEXEC (launcher and its -n flag, ';'-separated), NP, PREFLAGS, TOOL, SOURCE,
-# DECK (the deck that wrote SOURCE), OUT (work directory), MIN_DATASETS, MODE (checkpoint.mode
-# of the restart: auto or gather).
+# DECK (the deck that wrote SOURCE), OUT (work directory), MIN_DATASETS (of the whole file),
+# MODE (checkpoint.mode of the restart: auto or gather), PICK (a regex, optional).
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 file(READ ${DECK} text)
@@ -62,6 +64,9 @@ file(COPY_FILE ${SOURCE} ${copy})
 restart(${copy} 0 "checksums of ${count} datasets checked")
 
 foreach(dataset IN LISTS datasets)
+  if(PICK AND NOT dataset MATCHES "${PICK}")
+    continue()
+  endif()
   string(REPLACE "/" "_" tag "${dataset}")
   set(copy ${OUT}/damaged${tag}.chk.h5)
   file(COPY_FILE ${SOURCE} ${copy})

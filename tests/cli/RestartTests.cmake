@@ -229,7 +229,8 @@ set_tests_properties(cli.restart.snapshot PROPERTIES FIXTURES_REQUIRED restart_s
 
 # A damaged checkpoint (one byte flipped in the raw data of any one dataset) is refused with
 # exit 4 naming the file and the dataset, for the fluids and the md checkpoint of the fixtures
-# above (fields; particle ids, int32 types, float columns and rank_rows), on 1 and 4 ranks, read
+# above (every field; of the particles one of each kind: ids, int32 types, a float column,
+# rank_rows), on 1 and 4 ranks, read
 # collectively, and on 4 ranks through rank 0; the untouched file restarts, and so does one
 # without checksums (as written before checkpoints had them), unchecked.
 foreach(n 1 4)
@@ -243,11 +244,14 @@ foreach(n 1 4)
         set(_source ${_src}/checkpoints/cavity_000002.chk.h5)
         set(_deck restart_source)
         set(_min 4)
+        set(_pick "")
         set(_fixture restart_source)
       else()
         set(_source output/cli_restart_md_source/checkpoints/lj_000002.chk.h5)
         set(_deck restart_md_source)
         set(_min 7)
+        # One dataset of each kind: int64 ids, int32 types, a float64 column, rank_rows.
+        set(_pick "^/particles/(id|type|position|rank_rows)$")
         set(_fixture restart_md_source)
       endif()
       set(_name cli.restart.damaged.${model}.${mode}.np${n})
@@ -258,7 +262,7 @@ foreach(n 1 4)
                        "-DTOOL=$<TARGET_FILE:eddy_damage_checkpoint>" -DSOURCE=${_source}
                        "-DDECK=${PROJECT_SOURCE_DIR}/tests/cli/decks/${_deck}.yaml"
                        "-DOUT=${CMAKE_CURRENT_BINARY_DIR}/damaged_${model}_${mode}_np${n}"
-                       -DMIN_DATASETS=${_min} -DMODE=${mode}
+                       -DMIN_DATASETS=${_min} -DMODE=${mode} "-DPICK=${_pick}"
                        -P ${CMAKE_CURRENT_SOURCE_DIR}/DamagedCheckpoint.cmake
                WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
       set_tests_properties(${_name} PROPERTIES LABELS mpi PROCESSORS ${n} TIMEOUT 600
