@@ -32,8 +32,10 @@ execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _eddy_mp
                 ERROR_QUIET)
 set(_eddy_mpiexec_flags "")
 if(_eddy_mpiexec_version MATCHES "Open MPI|OpenRTE")
-  # Tests run more ranks than cores, and CI runs as root.
-  set(_eddy_mpiexec_flags "--oversubscribe;--allow-run-as-root")
+  # Tests run more ranks than cores, and CI runs as root. A rank that exits non-zero ends the
+  # job at once: by default mpiexec waits a second (two with one rank) before it kills the
+  # rest, which was most of the time of the tests that expect a failing exit.
+  set(_eddy_mpiexec_flags "--oversubscribe;--allow-run-as-root;--mca;odls_base_sigkill_timeout;0")
 endif()
 set(EDDY_MPIEXEC_PREFLAGS "${_eddy_mpiexec_flags}" CACHE STRING
     "Flags given to mpiexec before the program in MPI tests")
