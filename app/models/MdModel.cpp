@@ -6,6 +6,7 @@
 #include "../Model.hpp"
 
 #include "eddy/core/Log.hpp"
+#include "eddy/io/ExtendedXyz.hpp"
 #include "eddy/io/H5md.hpp"
 #include "eddy/io/LammpsData.hpp"
 #include "eddy/io/TimeSeries.hpp"
@@ -52,13 +53,18 @@ Key section() {
       .add(Key::string("data_file",
                        "Start from the atoms of this file (read from the working directory) "
                        "instead of the lattice: a LAMMPS data file (atomic style: "
-                       "https://docs.lammps.org/read_data.html) or an H5MD trajectory (its last "
+                       "https://docs.lammps.org/read_data.html), an extended XYZ file (named "
+                       ".xyz or .extxyz; its last frame: Lattice, Origin, and the columns "
+                       "species, pos and optionally velo, mass and id; "
+                       "https://github.com/libAtoms/extxyz) or an H5MD trajectory (its last "
                        "frame; md.trajectory writes one). Its box (orthogonal, periodic; outputs "
-                       "keep its low corner), atoms with their ids, types and image flags, and "
-                       "velocities when it has them (else they are drawn at md.temperature). "
-                       "Every type of mass 1 (the mass unit); a data file's Pair Coeffs (lj/cut) "
-                       "give the pairs md.species and md.pairs leave out. lattice and density "
-                       "are then not used. Empty = the lattice.")
+                       "keep its low corner), atoms with their ids, types and image flags, "
+                       "velocities when it has them (else they are drawn at md.temperature) and "
+                       "masses when it gives them (else 1; md.species.<name>.mass overrides). An "
+                       "XYZ file's species names are the type names (md.species, when it names "
+                       "the types, must name each); a data file's Pair Coeffs (lj/cut) give the "
+                       "pairs md.species and md.pairs leave out. lattice and density are then not "
+                       "used. Empty = the lattice.")
                .defaultValue(""))
       .add(Key::choice("lattice", choiceNames(kLattice),
                        "Initial positions: the fcc lattice, or 4 atoms uniformly at random in each "
@@ -285,6 +291,7 @@ struct StartFile {
   int types = 0;                            ///< the file's atom types
   std::vector<io::PairCoefficients> pairs;  ///< its Pair Coeffs or PairIJ Coeffs
   std::vector<double> masses;               ///< of each type (empty: the file gives none)
+  std::vector<std::string> names;           ///< of each type; empty: numbered 1 .. types
 };
 
 /// The configuration of LAMMPS data file `d` (types 1 .. n become 0 .. n - 1) and its pair
@@ -381,6 +388,71 @@ StartFile configurationOfH5md(std::string const& path) {
   return out;
 }
 
+/// The configuration of the last frame of extended XYZ file `x` (its species, in order of first
+/// appearance, become the types; ids, masses and velocities where it gives them).
+StartFile configurationOfXyz(io::ExtendedXyz const& x, std::string const& path) {
+  StartFile out;
+  for (std::string const& name : x.species)
+    if (name.find('_') != std::string::npos) {
+      out.problem = str("'", path, "' has atoms of species '", name, "'");
+      out.expected = "expected species names without _ (md.pairs joins two names with _)";
+      return out;
+    }
+  if (x.species.size() > static_cast<std::size_t>(md::kMaxTypes)) {
+    out.problem = str("'", path, "' has ", x.species.size(), " species");
+    out.expected = str("expected at most ", md::kMaxTypes);
+    return out;
+  }
+  auto c = std::make_shared<md::Configuration>();
+  std::size_t const n = x.id.size();
+  for (int a = 0; a < 3; ++a) {
+    c->lo[a] = x.lo[a];
+    c->length[a] = x.hi[a] - x.lo[a];
+  }
+  c->id.assign(x.id.begin(), x.id.end());
+  c->type.assign(x.type.begin(), x.type.end());
+  c->x.reserve(3 * n);
+  for (auto const& p : x.position) c->x.insert(c->x.end(), p.begin(), p.end());
+  c->image.assign(3 * n, 0);
+  for (auto const& v : x.velocity) c->v.insert(c->v.end(), v.begin(), v.end());
+  out.atoms = std::move(c);
+  out.types = static_cast<int>(x.species.size());
+  out.masses = x.masses;
+  out.names = x.species;
+  return out;
+}
+
+/// `file` with its named types in the order of md.species (`deckNames`, when the deck names
+/// any): a species of the file the deck does not name is a problem; a species the file has no
+/// atoms of keeps mass 1 unless the deck gives one.
+StartFile inDeckOrder(StartFile file, std::vector<std::string> const& deckNames,
+                      std::string const& path) {
+  if (!file.atoms || file.names.empty() || deckNames.empty() || file.names == deckNames)
+    return file;
+  std::vector<int> to(file.names.size());
+  for (std::size_t t = 0; t < file.names.size(); ++t) {
+    auto const it = std::find(deckNames.begin(), deckNames.end(), file.names[t]);
+    if (it == deckNames.end()) {
+      StartFile out;
+      out.problem = str("'", path, "' has atoms of species '", file.names[t],
+                        "', which md.species does not name");
+      out.expected = str("expected the species of md.species: ", listText(deckNames));
+      return out;
+    }
+    to[t] = static_cast<int>(it - deckNames.begin());
+  }
+  auto c = std::make_shared<md::Configuration>(*file.atoms);
+  for (int& t : c->type) t = to[static_cast<std::size_t>(t)];
+  std::vector<double> masses(deckNames.size(), 1.0);
+  for (std::size_t t = 0; t < file.masses.size(); ++t)
+    masses[static_cast<std::size_t>(to[t])] = file.masses[t];
+  file.atoms = std::move(c);
+  file.types = static_cast<int>(deckNames.size());
+  file.masses = file.masses.empty() ? std::vector<double>{} : masses;
+  file.names = deckNames;
+  return file;
+}
+
 /// Whether the file at `path` begins with the HDF5 signature.
 bool isHdf5(std::string const& path) {
   char head[8] = {};
@@ -408,23 +480,29 @@ StartFile startFile(io::Deck const& deck) {
   std::uintmax_t const size = std::filesystem::file_size(path, sizeError);
   auto const time = std::filesystem::last_write_time(path, timeError);
   bool const known = !sizeError && !timeError;
+  auto const deckNames = deck.names("md.species");
   if (known && last && last->path == path && last->size == size && last->time == time)
-    return last->file;
+    return inDeckOrder(last->file, deckNames, path);
   StartFile file;
   try {
-    file =
-        isHdf5(path) ? configurationOfH5md(path) : configurationOf(io::readLammpsData(path), path);
+    if (isHdf5(path))
+      file = configurationOfH5md(path);
+    else if (io::isExtendedXyzPath(path))
+      file = configurationOfXyz(io::readExtendedXyz(path), path);
+    else
+      file = configurationOf(io::readLammpsData(path), path);
   } catch (IoError const& e) {
     // The reader's message ends in what it expected, when it says.
     std::string const what = e.what();
     auto const cut = what.rfind("; expected ");
     file.problem = what.substr(0, cut);
-    file.expected = cut == std::string::npos
-                        ? "expected a readable LAMMPS data file or H5MD trajectory"
-                        : what.substr(cut + 2);
+    file.expected =
+        cut == std::string::npos
+            ? "expected a readable LAMMPS data file, extended XYZ file or H5MD trajectory"
+            : what.substr(cut + 2);
   }
   if (known) last = Read{path, size, time, file};
-  return file;
+  return inDeckOrder(std::move(file), deckNames, path);
 }
 
 /// The atom types of the deck (and of the data file it starts from) and their pair parameters,
@@ -450,8 +528,9 @@ Interactions interactions(io::Deck const& deck, StartFile const& start) {
     if (named)
       out.errors.push_back({"md.species", str("names ", out.names.size(), " types"),
                             str("expected the ", start.types, " of md.data_file")});
-    out.names.clear();
-    for (int t = 1; t <= start.types; ++t) out.names.push_back(str(t));
+    out.names = start.names;
+    for (int t = static_cast<int>(out.names.size()) + 1; t <= start.types; ++t)
+      out.names.push_back(str(t));
   }
   if (out.names.empty()) out.names = {"1"};
   int const n = static_cast<int>(out.names.size());

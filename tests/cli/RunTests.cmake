@@ -185,6 +185,26 @@ eddy_add_cli_test(NAME cli.validate.md_data_species EXPECT_EXIT 3
                   COMMAND validate tests/cli/decks/md_data_errors.yaml
                           --set md.data_file=tests/cli/decks/two_types.data
                           --set md.species.A.fraction=1)
+# Started from an extended XYZ file of two species, which md.species names in the other order
+# (the types follow the deck; the masses are the file's); XYZ files md cannot start from are deck
+# errors at md.data_file.
+foreach(n 1 2)
+  eddy_add_cli_test(NAME cli.run.md_xyz.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "md: 4 atoms \\(from tests/cli/decks/two_species\\.xyz, rho\\* 0\\.0078125\\), box 8 x 8 x 8"
+                          "md: types A \\(2 atoms, mass 1\\), B \\(2 atoms, mass 2\\)"
+                          "final: step 20"
+                    ONCE "final: step"
+                    COMMAND run tests/cli/decks/md_xyz.yaml
+                            --set run.output_dir=output/cli_md_xyz_np${n})
+endforeach()
+eddy_add_cli_test(NAME cli.validate.md_xyz_species EXPECT_EXIT 3
+                  MATCH "md_xyz_errors.yaml:8:3: md.data_file: 'tests/cli/decks/two_species.xyz' has atoms of species 'B', which md.species does not name; expected the species of md.species: \\[A\\]"
+                  COMMAND validate tests/cli/decks/md_xyz_errors.yaml)
+eddy_add_cli_test(NAME cli.validate.md_xyz_triclinic EXPECT_EXIT 3
+                  MATCH "md.data_file: extended XYZ file 'tests/cli/decks/triclinic.xyz' line 2: a cell that is not orthogonal"
+                        "expected cell vectors along x, y and z \\(a triclinic box is not supported\\)"
+                  COMMAND validate tests/cli/decks/md_xyz_errors.yaml
+                          --set md.data_file=tests/cli/decks/triclinic.xyz)
 # Mixtures: the Kob-Andersen deck (shortened) on 1 and 2 ranks, its types in their exact
 # shares; types and pairs that cannot run are deck errors at their keys.
 foreach(n 1 2)

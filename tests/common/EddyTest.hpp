@@ -3,15 +3,20 @@
 #pragma once
 
 #include "eddy/core/Compat.hpp"
+#include "eddy/core/Error.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace eddy {
 class Runtime;
@@ -54,6 +59,35 @@ inline std::string tempPath(std::string const& name) {
   return (std::filesystem::temp_directory_path() / ("eddy_" + std::to_string(::getpid()) + "_" +
                                                     std::to_string(worldRank()) + "_" + name))
       .string();
+}
+
+/// Writes `text` to tempPath(name) and returns that path.
+inline std::string writtenFile(std::string const& name, std::string const& text) {
+  std::string const path = tempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+/// File texts a reader must refuse, each with words its message must contain.
+using RefusedFiles = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+/// Writes each text of `cases` to tempPath(name), reads it with `read(path)` and expects an
+/// eddy::IoError whose message has every word of the case.
+template <class Read>
+void expectRefused(std::string const& name, RefusedFiles const& cases, Read read) {
+  for (auto const& [text, words] : cases) {
+    std::string const path = writtenFile(name, text);
+    std::string what;
+    try {
+      read(path);
+    } catch (IoError const& e) {
+      what = e.what();
+    }
+    std::remove(path.c_str());
+    ASSERT_FALSE(what.empty()) << "accepted:\n" << text;
+    for (auto const& w : words)
+      EXPECT_NE(what.find(w), std::string::npos) << what << "\n--\n" << text;
+  }
 }
 
 /// True on every rank when `ok` is true on every rank (for assertions on distributed results).

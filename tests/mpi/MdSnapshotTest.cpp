@@ -205,12 +205,12 @@ TEST(MdSnapshot, TheH5mdTrajectoryUnwrapsAndARestartContinuesIt) {
   }
 }
 
-/// A run of 10 steps started from the last frame of the trajectory at `start`, writing its own
-/// trajectory (a frame at step 0 and 10) to <outDir>/from_frame.
-int runFromFrame(std::string const& start) {
+/// A run of 10 steps started from the atoms of file `start` (a trajectory's last frame), writing
+/// its own trajectory (a frame at step 0 and 10) to <outDir>/<to>.
+int runFromFrame(std::string const& start, std::string const& to = "from_frame") {
   std::ostringstream deck;
-  deck << "run: {name: lj, steps: 10, progress_every: 10, output_dir: " << outDir()
-       << "/from_frame}\n"
+  deck << "run: {name: lj, steps: 10, progress_every: 10, output_dir: " << outDir() << "/" << to
+       << "}\n"
        << "grid: {cells: [2, 2, 2], periodic: [true, true, true]}\n"
        << "md: {shift: true, reproducible: true, data_file: '" << start
        << "', trajectory: {every: 10}}\n"
@@ -250,6 +250,46 @@ TEST(MdSnapshot, ARunStartsFromTheLastFrameOfATrajectory) {
       EXPECT_NEAR(first.position[i][d] + first.image[i][d] * edge,
                   last.position[i][d] + last.image[i][d] * edge, 1e-12)
           << "atom " << p.id[i] << " axis " << d;
+}
+
+// The same atoms written as an extended XYZ file (wrapped positions, velocities and ids, atoms
+// in reverse order) start the same run as the trajectory's frame: the same bits after 10 steps,
+// the images apart from those the frame started with.
+TEST(MdSnapshot, AnExtendedXyzFileStartsTheSameRunAsTheFrameItHolds) {
+  ASSERT_EQ(runTrajectory(200, ""), 0);
+  std::string const source = outDir() + "/trajectory/lj.h5md";
+  long long frames = 0;
+  eddy::io::H5mdParticles const p = eddy::io::readH5mdParticles(source, frames);
+  eddy::io::H5mdFrame const last = eddy::io::readH5mdFrame(source, frames - 1);
+  std::string const xyz = outDir() + "/last_frame.xyz";
+  if (eddy::test::worldRank() == 0) {
+    std::FILE* f = std::fopen(xyz.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    auto const& lo = last.lower;
+    auto const& hi = last.upper;
+    std::fprintf(f,
+                 "%zu\nLattice=\"%.17g 0 0 0 %.17g 0 0 0 %.17g\" Origin=\"%.17g %.17g %.17g\" "
+                 "Properties=species:S:1:pos:R:3:velo:R:3:id:I:1 pbc=\"T T T\"\n",
+                 p.id.size(), hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], lo[0], lo[1], lo[2]);
+    for (std::size_t k = p.id.size(); k-- > 0;) {
+      auto const& x = last.position[k];
+      auto const& v = last.velocity[k];
+      std::fprintf(f, "Ar %.17g %.17g %.17g %.17g %.17g %.17g %lld\n", x[0], x[1], x[2], v[0], v[1],
+                   v[2], static_cast<long long>(p.id[k]));
+    }
+    std::fclose(f);
+  }
+  ASSERT_EQ(runFromFrame(source, "from_frame"), 0);
+  ASSERT_EQ(runFromFrame(xyz, "from_xyz"), 0);
+  auto const a = eddy::io::readH5mdFrame(outDir() + "/from_frame/lj.h5md", 1);
+  auto const b = eddy::io::readH5mdFrame(outDir() + "/from_xyz/lj.h5md", 1);
+  ASSERT_EQ(a.position.size(), p.id.size());
+  EXPECT_EQ(b.step, 10);
+  EXPECT_EQ(b.position, a.position);
+  EXPECT_EQ(b.velocity, a.velocity);
+  for (std::size_t i = 0; i < p.id.size(); ++i)
+    for (int d = 0; d < 3; ++d)
+      EXPECT_EQ(b.image[i][d] + last.image[i][d], a.image[i][d]) << "atom " << p.id[i];
 }
 
 }  // namespace

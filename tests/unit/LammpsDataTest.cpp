@@ -18,24 +18,7 @@ namespace {
 
 using eddy::io::LammpsData;
 using eddy::test::tempPath;
-
-std::string written(std::string const& name, std::string const& text) {
-  std::string const path = tempPath(name);
-  std::ofstream(path) << text;
-  return path;
-}
-
-std::string errorOf(std::string const& text) {
-  std::string const path = written("bad.data", text);
-  try {
-    eddy::io::readLammpsData(path);
-  } catch (eddy::IoError const& e) {
-    std::remove(path.c_str());
-    return e.what();
-  }
-  std::remove(path.c_str());
-  return "";
-}
+using eddy::test::writtenFile;
 
 // As LAMMPS' write_data lays a file out, with comments, Windows line ends on one line, image
 // flags on one atom only and the atoms out of id order.
@@ -72,7 +55,7 @@ std::string const kHandWritten =
     "2 0 0 0\n";
 
 TEST(LammpsData, AHandWrittenFileReadsAsWritten) {
-  std::string const path = written("hand.data", kHandWritten);
+  std::string const path = writtenFile("hand.data", kHandWritten);
   LammpsData const d = eddy::io::readLammpsData(path);
   std::remove(path.c_str());
   EXPECT_EQ(d.title, "LAMMPS data file via write_data, a binary mixture");
@@ -158,7 +141,7 @@ TEST(LammpsData, NoSuchFileIsNamed) {
 TEST(LammpsData, FilesItCannotReadAreRefusedAtTheirLine) {
   std::string const head = "t\n\n2 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n0 1 zlo zhi\n";
   std::string const atoms = "\nAtoms\n\n1 1 0 0 0\n2 1 0.5 0.5 0.5\n";
-  std::vector<std::pair<std::string, std::vector<std::string>>> const cases = {
+  eddy::test::RefusedFiles const cases = {
       {"", {"is empty"}},
       {"t\n\n2 atoms\n0 1 xlo xhi\n0 1 ylo yhi\n0 1 zlo zhi\n" + atoms, {"no 'N atom types'"}},
       {"t\n\n2 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n" + atoms, {"no 'zlo zhi'"}},
@@ -191,12 +174,8 @@ TEST(LammpsData, FilesItCannotReadAreRefusedAtTheirLine) {
        {"line 13", "both Pair Coeffs and PairIJ Coeffs"}},
       {head, {"no 'Atoms' section"}},
   };
-  for (auto const& [text, words] : cases) {
-    std::string const what = errorOf(text);
-    ASSERT_FALSE(what.empty()) << "accepted:\n" << text;
-    for (auto const& w : words)
-      EXPECT_NE(what.find(w), std::string::npos) << what << "\n--\n" << text;
-  }
+  eddy::test::expectRefused("bad.data", cases,
+                            [](std::string const& p) { eddy::io::readLammpsData(p); });
 }
 
 }  // namespace
