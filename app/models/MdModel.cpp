@@ -257,6 +257,26 @@ Key section() {
                         .atLeast(0)
                         .defaultValue(0.0)
                         .unit("tau")))
+      .add(Key::section("vacf",
+                        "Velocity autocorrelation C(t) = <v(t0 + t) . v(t0)> (all atoms and, "
+                        "with several types, each type), averaged over the atoms and over time "
+                        "origins t0: from step `start` on, the samples are cut into windows of "
+                        "`lags` samples, each window's first sample its origin. Written at the "
+                        "end of the run to <output_dir>/<run.name>.vacf.csv with the Green-Kubo "
+                        "self-diffusion coefficient D(t) = 1/3 of the integral of C up to t; the "
+                        "last D is logged.")
+               .add(Key::integer("every", "A sample every this many steps; 0 = none.")
+                        .atLeast(0)
+                        .defaultValue(0))
+               .add(Key::integer("lags",
+                                 "Samples per window (lags 0 .. lags - 1): a window spans lags x "
+                                 "every steps, longer than C takes to decay.")
+                        .atLeast(2)
+                        .atMost(1 << 20)
+                        .defaultValue(100))
+               .add(Key::integer("start", "The first origin's step (after equilibration).")
+                        .atLeast(0)
+                        .defaultValue(0)))
       .add(Key::section("trajectory",
                         "Every atom's position (in the data file's frame), image counts and "
                         "velocity, with the box, appended as frames to the H5MD file "
@@ -903,15 +923,25 @@ class Trajectory {
   std::unique_ptr<io::H5mdWriter> m_writer;  ///< rank 0's
 };
 
+/// The velocity autocorrelation's sums a checkpoint holds (md::VelocityAutocorrelation), with
+/// the md.vacf.every they were taken at (0: none).
+struct VacfSums {
+  std::int64_t every = 0;
+  std::vector<double> sums;
+  std::vector<std::int64_t> counts;
+};
+
 /// g(r) and the speed distribution, each appended to its own CSV in long form (one row per bin
-/// and sample): <output_dir>/<run.name>.rdf.csv and .speeds.csv.
+/// and sample): <output_dir>/<run.name>.rdf.csv and .speeds.csv; the MSD (.msd.csv, a row per
+/// sample) and the velocity autocorrelation (.vacf.csv, written at the end).
 class Analyses {
  public:
-  /// `types`: the names of the atom types (MSD columns with several); `msdRows`: the MSD samples
-  /// of the run a restart continues (MsdRow each).
+  /// `types`: the names of the atom types (MSD and VACF columns with several); `msdRows` and
+  /// `vacf`: the MSD samples and VACF sums of the run a restart continues.
   Analyses(Runtime const& rt, io::Deck const& deck, double cutoff, long long restartStep,
-           std::vector<std::string> const& types, std::vector<std::vector<double>> msdRows)
-      : m_comm(rt.comm()), m_msdRows(std::move(msdRows)) {
+           std::vector<std::string> const& types, std::vector<std::vector<double>> msdRows,
+           VacfSums vacf)
+      : m_comm(rt.comm()), m_types(types), m_msdRows(std::move(msdRows)) {
     auto start = [restartStep](io::TimeSeries& series) {
       if (restartStep >= 0)
         series.resume(restartStep);
@@ -951,7 +981,6 @@ class Analyses {
       m_msdEvery = every;
       m_msdStart = deck.getInt("md.msd.start");
       m_fitFrom = deck.getDouble("md.msd.fit_from");
-      m_types = types;
       m_msd = std::make_unique<io::TimeSeries>(m_comm, base + ".msd.csv", every);
       m_msd->addColumn("step", "1");
       m_msd->addColumn("lag", "tau");
@@ -961,9 +990,23 @@ class Analyses {
       start(*m_msd);
       if (restartStep >= 0 && restartStep < m_msdStart) m_msdRows.clear();
     }
+    if (long long const every = deck.getInt("md.vacf.every"); every > 0) {
+      m_vacfEvery = every;
+      m_vacfStart = deck.getInt("md.vacf.start");
+      m_vacfPath = base + ".vacf.csv";
+      int const values = static_cast<int>(types.size()) + 1;
+      m_vacf = std::make_unique<md::VelocityAutocorrelation>(
+          static_cast<int>(deck.getInt("md.vacf.lags")), values);
+      // The sums of the run this one continues, when taken the same way and not to be retaken.
+      if (restartStep >= m_vacfStart && vacf.every == every &&
+          vacf.counts.size() == static_cast<std::size_t>(m_vacf->lags()) &&
+          vacf.sums.size() == vacf.counts.size() * static_cast<std::size_t>(values))
+        m_vacf->restore(std::move(vacf.sums), std::move(vacf.counts));
+    }
   }
   bool due(long long step) const {
-    return (m_rdf && m_rdf->due(step)) || (m_speeds && m_speeds->due(step)) || msdDue(step);
+    return (m_rdf && m_rdf->due(step)) || (m_speeds && m_speeds->due(step)) || msdDue(step) ||
+           vacfDue(step);
   }
   /// Collective: samples whichever analysis is due at the system's current step (at md.msd.start
   /// it first takes the atoms' positions as the references of the displacements).
@@ -980,6 +1023,12 @@ class Analyses {
       if (m_types.size() > 1) row.insert(row.end(), msd.begin(), msd.end() - 1);
       m_msd->record(row);
       m_msdRows.push_back(std::vector<double>(row.begin() + 1, row.end()));
+    }
+    if (vacfDue(system.steps())) {
+      int const lag =
+          static_cast<int>(((system.steps() - m_vacfStart) / m_vacfEvery) % m_vacf->lags());
+      if (lag == 0) system.markVelocityOrigins(space);
+      m_vacf->add(lag, system.velocityAutocorrelations(space));  // per type, then all
     }
     if (m_rdf && m_rdf->due(system.steps())) {
       auto const r = md::radialDistribution(space, m_comm, system, m_rMax, m_rdfBins);
@@ -1000,6 +1049,54 @@ class Analyses {
 
   /// The MSD samples so far (lag, MSD of all atoms, of each type with several), for checkpoints.
   std::vector<std::vector<double>> const& msdRows() const { return m_msdRows; }
+  /// The velocity autocorrelation's sums so far (null without md.vacf), for checkpoints.
+  md::VelocityAutocorrelation const* vacf() const { return m_vacf.get(); }
+
+  /// Collective: writes the velocity autocorrelation (null without md.vacf) and returns the line
+  /// that gives its Green-Kubo D (empty without md.vacf). `dt`: the time step.
+  std::string writeVacf(double dt) const {
+    if (!m_vacf) return {};
+    double const spacing = static_cast<double>(m_vacfEvery) * dt;
+    int const values = m_vacf->values();
+    int reached = 0;
+    while (reached < m_vacf->lags() && m_vacf->count(reached) > 0) ++reached;
+    io::TimeSeries out(m_comm, m_vacfPath, 1);
+    out.addColumn("lag", "tau");
+    out.addColumn("origins", "1");
+    out.addColumn("vacf", "sigma^2/tau^2");
+    bool const several = m_types.size() > 1;
+    if (several)
+      for (auto const& name : m_types) out.addColumn("vacf_" + name, "sigma^2/tau^2");
+    out.addColumn("D", "sigma^2/tau");
+    if (several)
+      for (auto const& name : m_types) out.addColumn("D_" + name, "sigma^2/tau");
+    out.open();
+    std::vector<std::vector<double>> d;  // all, then each type
+    d.push_back(m_vacf->greenKubo(values - 1, spacing));
+    for (int t = 0; several && t < values - 1; ++t) d.push_back(m_vacf->greenKubo(t, spacing));
+    for (int k = 0; k < reached; ++k) {
+      std::vector<double> row{k * spacing, static_cast<double>(m_vacf->count(k)),
+                              m_vacf->mean(k, values - 1)};
+      for (int t = 0; several && t < values - 1; ++t) row.push_back(m_vacf->mean(k, t));
+      for (auto const& column : d) row.push_back(column[static_cast<std::size_t>(k)]);
+      out.record(row);
+    }
+    if (reached < 2)
+      return str("md: velocity autocorrelation: ", reached,
+                 " lag(s) sampled (md.vacf); D needs at least 2 (a longer run, or more often)");
+    std::string line = str("md: self-diffusion D = ", d[0][static_cast<std::size_t>(reached - 1)]);
+    if (several) {
+      line += " (";
+      for (std::size_t t = 0; t < m_types.size(); ++t)
+        line +=
+            str(t ? ", " : "", m_types[t], " ", d[t + 1][static_cast<std::size_t>(reached - 1)]);
+      line += ")";
+    }
+    return line + str(" sigma^2/tau, Green-Kubo: 1/3 of the integral of the velocity "
+                      "autocorrelation over lags 0 to ",
+                      (reached - 1) * spacing, " tau (", m_vacf->count(0), " origins; ", m_vacfPath,
+                      ")");
+  }
 
   /// The self-diffusion line of the end of the run (empty without md.msd): D = slope / 6 of the
   /// least-squares line of the MSD over the lags from md.msd.fit_from (or half the longest) on.
@@ -1042,6 +1139,9 @@ class Analyses {
   bool msdDue(long long step) const {
     return m_msd && step >= m_msdStart && (step - m_msdStart) % m_msdEvery == 0;
   }
+  bool vacfDue(long long step) const {
+    return m_vacf && step >= m_vacfStart && (step - m_vacfStart) % m_vacfEvery == 0;
+  }
 
   MPI_Comm m_comm;
   double m_rMax = 0.0, m_vMax = 0.0;
@@ -1051,6 +1151,9 @@ class Analyses {
   double m_fitFrom = 0.0;
   std::vector<std::string> m_types;
   std::vector<std::vector<double>> m_msdRows;  ///< lag, MSD of all, of each type
+  std::unique_ptr<md::VelocityAutocorrelation> m_vacf;
+  long long m_vacfEvery = 0, m_vacfStart = 0;
+  std::string m_vacfPath;
 };
 
 /// Appends the rows of `from` to `to` for which keep(row) is true.
@@ -1069,11 +1172,16 @@ void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep kee
   if (image && image->width != 3)
     throw IoError(str("checkpoint: particle array 'image' is ", image->width, " wide, not 3"),
                   true);
-  // Written before references were kept: none (restoreState takes the positions then).
-  auto const* reference = from.column("reference");
-  if (reference && reference->width != 3)
-    throw IoError(
-        str("checkpoint: particle array 'reference' is ", reference->width, " wide, not 3"), true);
+  // Written before references or velocity origins were kept: none (restoreState takes the
+  // positions and velocities then).
+  auto optional = [&](char const* name) {
+    auto const* c = from.column(name);
+    if (c && c->width != 3)
+      throw IoError(str("checkpoint: particle array '", name, "' is ", c->width, " wide, not 3"),
+                    true);
+    return c;
+  };
+  auto const *reference = optional("reference"), *origin = optional("velocity_origin");
   for (std::size_t i = 0; i < from.count(); ++i) {
     if (!keep(&x0->values[3 * i])) continue;
     for (int d = 0; d < 3; ++d) {
@@ -1083,6 +1191,7 @@ void appendRows(io::CheckpointParticles const& from, md::AtomState& to, Keep kee
       to.x0.push_back(x0->values[3 * i + d]);
       if (image) to.image.push_back(static_cast<std::int32_t>(image->values[3 * i + d]));
       if (reference) to.reference.push_back(reference->values[3 * i + d]);
+      if (origin) to.origin.push_back(origin->values[3 * i + d]);
     }
     to.id.push_back(from.id[i]);
     to.type.push_back(from.type[i]);
@@ -1155,8 +1264,9 @@ class MdModel final : public Model {
   }
 
   void begin(ExecSpace const&, long long restartStep) override {
-    m_analyses = std::make_unique<Analyses>(m_rt, m_deck, m_system.parameters().cutoff, restartStep,
-                                            m_types.names, std::move(m_msdRows));
+    m_analyses =
+        std::make_unique<Analyses>(m_rt, m_deck, m_system.parameters().cutoff, restartStep,
+                                   m_types.names, std::move(m_msdRows), std::move(m_vacfSaved));
     if (long long const every = m_deck.getInt("md.trajectory.every"); every > 0) {
       m_trajectory = std::make_unique<Trajectory>(
           m_rt,
@@ -1290,13 +1400,20 @@ class MdModel final : public Model {
                          {"force", 3, "epsilon/sigma", s.f},
                          {"build_position", 3, "sigma", s.x0},
                          {"image", 3, "1", std::vector<double>(s.image.begin(), s.image.end())},
-                         {"reference", 3, "sigma", s.reference}};
+                         {"reference", 3, "sigma", s.reference},
+                         {"velocity_origin", 3, "sigma/tau", s.origin}};
     out.particles(std::move(particles));
     if (m_analyses && !m_analyses->msdRows().empty()) {
       auto const& rows = m_analyses->msdRows();
       out.integers("msd_width") = {static_cast<std::int64_t>(rows.front().size())};
       auto& flat = out.reals("msd_samples");
       for (auto const& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+    }
+    if (m_analyses && m_analyses->vacf()) {
+      auto const& c = *m_analyses->vacf();
+      out.integers("vacf_every") = {m_deck.getInt("md.vacf.every")};
+      out.integers("vacf_counts") = c.counts();
+      out.reals("vacf_sums") = c.sums();
     }
   }
 
@@ -1349,6 +1466,9 @@ class MdModel final : public Model {
         m_msdRows.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(k),
                                flat.begin() + static_cast<std::ptrdiff_t>(k + width));
     }
+    m_vacfSaved = {};
+    if (in.hasInteger("vacf_every") && in.hasInteger("vacf_counts") && in.hasReal("vacf_sums"))
+      m_vacfSaved = {in.integer("vacf_every"), in.reals("vacf_sums"), in.integers("vacf_counts")};
     // Written before the thermostats' state was kept: none to restore.
     if (in.hasReal("thermostat")) {
       auto const& t = in.reals("thermostat");
@@ -1369,8 +1489,11 @@ class MdModel final : public Model {
   }
 
   std::string finalLine(ExecSpace const& space, double loopSeconds, long long stepsRun) override {
-    if (m_analyses)
+    if (m_analyses) {
       if (std::string const line = m_analyses->diffusionLine(); !line.empty()) log::info(line);
+      if (std::string const line = m_analyses->writeVacf(m_system.parameters().dt); !line.empty())
+        log::info(line);
+    }
     double const atoms = static_cast<double>(m_system.atoms());
     double const checksum = m_system.checksum(space);
     return str("step ", m_system.steps(), ", E/N ", m_last.total() / atoms,
@@ -1391,6 +1514,7 @@ class MdModel final : public Model {
   Interactions m_types;  ///< the types' names and pairs
   std::unique_ptr<Analyses> m_analyses;
   std::vector<std::vector<double>> m_msdRows;  ///< a checkpoint's MSD samples, until begin()
+  VacfSums m_vacfSaved;                        ///< a checkpoint's VACF sums, until begin()
   std::unique_ptr<Trajectory> m_trajectory;
   std::optional<md::Diagnostics> m_first;  ///< of the first progress line (the energy drift)
   md::Diagnostics m_last;                  ///< of the last progress line

@@ -1,7 +1,8 @@
 /// @file Analysis.hpp
 /// @brief Structure and velocity analyses of an md::System across ranks: the radial
 /// distribution function g(r) and the speed distribution, both as exact integer histograms
-/// (eddy/core/Histogram.hpp, team-privatised when the bins fit in scratch).
+/// (eddy/core/Histogram.hpp, team-privatised when the bins fit in scratch), and the velocity
+/// autocorrelation averaged over time origins.
 ///
 /// g(r) counts the pairs of the Verlet list (owned-owned and owned-ghost, so pairs across
 /// subdomain faces and the periodic boundary are seen) closer than r_max. The list holds every
@@ -21,6 +22,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace eddy::md {
@@ -203,5 +205,61 @@ SpeedDistribution speedDistribution(Exec const& space, MPI_Comm comm, System<Exe
   d.above = counts[bins + 1];
   return d;
 }
+
+/// The velocity autocorrelation C(t) = <v(t0 + t) . v(t0)>, averaged over atoms and time
+/// origins t0: the sampled steps are cut into windows of `lags` samples, each window's first
+/// sample its origin (System::markVelocityOrigins), and C at lag k is the mean over the windows
+/// that reached k. Every sample holds one value per type, then the one of all atoms
+/// (System::velocityAutocorrelations). Host side; every rank holds the same sums.
+class VelocityAutocorrelation {
+ public:
+  VelocityAutocorrelation(int lags, int values)
+      : m_lags(lags),
+        m_values(values),
+        m_sums(static_cast<std::size_t>(lags * values), 0.0),
+        m_counts(static_cast<std::size_t>(lags), 0) {}
+
+  int lags() const { return m_lags; }
+  int values() const { return m_values; }
+  /// Adds the correlations `c` (values()) of the sample at lag `lag` (0 <= lag < lags()).
+  void add(int lag, std::vector<double> const& c) {
+    for (int j = 0; j < m_values; ++j) m_sums[index(lag, j)] += c[static_cast<std::size_t>(j)];
+    ++m_counts[static_cast<std::size_t>(lag)];
+  }
+  /// Windows that reached lag `lag`.
+  std::int64_t count(int lag) const { return m_counts[static_cast<std::size_t>(lag)]; }
+  /// C at lag `lag` of value `j` (0 when no window reached it).
+  double mean(int lag, int j) const {
+    auto const n = count(lag);
+    return n > 0 ? m_sums[index(lag, j)] / static_cast<double>(n) : 0.0;
+  }
+  /// The Green-Kubo self-diffusion coefficient up to each lag, D(t_k) = 1/3 of the integral of C
+  /// (value `j`) from 0 to t_k, by the trapezoidal rule over lags `spacing` apart (0 at lag 0).
+  std::vector<double> greenKubo(int j, double spacing) const {
+    std::vector<double> d(static_cast<std::size_t>(m_lags), 0.0);
+    for (int k = 1; k < m_lags; ++k)
+      d[static_cast<std::size_t>(k)] =
+          d[static_cast<std::size_t>(k - 1)] + spacing * (mean(k - 1, j) + mean(k, j)) / 6.0;
+    return d;
+  }
+
+  /// The sums and counts, for checkpoints, and back.
+  std::vector<double> const& sums() const { return m_sums; }
+  std::vector<std::int64_t> const& counts() const { return m_counts; }
+  void restore(std::vector<double> sums, std::vector<std::int64_t> counts) {
+    EDDY_REQUIRE(sums.size() == m_sums.size() && counts.size() == m_counts.size(),
+                 "VelocityAutocorrelation::restore: ", sums.size(), " sums and ", counts.size(),
+                 " counts; expected ", m_sums.size(), " and ", m_counts.size());
+    m_sums = std::move(sums);
+    m_counts = std::move(counts);
+  }
+
+ private:
+  std::size_t index(int lag, int j) const { return static_cast<std::size_t>(lag * m_values + j); }
+
+  int m_lags, m_values;
+  std::vector<double> m_sums;          ///< lag-major: lags x values
+  std::vector<std::int64_t> m_counts;  ///< windows per lag
+};
 
 }  // namespace eddy::md

@@ -1,10 +1,10 @@
 /// @file Particles.hpp
 /// @brief Structure-of-arrays particle container: owned particles first, then ghost copies.
 ///
-/// Memory: 120 bytes per row (position, velocity, force and reference position 3 x 8 each,
-/// global id 8, type 4, periodic image 3 x 4), with up to 25% spare capacity so that rebuilds
-/// rarely reallocate. Ghost rows carry position, id and type; their velocity, image and
-/// reference are unused and their force only collects half-list contributions.
+/// Memory: 144 bytes per row (position, velocity, force, reference position and velocity origin
+/// 3 x 8 each, global id 8, type 4, periodic image 3 x 4), with up to 25% spare capacity so that
+/// rebuilds rarely reallocate. Ghost rows carry position, id and type; their velocity, image,
+/// reference and origin are unused and their force only collects half-list contributions.
 /// Implements the container concept of eddy/core/ParticleComm.hpp (migration and ghosts).
 #pragma once
 
@@ -41,26 +41,34 @@ using Images = Kokkos::View<int* [3], Mem>;
 /// (n, 3) doubles: 24 bytes per particle. They move with the atom and are never wrapped.
 template <class Mem>
 using References = ParticleVectors<Mem>;
+/// Velocities a velocity autocorrelation is measured from, (n, 3) doubles: 24 bytes per
+/// particle. They move with the atom.
+template <class Mem>
+using VelocityOrigins = ParticleVectors<Mem>;
 
-/// Row codec for migration: position, velocity, id, type, image, reference (14 doubles). The
-/// image slots are counted by every periodic shift of the position (ParticleComm.hpp).
+/// Row codec for migration: position, velocity, id, type, image, reference, velocity origin (17
+/// doubles). The image slots are counted by every periodic shift of the position
+/// (ParticleComm.hpp).
 template <class Mem>
 struct MigrationCodec {
-  static constexpr int width = 14;
+  static constexpr int width = 17;
   static constexpr int imageSlot = 8;
   static constexpr int referenceSlot = 11;
+  static constexpr int originSlot = 14;
   Positions<Mem> x;
   Velocities<Mem> v;
   GlobalIds<Mem> id;
   Types<Mem> type;
   Images<Mem> image;
   References<Mem> reference;
+  VelocityOrigins<Mem> origin;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) {
       row[d] = x(i, d);
       row[3 + d] = v(i, d);
       row[imageSlot + d] = static_cast<double>(image(i, d));
       row[referenceSlot + d] = reference(i, d);
+      row[originSlot + d] = origin(i, d);
     }
     row[6] = detail::int64AsDouble(id(i));
     row[7] = static_cast<double>(type(i));
@@ -71,6 +79,7 @@ struct MigrationCodec {
       v(i, d) = row[3 + d];
       image(i, d) = static_cast<int>(row[imageSlot + d]);
       reference(i, d) = row[referenceSlot + d];
+      origin(i, d) = row[originSlot + d];
     }
     id(i) = detail::doubleAsInt64(row[6]);
     type(i) = static_cast<int>(row[7]);
@@ -81,6 +90,7 @@ struct MigrationCodec {
       v(to, d) = v(from, d);
       image(to, d) = image(from, d);
       reference(to, d) = reference(from, d);
+      origin(to, d) = origin(from, d);
     }
     id(to) = id(from);
     type(to) = type(from);
@@ -150,14 +160,15 @@ class Particles {
   Types<Mem> const& types() const { return m_type; }
   Images<Mem> const& images() const { return m_image; }
   References<Mem> const& references() const { return m_reference; }
+  VelocityOrigins<Mem> const& velocityOrigins() const { return m_origin; }
 
   MigrationCodec<Mem> migrationCodec() const {
-    return {m_x, m_v, m_id, m_type, m_image, m_reference};
+    return {m_x, m_v, m_id, m_type, m_image, m_reference, m_origin};
   }
   GhostCodec<Mem> ghostCodec() const { return {m_x, m_id, m_type}; }
 
   /// Bytes held per row of capacity.
-  static constexpr int bytesPerParticle() { return 4 * 24 + 8 + 4 + 12; }
+  static constexpr int bytesPerParticle() { return 5 * 24 + 8 + 4 + 12; }
 
  private:
   /// New arrays of `cap` rows holding the first `keep` rows of the old ones.
@@ -183,6 +194,7 @@ class Particles {
     grow(m_type, "eddy::md::types");
     grow(m_image, "eddy::md::images");
     grow(m_reference, "eddy::md::references");
+    grow(m_origin, "eddy::md::velocity_origins");
   }
 
   Positions<Mem> m_x;
@@ -192,6 +204,7 @@ class Particles {
   Types<Mem> m_type;
   Images<Mem> m_image;
   References<Mem> m_reference;
+  VelocityOrigins<Mem> m_origin;
   int m_size = 0;
   int m_owned = 0;
 };

@@ -33,7 +33,7 @@
 /// the atom's image along its axis (Particles::images), carried with the atom to other ranks
 /// and through checkpoints: x + image * L is the unwrapped position at any step.
 ///
-/// Memory per atom (owned, roughly also per ghost): particles 120 B, bins 32 B, list 24 B + 4 B
+/// Memory per atom (owned, roughly also per ghost): particles 144 B, bins 32 B, list 24 B + 4 B
 /// per neighbour entry, exchange buffers ~8 B x row width per ghost.
 #pragma once
 
@@ -133,7 +133,7 @@ struct Diagnostics {
 };
 
 /// Host copy of a rank's owned atoms (checkpoints, snapshots), 3 values per atom for the
-/// vectors: 120 bytes per atom.
+/// vectors: 144 bytes per atom.
 struct AtomState {
   std::vector<double> x, v, f;  ///< position, velocity, force
   std::vector<double> x0;       ///< position at the last neighbour-list build
@@ -143,6 +143,8 @@ struct AtomState {
   std::vector<std::int32_t> image;
   /// Unwrapped positions the displacements are measured from (Particles::references).
   std::vector<double> reference;
+  /// Velocities the velocity autocorrelation is measured from (Particles::velocityOrigins).
+  std::vector<double> origin;
 };
 
 /// Edge of the cubic lattice cell at number density `density` (4 atoms a cell).
@@ -334,6 +336,7 @@ class System {
       removeDrift(space);
       rescaleTo(space, params.temperature);
     }
+    markVelocityOrigins(space);
     if (m_params.overlap) m_haloSpace = compat::secondInstance(space, HaloTuning<Exec>::current().streamHighPriority);
     if (m_params.thermostat == Thermostat::NoseHoover)
       m_chain = NoseHooverChain(m_params.chainLength, m_params.thermostatTemperature,
@@ -673,26 +676,36 @@ class System {
     auto const x = m_particles.positions();
     auto const image = m_particles.images();
     auto const reference = m_particles.references();
-    auto const type = m_particles.types();
     double const lx = m_domain.length[0], ly = m_domain.length[1], lz = m_domain.length[2];
-    std::vector<double> out;
-    double all = 0.0;
-    for (int t = 0; t < m_params.types; ++t) {
-      auto const term = KOKKOS_LAMBDA(const std::int64_t i) {
-        if (type(i) != t) return 0.0;
-        double const dx = x(i, 0) + image(i, 0) * lx - reference(i, 0);
-        double const dy = x(i, 1) + image(i, 1) * ly - reference(i, 1);
-        double const dz = x(i, 2) + image(i, 2) * lz - reference(i, 2);
-        return dx * dx + dy * dy + dz * dz;
-      };
-      double const sum = m_params.reproducible ? reproducibleSum(space, m_comm, owned(), term)
-                                               : globalSum(space, m_comm, owned(), term);
-      double const n = static_cast<double>(m_typeCounts[t]);
-      out.push_back(n > 0 ? sum / n : 0.0);
-      all += sum;
-    }
-    out.push_back(all / static_cast<double>(m_atoms));
-    return out;
+    return typeMeans(
+        space, KOKKOS_LAMBDA(const std::int64_t i) {
+          double const dx = x(i, 0) + image(i, 0) * lx - reference(i, 0);
+          double const dy = x(i, 1) + image(i, 1) * ly - reference(i, 1);
+          double const dz = x(i, 2) + image(i, 2) * lz - reference(i, 2);
+          return dx * dx + dy * dy + dz * dz;
+        });
+  }
+  /// Sets every atom's velocity origin to its velocity now: the origin of
+  /// velocityAutocorrelations from this step on. A system starts with its first velocities.
+  void markVelocityOrigins(Exec const& space) {
+    requireFinished("markVelocityOrigins");
+    Kokkos::deep_copy(
+        space,
+        Kokkos::subview(m_particles.velocityOrigins(), Kokkos::pair<int, int>(0, owned()),
+                        Kokkos::ALL),
+        Kokkos::subview(m_particles.velocities(), Kokkos::pair<int, int>(0, owned()), Kokkos::ALL));
+  }
+  /// Collective: the mean over the atoms of each type of v . v_origin (the velocity
+  /// autocorrelation since markVelocityOrigins), one value per type, then the mean over all
+  /// atoms. Reproducible sums in reproducible mode.
+  std::vector<double> velocityAutocorrelations(Exec const& space) const {
+    requireFinished("velocityAutocorrelations");
+    auto const v = m_particles.velocities();
+    auto const origin = m_particles.velocityOrigins();
+    return typeMeans(
+        space, KOKKOS_LAMBDA(const std::int64_t i) {
+          return v(i, 0) * origin(i, 0) + v(i, 1) * origin(i, 1) + v(i, 2) * origin(i, 2);
+        });
   }
   /// Collective: total kinetic energy (the reproducible sum in reproducible mode).
   double diagnosticsKinetic(Exec const& space) const {
@@ -890,6 +903,8 @@ class System {
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.images());
     auto const reference =
         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.references());
+    auto const origin =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.velocityOrigins());
     for (int i = 0; i < n; ++i) {
       for (int d = 0; d < 3; ++d) {
         a.x.push_back(x(i, d));
@@ -898,6 +913,7 @@ class System {
         a.x0.push_back(x0(i, d));
         a.image.push_back(image(i, d));
         a.reference.push_back(reference(i, d));
+        a.origin.push_back(origin(i, d));
       }
       a.id.push_back(id(i));
       a.type.push_back(type(i));
@@ -915,7 +931,8 @@ class System {
   /// and sorted as at a rebuild. The image counts go in by id with the current positions
   /// (AtomState::image; all 0 when it is empty: a state saved before images were kept), and so
   /// do the reference positions (AtomState::reference; the unwrapped positions now when it is
-  /// empty). Throws eddy::Error when a size does not match.
+  /// empty) and the velocity origins (AtomState::origin; the velocities now when it is empty).
+  /// Throws eddy::Error when a size does not match.
   void restoreState(Exec const& space, AtomState const& a, bool sameLayout, long long steps,
                     long long rebuilds) {
     ScopedRegion region("eddy::md::restoreState");
@@ -924,11 +941,12 @@ class System {
     std::size_t const n3 = 3 * static_cast<std::size_t>(n);
     EDDY_REQUIRE(a.x.size() == n3 && a.v.size() == n3 && a.f.size() == n3 && a.x0.size() == n3 &&
                      a.type.size() == a.id.size() && (a.image.empty() || a.image.size() == n3) &&
-                     (a.reference.empty() || a.reference.size() == n3),
+                     (a.reference.empty() || a.reference.size() == n3) &&
+                     (a.origin.empty() || a.origin.size() == n3),
                  "md::System::restoreState: ", n, " ids but ", a.x.size(), " x, ", a.v.size(),
                  " v, ", a.f.size(), " f, ", a.x0.size(), " x0, ", a.type.size(), " type, ",
-                 a.image.size(), " image and ", a.reference.size(),
-                 " reference values; expected 3, 3, 3, 3, 1, 3 (or 0) and 3 (or 0) per id");
+                 a.image.size(), " image, ", a.reference.size(), " reference and ", a.origin.size(),
+                 " origin values; expected 3, 3, 3, 3, 1, 3 (or 0), 3 (or 0) and 3 (or 0) per id");
     m_particles.resize(space, n);
     m_particles.setOwned(n);
     {
@@ -962,6 +980,7 @@ class System {
     auto f = Kokkos::create_mirror_view(m_particles.forces());
     auto image = Kokkos::create_mirror_view(m_particles.images());
     auto reference = Kokkos::create_mirror_view(m_particles.references());
+    auto origin = Kokkos::create_mirror_view(m_particles.velocityOrigins());
     Kokkos::deep_copy(space, x, m_particles.positions());
     Kokkos::deep_copy(space, v, m_particles.velocities());
     Kokkos::deep_copy(space, f, m_particles.forces());
@@ -979,6 +998,7 @@ class System {
         image(i, d) = a.image.empty() ? 0 : a.image[3 * it->second + d];
         reference(i, d) = a.reference.empty() ? x(i, d) + image(i, d) * m_domain.length[d]
                                               : a.reference[3 * it->second + d];
+        origin(i, d) = a.origin.empty() ? v(i, d) : a.origin[3 * it->second + d];
       }
     }
     Kokkos::deep_copy(space, m_particles.positions(), x);
@@ -986,6 +1006,7 @@ class System {
     Kokkos::deep_copy(space, m_particles.forces(), f);
     Kokkos::deep_copy(space, m_particles.images(), image);
     Kokkos::deep_copy(space, m_particles.references(), reference);
+    Kokkos::deep_copy(space, m_particles.velocityOrigins(), origin);
     m_ghosts->refreshPositions(space, m_particles.positions());
     m_steps = steps;
     m_rebuildsBefore = rebuilds - m_list.buildCount();
@@ -1078,6 +1099,28 @@ class System {
     checkMpi(MPI_Allreduce(mine.data(), all.data(), m_params.types, MPI_INT64_T, MPI_SUM, m_comm),
              "MPI_Allreduce (eddy::md::countTypes)");
     return all;
+  }
+
+  /// Collective: the mean of `term(i)` (a per-atom value) over the atoms of each type, one value
+  /// per type (0 for a type without atoms), then over all atoms. Reproducible sums in
+  /// reproducible mode.
+  template <class Term>
+  std::vector<double> typeMeans(Exec const& space, Term const& term) const {
+    auto const type = m_particles.types();
+    std::vector<double> out;
+    double all = 0.0;
+    for (int t = 0; t < m_params.types; ++t) {
+      auto const ofType = KOKKOS_LAMBDA(const std::int64_t i) {
+        return type(i) == t ? term(i) : 0.0;
+      };
+      double const sum = m_params.reproducible ? reproducibleSum(space, m_comm, owned(), ofType)
+                                               : globalSum(space, m_comm, owned(), ofType);
+      double const n = static_cast<double>(m_typeCounts[t]);
+      out.push_back(n > 0 ? sum / n : 0.0);
+      all += sum;
+    }
+    out.push_back(all / static_cast<double>(m_atoms));
+    return out;
   }
 
   /// Advances the Nose-Hoover chain half a step from the current kinetic energy and scales the

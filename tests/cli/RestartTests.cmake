@@ -124,10 +124,10 @@ foreach(np 4 1)
   eddy_restart_test(lj_reproducible.np2_to_np${np} restart_lj_reproducible lj 30 45 60 2 2 ${np}
                     "${_lj_csvs}")
 endforeach()
-# Under a Nose-Hoover chain (its variables in the checkpoint), with the MSD (its references and
-# samples in the checkpoint), from 2 ranks onto 1.
+# Under a Nose-Hoover chain (its variables in the checkpoint), with the MSD and the VACF (their
+# references, origins and samples in the checkpoint), from 2 ranks onto 1.
 eddy_restart_test(lj_nose_hoover.np2_to_np1 restart_lj_nose_hoover lj 30 45 60 2 2 1
-                  "${_lj_csvs};lj.msd.csv")
+                  "${_lj_csvs};lj.msd.csv;lj.vacf.csv")
 # Started from a data file (its box's corner not at 0, its velocities), from 2 ranks onto 3.
 eddy_restart_test(lj_data.np2_to_np3 restart_lj_data lj 30 45 60 2 2 3 "${_lj_csvs}")
 

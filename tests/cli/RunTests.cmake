@@ -206,14 +206,17 @@ eddy_add_cli_test(NAME cli.validate.md_xyz_triclinic EXPECT_EXIT 3
                   COMMAND validate tests/cli/decks/md_xyz_errors.yaml
                           --set md.data_file=tests/cli/decks/triclinic.xyz)
 # Mixtures: the Kob-Andersen deck (shortened) on 1 and 2 ranks, its types in their exact
-# shares; types and pairs that cannot run are deck errors at their keys.
+# shares, with the velocity autocorrelation's D of each type (steps 0 to 100 every 5 in windows
+# of 10: origins at 0, 50 and 100); types and pairs that cannot run are deck errors at their keys.
 foreach(n 1 2)
   eddy_add_cli_test(NAME cli.run.kob_andersen.np${n} RANKS ${n} EXPECT_EXIT 0
                     MATCH "md: types A \\(3200 atoms\\), B \\(800 atoms\\); pairs shifted A_A epsilon 1 sigma 1 rc 2.5, A_B epsilon 1.5 sigma 0.8 rc 2, B_B epsilon 0.5 sigma 0.88 rc 2.2"
                           "final: step 100"
+                          "md: self-diffusion D = [-0-9.e]+ \\(A [-0-9.e]+, B [-0-9.e]+\\) sigma\\^2/tau, Green-Kubo: 1/3 of the integral of the velocity autocorrelation over lags 0 to 0\\.225 tau \\(3 origins. output/cli_kob_andersen_np${n}/kob_andersen\\.vacf\\.csv\\)"
                     ONCE "final: step"
                     LABELS validation
                     COMMAND run inputs/kob_andersen.yaml --set run.steps=100
+                            --set md.vacf.every=5 --set md.vacf.lags=10
                             --set run.output_dir=output/cli_kob_andersen_np${n})
 endforeach()
 eddy_add_cli_test(NAME cli.validate.md_pair_errors EXPECT_EXIT 3
@@ -347,13 +350,15 @@ eddy_add_cli_test(NAME cli.run.local_error.np4 RANKS 4 EXPECT_EXIT nonzero
 
 # Diagnostics time series and md analyses: the CSVs exist with their header and one row per
 # sample (steps 0..20: every 5 -> 5 rows; g(r) and speeds every 10 -> 3 samples of 50 / 20 bins;
-# the MSD every 2 from step 10 -> 6 rows).
+# the MSD every 2 from step 10 -> 6 rows), the VACF a row per lag (windows of 4 samples every 2
+# steps from step 10 -> 4 rows).
 foreach(n 1 4)
   set(_checks
       "md_diagnostics.csv|^step \\[1\\],time \\[tau\\],T \\[epsilon/k_B\\],PE \\[epsilon/atom\\],KE \\[epsilon/atom\\],E \\[epsilon/atom\\],P \\[epsilon/sigma\\^3\\],rebuilds \\[1\\],H \\[epsilon/atom\\],Pxx \\[epsilon/sigma\\^3\\],Pyy \\[epsilon/sigma\\^3\\],Pzz \\[epsilon/sigma\\^3\\],Pxy \\[epsilon/sigma\\^3\\],Pxz \\[epsilon/sigma\\^3\\],Pyz \\[epsilon/sigma\\^3\\]$|5"
       "lj_diag.rdf.csv|^step \\[1\\],r_low \\[sigma\\],r_high \\[sigma\\],pairs \\[1\\],g \\[1\\]$|150"
       "lj_diag.speeds.csv|^step \\[1\\],v_low|60"
-      "lj_diag.msd.csv|^step \\[1\\],lag \\[tau\\],msd \\[sigma\\^2\\]$|6")
+      "lj_diag.msd.csv|^step \\[1\\],lag \\[tau\\],msd \\[sigma\\^2\\]$|6"
+      "lj_diag.vacf.csv|^lag \\[tau\\],origins \\[1\\],vacf \\[sigma\\^2/tau\\^2\\],D \\[sigma\\^2/tau\\]$|4")
   add_test(NAME cli.run.lj_diagnostics.np${n}
            COMMAND ${CMAKE_COMMAND}
                    "-DCMD=${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG};${n};${EDDY_MPIEXEC_PREFLAGS};$<TARGET_FILE:eddy>;run"

@@ -15,6 +15,7 @@
 #include "EddyTest.hpp"
 #include "Statistics.hpp"
 
+#include "md/Analysis.hpp"
 #include "md/System.hpp"
 
 #include <cmath>
@@ -138,6 +139,86 @@ TEST(MdDiffusion, DISABLED_ALongRunMatchesNistWithinFivePercent) {
       EXPECT_NEAR(d.mean, r.d, 0.05 * r.d);
     }
     EXPECT_LT(d.error, 0.02 * r.d) << "rho* " << r.rho;
+  }
+}
+
+// The velocity autocorrelation of a Langevin gas. At rho* = 1e-3 an atom meets another once in
+// ~100 tau (a mean free path of 1 / (sqrt(2) pi rho) = 225 sigma at a speed of ~1.6), so over a
+// 2-tau window each velocity is an Ornstein-Uhlenbeck process:
+// after each BAOAB step v -> c v + noise, c = exp(-gamma dt), so C_t(t) = 3 T / m_t
+// exp(-gamma t) at every step for type t, and the Green-Kubo integral 1/3 of its integral tends to
+// the Einstein value T / (m_t gamma). Two types of mass 1 and 3; 40 windows of 2 tau (4 / gamma,
+// the windows near independent), each its own origin; C at every lag within 4 of the windows'
+// standard errors of the exact value, and so is the integral over the window (compared with
+// the trapezoidal sum of the exact C at the same lags).
+TEST(MdVelocityAutocorrelation, ALangevinGasDecaysAtItsFriction) {
+  Exec space;
+  Parameters p;
+  p.cells = {6, 6, 6};
+  p.density = 1e-3;
+  p.temperature = 1.0;
+  p.dt = 0.01;
+  p.skin = 1.0;  // fewer list builds of the fast, far-apart atoms (and fewer bins)
+  p.types = 2;
+  p.fractions = {0.5, 0.5};
+  p.masses = {1.0, 3.0};
+  p.pairs.assign(4, eddy::md::PairParameters{1.0, 1.0, 2.5});
+  p.thermostat = eddy::md::Thermostat::Langevin;
+  p.thermostatTemperature = 1.0;
+  p.langevinDamping = 2.0;
+  p.seed = 99;
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  for (int k = 0; k < 500; ++k) s.step(space);  // 10 relaxation times
+  int const lags = 20, every = 10, windows = 40;
+  double const spacing = every * p.dt;
+  eddy::md::VelocityAutocorrelation c(lags, 3);
+  // Per window: C of each type at each lag, and its Green-Kubo integral.
+  std::vector<std::vector<std::vector<double>>> perWindow(2);
+  for (int w = 0; w < windows; ++w) {
+    eddy::md::VelocityAutocorrelation one(lags, 3);
+    for (int k = 0; k < lags; ++k) {
+      if (k == 0) s.markVelocityOrigins(space);
+      auto const values = s.velocityAutocorrelations(space);
+      ASSERT_EQ(values.size(), 3u);
+      c.add(k, values);
+      one.add(k, values);
+      for (int j = 0; j < every; ++j) s.step(space);
+    }
+    for (int t = 0; t < 2; ++t) {
+      std::vector<double> row;
+      for (int k = 0; k < lags; ++k) row.push_back(one.mean(k, t));
+      row.push_back(one.greenKubo(t, spacing).back());
+      perWindow[t].push_back(row);
+    }
+  }
+  double const gamma = p.langevinDamping, temperature = p.thermostatTemperature;
+  for (int t = 0; t < 2; ++t) {
+    double const m = p.masses[t];
+    auto const exact = [&](int k) {
+      return 3.0 * temperature / m * std::exp(-gamma * k * spacing);
+    };
+    double exactIntegral = 0.0;  // as greenKubo sums it: the trapezoidal rule over the lags
+    for (int k = 1; k < lags; ++k) exactIntegral += spacing * (exact(k - 1) + exact(k)) / 6.0;
+    for (int k = 0; k < lags; ++k) {
+      std::vector<double> blocks;
+      for (auto const& row : perWindow[t]) blocks.push_back(row[static_cast<std::size_t>(k)]);
+      auto const e = eddy::test::fromBlocks(blocks);
+      EXPECT_EQ(c.count(k), windows);
+      EXPECT_NEAR(c.mean(k, t), e.mean, 1e-12 * std::fabs(e.mean) + 1e-15);
+      EXPECT_NEAR(e.mean, exact(k), 4.0 * e.error) << "type " << t << " lag " << k;
+      EXPECT_LT(e.error, 0.05 * exact(0)) << "type " << t << " lag " << k;
+    }
+    std::vector<double> blocks;
+    for (auto const& row : perWindow[t]) blocks.push_back(row.back());
+    auto const d = eddy::test::fromBlocks(blocks);
+    EXPECT_NEAR(c.greenKubo(t, spacing).back(), d.mean, 1e-12 * d.mean);
+    EXPECT_NEAR(d.mean, exactIntegral, 4.0 * d.error) << "type " << t;
+    if (eddy::test::worldRank() == 0)
+      std::printf(
+          "mass %g: C(0) %.4f (exact %.4f), D_GK over 2 tau %.5f +- %.5f (exact %.5f; "
+          "T / m gamma %.5f)\n",
+          m, c.mean(0, t), 3.0 * temperature / m, d.mean, d.error, exactIntegral,
+          temperature / (m * gamma));
   }
 }
 
