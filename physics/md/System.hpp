@@ -707,6 +707,28 @@ class System {
           return v(i, 0) * origin(i, 0) + v(i, 1) * origin(i, 1) + v(i, 2) * origin(i, 2);
         });
   }
+  /// Collective: the mean of `term(i)` (a per-atom value) over the atoms of each type, one value
+  /// per type (0 for a type without atoms), then over all atoms. Reproducible sums in
+  /// reproducible mode. Public: CUDA's device lambdas may not live in private members.
+  template <class Term>
+  std::vector<double> typeMeans(Exec const& space, Term const& term) const {
+    auto const type = m_particles.types();
+    std::vector<double> out;
+    double all = 0.0;
+    for (int t = 0; t < m_params.types; ++t) {
+      auto const ofType = KOKKOS_LAMBDA(const std::int64_t i) {
+        return type(i) == t ? term(i) : 0.0;
+      };
+      double const sum = m_params.reproducible ? reproducibleSum(space, m_comm, owned(), ofType)
+                                               : globalSum(space, m_comm, owned(), ofType);
+      double const n = static_cast<double>(m_typeCounts[t]);
+      out.push_back(n > 0 ? sum / n : 0.0);
+      all += sum;
+    }
+    out.push_back(all / static_cast<double>(m_atoms));
+    return out;
+  }
+
   /// Collective: total kinetic energy (the reproducible sum in reproducible mode).
   double diagnosticsKinetic(Exec const& space) const {
     return kineticEnergy(space, m_params.reproducible);
@@ -1099,28 +1121,6 @@ class System {
     checkMpi(MPI_Allreduce(mine.data(), all.data(), m_params.types, MPI_INT64_T, MPI_SUM, m_comm),
              "MPI_Allreduce (eddy::md::countTypes)");
     return all;
-  }
-
-  /// Collective: the mean of `term(i)` (a per-atom value) over the atoms of each type, one value
-  /// per type (0 for a type without atoms), then over all atoms. Reproducible sums in
-  /// reproducible mode.
-  template <class Term>
-  std::vector<double> typeMeans(Exec const& space, Term const& term) const {
-    auto const type = m_particles.types();
-    std::vector<double> out;
-    double all = 0.0;
-    for (int t = 0; t < m_params.types; ++t) {
-      auto const ofType = KOKKOS_LAMBDA(const std::int64_t i) {
-        return type(i) == t ? term(i) : 0.0;
-      };
-      double const sum = m_params.reproducible ? reproducibleSum(space, m_comm, owned(), ofType)
-                                               : globalSum(space, m_comm, owned(), ofType);
-      double const n = static_cast<double>(m_typeCounts[t]);
-      out.push_back(n > 0 ? sum / n : 0.0);
-      all += sum;
-    }
-    out.push_back(all / static_cast<double>(m_atoms));
-    return out;
   }
 
   /// Advances the Nose-Hoover chain half a step from the current kinetic energy and scales the
