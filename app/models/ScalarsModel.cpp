@@ -405,8 +405,7 @@ double bytesPerCell(io::Deck const& deck) {
   double b = 0;
   // q and its stage increment, each scalar.
   b += 16.0 * static_cast<double>(deckScalars(deck).size());
-  if (deck.has("scalars.boussinesq")) b += 8.0;  // the flow's body force field
-  return b;
+  return b;  // the buoyancy is computed inside the flow's momentum stage: no field of its own
 }
 
 /// A TVD scalar reads two cells across a block's faces: every rank's block needs at least two
@@ -475,7 +474,7 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
     auto* carrier = models.find<CarryingFlow>();
     if (!carrier)
       throw ConfigError("scalars: no flow to carry the scalars; the deck needs a fluids section");
-    carrier->flow().couple(ExecSpace(), *this);
+    carrier->flow().couple(*this);
     // The flow's bodies hold each scalar at the deck's value.
     if (auto const* immersed = carrier->flow().bodies()) {
       int const dims = m_decomp.dims();
@@ -495,11 +494,7 @@ class ScalarsModel final : public Model, public fluids::StageCoupling {
   }
 
   // fluids::StageCoupling
-  std::array<bool, 3> forcedComponents() const override { return m_model.forcedComponents(); }
-  void forces(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& force,
-              fluids::RkStage const&) override {
-    m_model.buoyancyForce(space, force);
-  }
+  fluids::LinearForce force(fluids::RkStage const&) const override { return m_model.buoyancy(); }
   void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
                fluids::RkStage const& stage) override {
     m_model.stage(space, u, stage.dt, stage.a, stage.b);

@@ -307,8 +307,6 @@ std::size_t Model::bytes() const {
     if (h) b += h->bytes();
   for (int c = 0; c < m_dims; ++c)
     b += m_u[c]->bytes() + m_uPrevious[c]->bytes() + m_haloU[c]->bytes();
-  for (auto const& f : m_bodyForce)
-    if (f) b += f->bytes();
   if (m_bodies) b += m_bodies->bytes();
   return b;
 }

@@ -70,8 +70,8 @@ struct MomentumStages {
   FieldView p, next[3];
   DeviceBox faces[3];
   double nu, force[3], dt, aOverBPrevious, stageB;
-  FieldView bodyForce[3];
-  bool forced[3];
+  FieldView forcingField;
+  double forcing[3], forcingReference;
 
   /// Adds axis B's terms (B != C) to the advection and the Laplacian of component C.
   template <int C, int B, class W>
@@ -107,7 +107,12 @@ struct MomentumStages {
     crossAxis<c, 2>(w, centre, adv, lap);
     double const gradP = (p(i, j, k) - p(i - ec0, j - ec1, k - ec2)) * g.invH[c];
     // Without a coupled force the sum is force[c] itself: the same bits as an uncoupled flow.
-    double const fc = forced[c] ? force[c] + bodyForce[c](i, j, k) : force[c];
+    double const fc =
+        forcing[c] != 0.0
+            ? force[c] + forcing[c] * (0.5 * (forcingField(i - ec0, j - ec1, k - ec2) +
+                                              forcingField(i, j, k)) -
+                                       forcingReference)
+            : force[c];
     double const rate = nu * lap - adv + fc - gradP;
     // The previous stage's du is (u - u_previous) / B_previous.
     double const du =
@@ -145,8 +150,9 @@ void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields con
       dt,
       rk.a == 0.0 ? 0.0 : rk.a / rk.bPrevious,
       rk.b,
-      {f.bodyForce[0], f.bodyForce[1], f.bodyForce[2]},
-      {f.forced[0], f.forced[1], f.forced[2]}};
+      f.forcingField,
+      {f.forcing[0], f.forcing[1], f.forcing[2]},
+      f.forcingReference};
   std::array<WindowField, 3> const u{WindowField::of(f.u.c[0]), WindowField::of(f.u.c[1]),
                                      WindowField::of(f.u.c[2])};
   std::string const label = "eddy::fluids::momentumStage";

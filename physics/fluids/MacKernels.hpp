@@ -53,10 +53,12 @@ struct StageFields {
   VelocityViews u;
   FieldView next[3];
   Box3 faces[3];
-  /// A body force per face [m/s^2] of component c, added to `force[c]` where forced[c] (a
-  /// coupled model's, StageCoupling.hpp); not read otherwise.
-  FieldView bodyForce[3];
-  bool forced[3] = {false, false, false};
+  /// A coupled model's body force (StageCoupling.hpp LinearForce), added to `force[c]`:
+  /// forcing[c] (s_f - forcingReference), s_f the mean of `forcingField` over the two cells the
+  /// face parts; the field is not read where forcing[c] is 0.
+  FieldView forcingField;
+  double forcing[3] = {0.0, 0.0, 0.0};
+  double forcingReference = 0.0;
 };
 
 /// The coefficients of one stage of Williamson's low-storage RK3: du = a du + dt L(u),
@@ -68,7 +70,7 @@ struct RkCoefficients {
 /// One low-storage Runge-Kutta stage of every component, in one pass over `part` of `faces`
 /// (momentumFaces(dims, 0, n, false): the union of the components' faces, split the same way),
 /// at the faces of component c (`f.faces[c]`):
-///   du = a du_previous + dt (-div(u u_c) + nu lap u_c + force_c [+ bodyForce_c] - d p / d x_c)
+///   du = a du_previous + dt (-div(u u_c) + nu lap u_c + force_c [+ forcing_c] - d p / d x_c)
 ///   next_c = u_c + b du
 /// where du_previous = (u_c - next_c) / bPrevious is the previous stage's increment, recovered
 /// from the two velocities (next_c not read where a = 0). The stage increment needs no field of

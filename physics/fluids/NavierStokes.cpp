@@ -225,15 +225,9 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
 
 Model::~Model() = default;
 
-void Model::couple(ExecSpace const& space, StageCoupling& coupled) {
+void Model::couple(StageCoupling& coupled) {
   EDDY_REQUIRE(m_coupled == nullptr, "fluids::Model::couple: a model is coupled already");
   m_coupled = &coupled;
-  auto const forced = coupled.forcedComponents();
-  Centering const centering[3] = {Centering::FaceX, Centering::FaceY, Centering::FaceZ};
-  for (int c = 0; c < m_dims; ++c)
-    if (forced[c])
-      m_bodyForce[c] = std::make_unique<Field<MemSpace>>(
-          space, str("eddy::fluids::bodyForce", kAxisName[c]), m_decomp, 1, centering[c]);
 }
 
 double Model::viscousDt() const {
@@ -376,14 +370,10 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
   RkStage const coupledStage{stage, dt, kRkA[stage], kRkB[stage]};
   if (m_coupled) {
     // The force of the coupled fields of the previous stage.
-    std::array<GhostedView<MemSpace>, 3> force;
-    for (int c = 0; c < m_dims; ++c)
-      if (m_bodyForce[c]) {
-        force[c] = m_bodyForce[c]->access();
-        f.bodyForce[c] = force[c];
-        f.forced[c] = true;
-      }
-    m_coupled->forces(space, force, coupledStage);
+    LinearForce const force = m_coupled->force(coupledStage);
+    f.forcingField = force.field;
+    for (int c = 0; c < m_dims; ++c) f.forcing[c] = force.coefficient[c];
+    f.forcingReference = force.reference;
   }
   auto momentum = [&](mac::Part part) {
     mac::momentumStages(space, grid, f, m_p->access(), m_momentumFaces, part, m_params.viscosity,

@@ -281,9 +281,9 @@ class Model {
   /// Bytes of device memory held by the model: its fields, halo buffers and the Poisson solver.
   std::size_t bytes() const;
   /// Advances `coupled` inside every RK stage from now on (StageCoupling.hpp) and adds its body
-  /// force to the momentum of the components it names (one face field each, allocated here).
-  /// The coupled model outlives the flow's steps. Throws eddy::Error when one is coupled already.
-  void couple(ExecSpace const& space, StageCoupling& coupled);
+  /// force to the momentum stage. The coupled model outlives the flow's steps. Throws
+  /// eddy::Error when one is coupled already.
+  void couple(StageCoupling& coupled);
 
   // Kernels and steps; public only because CUDA lambdas may not live in private members.
   void setInitialState(ExecSpace const& space);
@@ -349,8 +349,6 @@ class Model {
   std::unique_ptr<OpenBoundaries> m_open;
   std::unique_ptr<ImmersedBodies> m_bodies;
   StageCoupling* m_coupled = nullptr;  ///< advanced inside the RK stages; none: a plain flow
-  /// Per component forced by m_coupled, its body force per face; null otherwise.
-  std::array<std::unique_ptr<Field<MemSpace>>, 3> m_bodyForce;
   ExecSpace m_haloSpace;            ///< the velocity exchanges, with overlap
   std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
   BoxSplit m_momentumFaces;         ///< around every component's faces, split the same way

@@ -2,8 +2,8 @@
 /// @brief The seam through which a model the flow carries (transported scalars) advances in the
 /// flow's own Runge-Kutta stages and pushes back on it with a body force.
 ///
-/// Each of the three stages of a step goes: forces(), the momentum stage, advance(), then the
-/// velocity buffers trade places. Both halves of a stage read the previous stage's values only:
+/// Each of the three stages of a step goes: force(), the momentum stage (which adds that force),
+/// advance(), then the velocity buffers trade places. Both halves of a stage read the previous stage's values only:
 /// the body force of stage k is computed from the coupled fields of stage k - 1, and the coupled
 /// fields of stage k from the velocity of stage k - 1 (the velocity at the start of the stage,
 /// every ghost current). So the pair is one Runge-Kutta method on the joint state, of the
@@ -25,18 +25,23 @@ struct RkStage {
   double a = 0.0, b = 1.0;
 };
 
+/// A body force per unit mass [L/T^2] on the flow, linear in one cell-centred field s of the
+/// coupled model: at each face of component c, coefficient[c] (s_f - reference), s_f the mean of
+/// the two cells the face parts (a Boussinesq buoyancy). The flow adds it inside its momentum
+/// stage: no force field and no pass of its own.
+struct LinearForce {
+  GhostedView<MemSpace> field;                 ///< s; not read where every coefficient is 0
+  std::array<double, 3> coefficient{0, 0, 0};  ///< per component; 0: no force on it
+  double reference = 0.0;
+};
+
 /// A model advanced inside the flow's stages (the flow holds at most one).
 class StageCoupling {
  public:
   virtual ~StageCoupling() = default;
-  /// Velocity components that get a body force from the coupled model (allocated by the flow
-  /// when it is coupled: one face field per such component, 8 bytes a cell).
-  virtual std::array<bool, 3> forcedComponents() const = 0;
-  /// Writes the body force per unit mass [m/s^2] at every owned face of each forced component
-  /// c into `force[c]` (the low domain face of a wall included; it is not read), from the
-  /// coupled fields as the last stage left them.
-  virtual void forces(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& force,
-                      RkStage const& stage) = 0;
+  /// The body force of this stage on the flow, from the coupled fields as the last stage left
+  /// them (the field's ghosts current, the low domain face of a wall not read).
+  virtual LinearForce force(RkStage const& stage) const = 0;
   /// Advances the coupled fields by `stage` with the face velocity `u` (components >= dims
   /// unused) of the start of the stage, whose ghosts are current; leaves the coupled fields'
   /// ghosts current for the next stage.

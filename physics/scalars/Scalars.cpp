@@ -216,33 +216,14 @@ void Model::fillGhosts(ExecSpace const& space, int s) {
     }
 }
 
-std::array<bool, 3> Model::forcedComponents() const {
-  std::array<bool, 3> forced{false, false, false};
+fluids::LinearForce Model::buoyancy() const {
+  fluids::LinearForce f;
   Buoyancy const& b = m_params.buoyancy;
-  if (b.scalar < 0) return forced;
-  for (int c = 0; c < m_decomp.dims(); ++c) forced[c] = b.gravity[c] != 0.0;
-  return forced;
-}
-
-void Model::buoyancyForce(ExecSpace const& space,
-                          std::array<GhostedView<MemSpace>, 3> const& force) const {
-  Buoyancy const& b = m_params.buoyancy;
-  auto const forced = forcedComponents();
-  Index3 const n = m_decomp.localCells();
-  for (int c = 0; c < m_decomp.dims(); ++c) {
-    if (!forced[c]) continue;
-    auto const t = m_q[b.scalar]->access();
-    auto const f = force[c];
-    Index3 hi = n;
-    if (m_decomp.isHighBoundary(c)) hi[c] += 1;  // the wall face
-    double const coef = -b.expansion * b.gravity[c], ref = b.reference;
-    int const e0 = c == 0, e1 = c == 1, e2 = c == 2;
-    forEachCell(
-        "eddy::scalars::buoyancy", space, {0, 0, 0}, hi, KOKKOS_LAMBDA(int i, int j, int k) {
-          double const tf = 0.5 * (t(i - e0, j - e1, k - e2) + t(i, j, k));
-          f(i, j, k) = coef * (tf - ref);
-        });
-  }
+  if (b.scalar < 0) return f;
+  f.field = m_q[b.scalar]->access();
+  for (int c = 0; c < m_decomp.dims(); ++c) f.coefficient[c] = -b.expansion * b.gravity[c];
+  f.reference = b.reference;
+  return f;
 }
 
 namespace detail {

@@ -34,6 +34,7 @@
 #include "eddy/core/Field.hpp"
 #include "eddy/core/ForcedPoints.hpp"
 #include "eddy/core/HaloExchange.hpp"
+#include "fluids/StageCoupling.hpp"
 
 #include <mpi.h>
 
@@ -153,11 +154,9 @@ class Model {
   Model(Model const&) = delete;
   Model& operator=(Model const&) = delete;
 
-  /// Components of the flow that the buoyancy forces.
-  std::array<bool, 3> forcedComponents() const;
-  /// Writes the buoyancy at every owned face of each forced component c into force[c].
-  void buoyancyForce(ExecSpace const& space,
-                     std::array<GhostedView<MemSpace>, 3> const& force) const;
+  /// The buoyancy -beta (T - T_ref) g on the flow, from the temperature as it is now (no force
+  /// without a Boussinesq temperature).
+  fluids::LinearForce buoyancy() const;
   /// One RK stage (dq = a dq + dt L(q), q += b dq) of every scalar with the face velocity `u`
   /// (ghosts current); ends with every ghost current.
   void stage(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u, double dt,

@@ -18,17 +18,13 @@ class CoupledScalars final : public fluids::StageCoupling {
       : m_flow(flow.make(comm)) {
     auto const decomp = CartDecomposition::fromComm(comm, flow.cells, flow.dims, flow.periodic);
     m_scalars = std::make_unique<scalars::Model>(ExecSpace(), comm, decomp, flow.length, params);
-    m_flow->couple(ExecSpace(), *this);
+    m_flow->couple(*this);
   }
   // The flow keeps a pointer to this coupling.
   CoupledScalars(CoupledScalars const&) = delete;
   CoupledScalars& operator=(CoupledScalars const&) = delete;
-  std::array<bool, 3> forcedComponents() const override {
-    return m_scalars->forcedComponents();
-  }
-  void forces(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& force,
-              fluids::RkStage const&) override {
-    m_scalars->buoyancyForce(space, force);
+  fluids::LinearForce force(fluids::RkStage const&) const override {
+    return m_scalars->buoyancy();
   }
   void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
                fluids::RkStage const& stage) override {
