@@ -71,36 +71,41 @@ class Reader {
     std::ifstream in(m_path, std::ios::binary);
     if (!in)
       throw IoError(str("cannot open extended XYZ file '", m_path, "': ", std::strerror(errno)));
-    std::vector<std::string> lines;
-    for (std::string text; std::getline(in, text);) {
+    std::size_t seen = 0;  // lines read so far
+    auto next = [&](std::string& text) {
+      if (!std::getline(in, text)) return false;
       if (!text.empty() && text.back() == '\r') text.pop_back();
-      lines.push_back(std::move(text));
-    }
+      ++seen;
+      return true;
+    };
     // The frames: a count line, a comment line and that many atom lines each; blank lines may
-    // end the file.
+    // end the file. Only the last frame is kept (a trajectory may be far larger than a frame).
     ExtendedXyz out;
-    std::size_t last = 0;
-    for (std::size_t i = 0; i < lines.size();) {
-      if (words(lines[i]).empty()) {
-        bool const rest = std::all_of(lines.begin() + static_cast<std::ptrdiff_t>(i), lines.end(),
-                                      [](std::string const& l) { return words(l).empty(); });
-        if (rest) break;
-        fail(line(i), "a blank line", "the number of atoms of a frame");
+    std::vector<std::string> last;  // its count line, comment line and atom lines
+    std::size_t lastAt = 0;         // the index of its count line in the file
+    for (std::string text; next(text);) {
+      std::size_t const at = seen - 1;
+      if (words(text).empty()) {
+        for (std::string rest; next(rest);)
+          if (!words(rest).empty()) fail(line(at), "a blank line", "the number of atoms of a frame");
+        break;
       }
-      auto const w = words(lines[i]);
+      auto const w = words(text);
       if (w.size() != 1)
-        fail(line(i), str("'", lines[i].substr(0, 40), "'"),
+        fail(line(at), str("'", text.substr(0, 40), "'"),
              "the number of atoms of a frame alone on its line");
-      auto const n = static_cast<std::size_t>(whole(w[0], line(i), "the atom count", 1));
-      if (lines.size() - i < n + 2)
-        fail(line(i), str("a frame of ", n, " atoms followed by ", lines.size() - i - 1, " lines"),
+      auto const n = static_cast<std::size_t>(whole(w[0], line(at), "the atom count", 1));
+      std::vector<std::string> lines{text};
+      for (std::string l; lines.size() < n + 2 && next(l);) lines.push_back(std::move(l));
+      if (lines.size() < n + 2)
+        fail(line(at), str("a frame of ", n, " atoms followed by ", lines.size() - 1, " lines"),
              str("a comment line and ", n, " atom lines"));
-      last = i;
+      last = std::move(lines);
+      lastAt = at;
       ++out.frames;
-      i += n + 2;
     }
     if (out.frames == 0) fail(1, "no frame", "the number of atoms, a comment line and the atoms");
-    frame(lines, last, out);
+    frame(last, lastAt, out);
     return out;
   }
 
@@ -175,12 +180,14 @@ class Reader {
     return out;
   }
 
+  /// Reads frame `lines` (its count, comment and atom lines; the count line the file's line
+  /// index `at`) into `out`.
   void frame(std::vector<std::string> const& lines, std::size_t at, ExtendedXyz& out) const {
-    auto const n = static_cast<std::size_t>(std::stoll(words(lines[at])[0]));
+    std::size_t const n = lines.size() - 2;
     long long const comment = line(at + 1);
     bool haveLattice = false;
     std::string spec = "species:S:1:pos:R:3";
-    for (auto const& [key, value] : keyValues(lines[at + 1], comment)) {
+    for (auto const& [key, value] : keyValues(lines[1], comment)) {
       auto const v = words(value);
       if (key == "lattice") {
         if (v.size() != 9)
@@ -253,9 +260,8 @@ class Reader {
     if (velo) out.velocity.reserve(n);
     std::unordered_set<long long> ids;
     for (std::size_t i = 0; i < n; ++i) {
-      std::size_t const index = at + 2 + i;
-      long long const number = line(index);
-      auto const w = words(lines[index]);
+      long long const number = line(at + 2 + i);
+      auto const w = words(lines[2 + i]);
       if (static_cast<int>(w.size()) != width)
         fail(number, str("an atom line of ", w.size(), " values"),
              str(width, " (Properties=", spec.substr(0, 80), ")"));
