@@ -80,20 +80,18 @@ class ParticleGhosts {
         m_messenger(comm, decomp) {
     if (!(width > 0))
       throw ConfigError(str("ParticleGhosts: ghost width is ", width, "; expected > 0"));
-    char const* const axisName[3] = {"x", "y", "z"};
-    for (int a = 0; a < 3; ++a) {
-      int const p = decomp.procGrid()[a], n = decomp.globalCells()[a];
-      int narrowest = n;
-      for (int c = 0; c < p; ++c)
-        narrowest = std::min(narrowest, CartDecomposition::splitCount(n, p, c));
-      double const w = narrowest * domain.length[a] / n;
-      if (w < width)
-        throw ConfigError(str("ParticleGhosts: the narrowest subdomain along ", axisName[a], " is ",
-                              w, " wide (", decomp.describe(), ", box ", domain.length[a],
-                              "), less than the ghost width ", width,
-                              "; expected at least the ghost width (use fewer ranks along ",
-                              axisName[a], " or a larger system)"));
-    }
+    requireWidth(domain);
+  }
+
+  /// A box of new edge lengths over the same decomposition (a barostat's), in force from now
+  /// on: the next build selects by its blocks, and refreshes shift across its periodic edges
+  /// by its lengths. Throws eddy::ConfigError, the same on every rank, when some subdomain
+  /// became narrower than the ghost width.
+  void setDomain(ParticleDomain const& domain) {
+    requireWidth(domain);
+    m_domain = domain;
+    for (int a = 0; a < 3; ++a)
+      m_stage[a].shift = detail::periodicShift(m_decomp, a, m_domain.length[a]);
   }
 
   /// Collective: appends ghost rows (the container's ghost codec) after the `owned` first rows
@@ -278,6 +276,25 @@ class ParticleGhosts {
 
  private:
   static constexpr int kTagBase = 200;
+
+  /// Throws eddy::ConfigError when some subdomain of `domain` is narrower than the ghost width
+  /// (a single hop per stage must reach every ghost).
+  void requireWidth(ParticleDomain const& domain) const {
+    char const* const axisName[3] = {"x", "y", "z"};
+    for (int a = 0; a < 3; ++a) {
+      int const p = m_decomp.procGrid()[a], n = m_decomp.globalCells()[a];
+      int narrowest = n;
+      for (int c = 0; c < p; ++c)
+        narrowest = std::min(narrowest, CartDecomposition::splitCount(n, p, c));
+      double const w = narrowest * domain.length[a] / n;
+      if (w < m_width)
+        throw ConfigError(str("ParticleGhosts: the narrowest subdomain along ", axisName[a], " is ",
+                              w, " wide (", m_decomp.describe(), ", box ", domain.length[a],
+                              "), less than the ghost width ", m_width,
+                              "; expected at least the ghost width (use fewer ranks along ",
+                              axisName[a], " or a larger system)"));
+    }
+  }
 
   struct Stage {
     IndexList list[2];

@@ -99,6 +99,9 @@ class ParticleMigration {
   }
 
   ParticleDomain const& domain() const { return m_domain; }
+  /// A box of new edge lengths over the same decomposition (a barostat's), in force from the
+  /// next migration on.
+  void setDomain(ParticleDomain const& domain) { m_domain = domain; }
 
   /// Whether one rank spans `axis` whole, periodic (migration along it is a shift in place).
   bool spannedWhole(int axis) const {
