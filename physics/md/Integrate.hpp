@@ -131,6 +131,36 @@ void kick(Exec const& space, double dt, Velocities<Mem> const& v, Forces<Mem> co
       });
 }
 
+/// v <- a v + b dt/2 f / m on the owned rows: the half kick of a barostat's step
+/// (MtkBarostat::kickFactors).
+template <class Exec, class Mem>
+void scaledKick(Exec const& space, double dt, double a, double b, Velocities<Mem> const& v,
+                Forces<Mem> const& f, int owned, Masses<Mem> const& masses = {}) {
+  double const half = 0.5 * dt * b;
+  Kokkos::parallel_for(
+      "eddy::md::scaledKick", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        double const inverse = masses.inverseOf(i);
+        for (int d = 0; d < 3; ++d) v(i, d) = a * v(i, d) + half * (f(i, d) * inverse);
+      });
+}
+
+/// x <- a x + b dt v on the owned rows, each row's new position then given to `watch(i, x, y,
+/// z)`: the drift of a barostat's step, in a box whose edges scale by a
+/// (MtkBarostat::driftFactors).
+template <class Exec, class Mem, class Watch>
+void scaledDrift(Exec const& space, double dt, double a, double b, Positions<Mem> const& x,
+                 Velocities<Mem> const& v, int owned, Watch const& watch) {
+  double const step = dt * b;
+  Kokkos::parallel_for(
+      "eddy::md::scaledDrift", Kokkos::RangePolicy<Exec>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        double p[3];
+        for (int d = 0; d < 3; ++d) x(i, d) = p[d] = a * x(i, d) + step * v(i, d);
+        watch(i, p[0], p[1], p[2]);
+      });
+}
+
 /// v *= factor on the owned rows.
 template <class Exec, class Mem>
 void scaleVelocities(Exec const& space, Velocities<Mem> const& v, int owned, double factor) {

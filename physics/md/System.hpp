@@ -45,6 +45,7 @@
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Tuning.hpp"
+#include "md/Barostat.hpp"
 #include "md/Configuration.hpp"
 #include "md/ForceTuning.hpp"
 #include "md/Integrate.hpp"
@@ -67,6 +68,12 @@
 namespace eddy::md {
 
 enum class Thermostat { None, Berendsen, Langevin, NoseHoover };
+
+/// Box changes: with a barostat (Parameters::barostat) the box edges scale each step about the
+/// frame's origin, and so do the rank blocks, the periodic shifts of migration and ghosts
+/// (setBox), and the positions with them: no atom changes rank by the scaling. The list's
+/// displacement test measures from the build positions scaled with the box, and the rebuilds
+/// bin the box of the moment.
 
 /// Parameters of deck section `md` (reduced LJ units).
 struct Parameters {
@@ -115,6 +122,11 @@ struct Parameters {
   bool tail = false;
   /// The mass of each type (empty: all 1, the mass unit).
   std::vector<double> masses;
+  /// The isotropic MTK barostat holding `pressure` (with the Nose-Hoover chain thermostat,
+  /// which it requires), the box's oscillation period `barostatTau` (MtkBarostat).
+  bool barostat = false;
+  double pressure = 0.0;
+  double barostatTau = 5.0;
 };
 
 /// Global (all-rank) instantaneous quantities; every rank gets the same values.
@@ -127,8 +139,10 @@ struct Diagnostics {
   double pressure = 0.0;
   std::array<double, 3> momentum{0.0, 0.0, 0.0};
   /// The integrator's conserved quantity: total() plus the energy the thermostats took out of
-  /// the atoms (Berendsen, Langevin) plus the Nose-Hoover chain's own (NoseHooverChain::energy).
+  /// the atoms (Berendsen, Langevin) plus the Nose-Hoover chain's own (NoseHooverChain::energy)
+  /// plus the barostat's (MtkBarostat::energy).
   double conserved = 0.0;
+  double volume = 0.0;  ///< of the box
   double total() const { return kinetic + potential; }
 };
 
@@ -220,6 +234,13 @@ inline std::vector<Violation> violations(Parameters const& p) {
                        str("expected a type from 1 to ", p.types, " (md.species)")});
         break;
       }
+  if (p.barostat && p.thermostat != Thermostat::NoseHoover)
+    out.push_back({"md.barostat", "is mtk without the Nose-Hoover chain",
+                   "expected md.thermostat: nose_hoover (the MTK barostat's atoms are held at "
+                   "temperature by a Nose-Hoover chain)"});
+  if (p.barostat && !(std::isfinite(p.pressure) && p.barostatTau > 0))
+    out.push_back({"md.pressure", str("is ", p.pressure, " with md.barostat_tau ", p.barostatTau),
+                   "expected a finite pressure and md.barostat_tau > 0"});
   if (!out.empty()) return out;
   auto const length = boxLength(p);
   double const radius = p.cutoff + p.skin;
@@ -341,6 +362,9 @@ class System {
     if (m_params.thermostat == Thermostat::NoseHoover)
       m_chain = NoseHooverChain(m_params.chainLength, m_params.thermostatTemperature,
                                 m_params.noseHooverTau, dof());
+    if (m_params.barostat)
+      m_barostat = MtkBarostat(m_params.pressure, m_params.thermostatTemperature,
+                               m_params.barostatTau, dof(), m_params.chainLength);
     rebuild(space);
     computeForces(space);
   }
@@ -354,6 +378,10 @@ class System {
   /// and Nose-Hoover thermostats, which need the step's kinetic energy, never leave the kick.
   void step(Exec const& space, bool anotherStepFollows = false) {
     ScopedRegion region("eddy::md::step");
+    if (m_params.barostat) {
+      isobaricStep(space);
+      return;
+    }
     double const dt = m_params.dt;
     Thermostat const thermostat = m_params.thermostat;
     bool const chain = thermostat == Thermostat::NoseHoover;
@@ -403,6 +431,95 @@ class System {
       }
     }
     if (chain) chainHalfStep(space);
+  }
+
+  /// One step of the MTK barostat and the Nose-Hoover chains (Tuckerman et al. 2006, as
+  /// MtkBarostat): the barostat's chain, the atoms' chain and the box velocity over dt / 2, the
+  /// atoms' half kick, the drift in the box that grows by exp(v_eps dt) meanwhile, the forces
+  /// there, then the same halves in reverse order. The box velocity's force needs the virial
+  /// and the kinetic energy after each kick: two reductions more than a Nose-Hoover step.
+  void isobaricStep(Exec const& space) {
+    double const dt = m_params.dt;
+    bool const exact = m_params.reproducible;
+    finishStep(space);
+    ++m_steps;
+    m_barostat.chainHalfStep(dt);
+    double kinetic = kineticEnergy(space, exact);
+    double scale = m_chain.halfStep(kinetic, dt);
+    // (The rows' arrays are fetched at each use: a rebuild swaps them for sorted ones.)
+    scaleVelocities(space, m_particles.velocities(), owned(), scale);
+    m_barostat.kick(0.5 * dt, kinetic * scale * scale, isobaricVirial(space), volume());
+    auto const kick = m_barostat.kickFactors(dt);
+    scaledKick(space, dt, kick.a, kick.b, m_particles.velocities(), m_particles.forces(), owned(),
+               masses());
+    auto const drift = m_barostat.driftFactors(dt);
+    std::array<double, 3> length = m_domain.length;
+    for (double& l : length) l *= drift.a;
+    setBox(length);
+    auto const watch = m_list.displacementWatch(boxScale());
+    scaledDrift(space, dt, drift.a, drift.b, m_particles.positions(), m_particles.velocities(),
+                owned(), watch);
+    settleNeighbors(space, watch, true);
+    computeForces(space);
+    m_virialKnown = false;
+    scaledKick(space, dt, kick.a, kick.b, m_particles.velocities(), m_particles.forces(), owned(),
+               masses());
+    kinetic = kineticEnergy(space, exact);
+    m_barostat.kick(0.5 * dt, kinetic, isobaricVirial(space), volume());
+    scale = m_chain.halfStep(kinetic, dt);
+    scaleVelocities(space, m_particles.velocities(), owned(), scale);
+    m_barostat.chainHalfStep(dt);
+  }
+
+  /// Collective: the box of edge lengths `length` over the same decomposition and the same
+  /// frame origin, in force from now on (the barostat's scaling; a restart's box). Every rank
+  /// must give the same lengths. Throws the collective eddy::Error (ExitCode::Failure) when the
+  /// box is narrower than twice cutoff + skin or some rank's block narrower than cutoff + skin.
+  void setBox(std::array<double, 3> const& length) {
+    double const radius = m_list.radius();
+    for (int d = 0; d < 3; ++d)
+      if (!(length[d] >= 2.0 * radius))
+        throw Error(str("md: at step ", m_steps, " the box edge along axis ", d, " became ",
+                        length[d], ", less than twice cutoff + skin = ", 2.0 * radius,
+                        ". Start from a larger system, or check md.pressure"),
+                    ExitCode::Failure, true);
+    ParticleDomain const domain(m_decomp, length);
+    try {
+      m_ghosts->setDomain(domain);
+    } catch (ConfigError const& e) {
+      throw Error(
+          str("md: at step ", m_steps, " the box shrank too far for this rank grid: ", e.what()),
+          ExitCode::Failure, true);
+    }
+    m_domain = domain;
+    m_migration->setDomain(m_domain);
+    m_virialKnown = false;
+  }
+  /// The box edges at the last neighbour-list build.
+  std::array<double, 3> const& buildLength() const { return m_buildLength; }
+
+  /// Collective: the virial, sum over pairs of r . F (plus the tail's with Parameters::tail), by
+  /// the reproducible sum in reproducible mode: Diagnostics::virial, without the energy.
+  double virial(Exec const& space) const {
+    ScopedRegion region("eddy::md::virial");
+    double w = 0.0;
+    if (m_params.reproducible) {
+      withPair([&](auto const& lj) {
+        RowPairSum<memory_space, std::decay_t<decltype(lj)>> const term{lj, m_particles.positions(),
+                                                                        m_list.view(), false};
+        w = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+      });
+    } else {
+      double const local = withPair([&](auto const& lj) {
+        return pairSums(space, lj, m_particles.positions(), m_list.view(), owned(),
+                        m_params.list == neighbor::ListKind::Half, lanes())
+            .virial;
+      });
+      checkMpi(MPI_Allreduce(&local, &w, 1, MPI_DOUBLE, MPI_SUM, m_comm),
+               "MPI_Allreduce (eddy::md::virial)");
+    }
+    if (m_params.tail) w += tailCorrections().virial;
+    return w;
   }
 
   /// Throws the collective eddy::Error (ExitCode::Failure) of a blow-up when the diagnostics `d`
@@ -461,7 +578,7 @@ class System {
   /// build, else refreshes the ghost positions (unless `refreshGhosts` is false: the caller
   /// does). Returns true on a rebuild.
   bool updateNeighbors(Exec const& space, bool refreshGhosts = true) {
-    return settleNeighbors(space, m_list.watchPositions(space, m_particles.positions()),
+    return settleNeighbors(space, m_list.watchPositions(space, m_particles.positions(), boxScale()),
                            refreshGhosts);
   }
 
@@ -479,6 +596,7 @@ class System {
   void buildNeighbors(Exec const& space) {
     double const w = m_list.radius();
     double const binEdge = m_listTuning.binFraction * w;
+    m_buildLength = m_domain.length;
     m_ghosts->build(space, m_particles, owned());
     std::array<double, 3> lo{}, hi{};
     for (int d = 0; d < 3; ++d) {
@@ -615,8 +733,9 @@ class System {
       d.virial += t.virial;
     }
     d.temperature = 2.0 * d.kinetic / dof();
-    d.pressure = (2.0 * d.kinetic + d.virial) / (3.0 * volume());
-    d.conserved = d.total() + m_thermostatEnergy + m_chain.energy();
+    d.volume = volume();
+    d.pressure = (2.0 * d.kinetic + d.virial) / (3.0 * d.volume);
+    d.conserved = d.total() + m_thermostatEnergy + m_chain.energy() + m_barostat.energy(d.volume);
     return d;
   }
   /// Collective: the pressure tensor P_ab = (sum_i m_i v_ia v_ib + W_ab) / V (W the
@@ -835,12 +954,34 @@ class System {
   }
 
   /// Switches the thermostat (e.g. off after equilibration; a Nose-Hoover chain switched off
-  /// keeps its energy in the conserved quantity).
+  /// keeps its energy in the conserved quantity). Switched off, it takes the barostat with it:
+  /// the box stays as it is, and the barostat's energy, constant from then on, stays in the
+  /// conserved quantity.
   void setThermostat(Thermostat t) {
     EDDY_REQUIRE(t != Thermostat::NoseHoover || !m_chain.empty(),
                  "md::System::setThermostat: the system was built without a Nose-Hoover chain");
     m_params.thermostat = t;
+    if (t == Thermostat::None) m_params.barostat = false;
   }
+
+  /// The barostat's state (MtkBarostat::state; empty without one), for checkpoints.
+  std::vector<double> barostatState() const {
+    return m_barostat.on() ? m_barostat.state() : std::vector<double>{};
+  }
+  /// Puts back what barostatState() gave; a state where this system has no barostat, or none
+  /// where it has one (a run at constant volume before), is left out. Throws eddy::ConfigError
+  /// when both have chains of different lengths.
+  void setBarostatState(std::vector<double> const& s) {
+    if (s.empty() || !m_barostat.on()) return;
+    std::size_t const mine = 1 + 2 * static_cast<std::size_t>(m_params.chainLength);
+    if (s.size() != mine)
+      throw ConfigError(str("md: the saved barostat's chain has ", (s.size() - 1) / 2,
+                            " thermostats; this run's has ", m_params.chainLength,
+                            " (md.nose_hoover_chain)"));
+    m_barostat.setState(s);
+  }
+  /// The barostat (MtkBarostat::on() false without one).
+  MtkBarostat const& barostat() const { return m_barostat; }
 
   /// The thermostats' state beyond the atoms: the energy they took out of the atoms so far,
   /// then the Nose-Hoover chain's variables (NoseHooverChain::state), for checkpoints.
@@ -954,9 +1095,12 @@ class System {
   /// (AtomState::image; all 0 when it is empty: a state saved before images were kept), and so
   /// do the reference positions (AtomState::reference; the unwrapped positions now when it is
   /// empty) and the velocity origins (AtomState::origin; the velocities now when it is empty).
+  /// The box in force (setBox) must be that of the last build; `boxNow`, when given, is the box
+  /// of the current positions (a barostat's, which changed since), set once the lists are built.
   /// Throws eddy::Error when a size does not match.
   void restoreState(Exec const& space, AtomState const& a, bool sameLayout, long long steps,
-                    long long rebuilds) {
+                    long long rebuilds,
+                    std::optional<std::array<double, 3>> const& boxNow = std::nullopt) {
     ScopedRegion region("eddy::md::restoreState");
     m_kickPending = false;  // the state replaces the velocities
     int const n = static_cast<int>(a.id.size());
@@ -993,6 +1137,8 @@ class System {
       buildNeighbors(space);
     else
       rebuild(space);
+    if (boxNow) setBox(*boxNow);
+    m_virialKnown = false;
     // Rows may have moved (migration, sort): the current state goes in by id.
     std::unordered_map<std::int64_t, int> row;
     for (int i = 0; i < n; ++i) row[a.id[i]] = i;
@@ -1112,6 +1258,17 @@ class System {
     return false;
   }
 
+  /// The box edges over those at the last list build (1 while the box is fixed).
+  double boxScale() const { return m_domain.length[0] / m_buildLength[0]; }
+
+  /// Collective: the virial of the current positions, computed once for the step's two
+  /// barostat kicks that share them.
+  double isobaricVirial(Exec const& space) {
+    if (!m_virialKnown) m_virial = virial(space);
+    m_virialKnown = true;
+    return m_virial;
+  }
+
   /// Collective: the atoms of each type, over all ranks.
   std::vector<std::int64_t> countTypes() const {
     auto const type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_particles.types());
@@ -1154,6 +1311,10 @@ class System {
   long long m_steps = 0;
   bool m_kickPending = false;      ///< the last step left its closing half kick (see step)
   NoseHooverChain m_chain;         ///< empty unless built with Thermostat::NoseHoover
+  MtkBarostat m_barostat;          ///< off unless built with Parameters::barostat
+  std::array<double, 3> m_buildLength{1.0, 1.0, 1.0};  ///< the box at the last list build
+  double m_virial = 0.0;       ///< the barostat's virial of the current positions, when known
+  bool m_virialKnown = false;  ///< whether m_virial is that of the current positions
   double m_thermostatEnergy = 0.0;             ///< taken out of the atoms by Berendsen and Langevin
   Kokkos::View<double*, memory_space> m_heat;  ///< Langevin: each row's energy gain in a step
   mutable Kokkos::View<double* [6], memory_space> m_rowVirial;  ///< pressureTensor's scratch

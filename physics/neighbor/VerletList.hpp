@@ -36,7 +36,10 @@
 /// Rebuild policy: a rebuild is due when some particle on some rank moved more than skin / 2
 /// since the build (then no pair can have come within the cutoff unseen). The test
 /// (DisplacementWatch, rebuildDue) rides in the kernel that moves the particles, or runs on its
-/// own (needsRebuild).
+/// own (needsRebuild). In a box scaled by s since the build (a barostat's), positions are
+/// measured from the scaled build positions, and the pairs left out, at least s (cutoff + skin)
+/// apart in the scaled box less their displacements, stay out of the cutoff while every
+/// particle moved less than (s (cutoff + skin) - cutoff) / 2.
 ///
 /// Memory: 24 bytes per owned particle for the positions at the last build, 4 for the counts or
 /// offsets, and the rows: 4 bytes per neighbour when packed; padded, 4 x stride per owned
@@ -182,25 +185,31 @@ class VerletList {
     typename PassFlags<Exec, 3>::Raiser flags;
     double limitSq;
     double runawaySq;
+    double scale = 1.0;  ///< of the box since the build
 
     KOKKOS_INLINE_FUNCTION void operator()(const int i, double x, double y, double z) const {
-      double const dx = x - x0(i, 0), dy = y - x0(i, 1), dz = z - x0(i, 2);
+      double const dx = x - scale * x0(i, 0), dy = y - scale * x0(i, 1), dz = z - scale * x0(i, 2);
       double const d2 = dx * dx + dy * dy + dz * dz;
       bool const finite = d2 - d2 == 0.0;  // NaN for NaN and Inf
       if (!(d2 <= limitSq)) flags.raise(!finite ? 1 : d2 > runawaySq ? 2 : 0);
     }
   };
   /// The watch of the next check: give it every owned row's new position, then ask rebuildDue.
-  DisplacementWatch displacementWatch() const {
-    return DisplacementWatch{m_x0, m_flags.next(), 0.25 * m_skin * m_skin, radius() * radius()};
+  /// `boxScale`: the box edges now over those at the build (a rebuild is due at once when the
+  /// box shrank by the skin's share of the list radius).
+  DisplacementWatch displacementWatch(double boxScale = 1.0) const {
+    double const skin = boxScale == 1.0 ? m_skin : boxScale * radius() - m_cutoff;
+    double const limitSq = skin > 0 ? 0.25 * skin * skin : -1.0;
+    return DisplacementWatch{m_x0, m_flags.next(), limitSq, radius() * radius(), boxScale};
   }
   /// What a check found: a rebuild is due, a position is not finite, a row ran away.
   struct Displacement {
     bool rebuild = false, notFinite = false, runaway = false;
   };
   /// The watch of a new check, given the owned rows of `x` by a pass of its own (on `space`).
-  DisplacementWatch watchPositions(Exec const& space, Positions<memory_space> const& x) const {
-    auto const watch = displacementWatch();
+  DisplacementWatch watchPositions(Exec const& space, Positions<memory_space> const& x,
+                                   double boxScale = 1.0) const {
+    auto const watch = displacementWatch(boxScale);
     Kokkos::parallel_for(
         "eddy::neighbor::watchPositions", Kokkos::RangePolicy<Exec>(space, 0, m_owned),
         KOKKOS_LAMBDA(const int i) { watch(i, x(i, 0), x(i, 1), x(i, 2)); });
