@@ -35,6 +35,7 @@ constexpr Choice<md::Thermostat> kThermostat[] = {{"none", md::Thermostat::None}
                                                   {"berendsen", md::Thermostat::Berendsen},
                                                   {"langevin", md::Thermostat::Langevin},
                                                   {"nose_hoover", md::Thermostat::NoseHoover}};
+constexpr Choice<bool> kBarostat[] = {{"none", false}, {"mtk", true}};
 
 Key section() {
   return Key::section(
@@ -206,10 +207,32 @@ Key section() {
                .greaterThan(0)
                .defaultValue(0.5)
                .unit("tau"))
-      .add(Key::integer("nose_hoover_chain", "Thermostats in the Nose-Hoover chain.")
+      .add(Key::integer("nose_hoover_chain",
+                        "Thermostats in the Nose-Hoover chain (and in the barostat's).")
                .atLeast(1)
                .atMost(10)
                .defaultValue(3))
+      .add(Key::choice("barostat", choiceNames(kBarostat),
+                       "Barostat; none keeps the box. mtk is the isotropic Martyna-Tobias-Klein "
+                       "barostat (Tuckerman et al. 2006 integration, as LAMMPS' fix npt iso): "
+                       "with thermostat nose_hoover, which it requires, the atoms sample the "
+                       "isothermal-isobaric ensemble at thermostat_temperature and pressure; the "
+                       "box edges scale together about the box's low corner, the rank blocks "
+                       "with them. The diagnostics' H then includes the barostat's energy and "
+                       "P V; V and rho are added to them. Stops with the thermostat after "
+                       "thermostat_steps.")
+               .defaultValue("none"))
+      .add(Key::real("pressure",
+                     "Target pressure of the barostat (the tail correction's included with "
+                     "tail).")
+               .defaultValue(0.0)
+               .unit("epsilon/sigma^3"))
+      .add(Key::real("barostat_tau",
+                     "Period of the box's oscillation (its mass W = (Nf + 3) T tau^2, as "
+                     "Tuckerman et al.; LAMMPS' Pdamp); about 1000 time steps is usual.")
+               .greaterThan(0)
+               .defaultValue(5.0)
+               .unit("tau"))
       .add(Key::integer("seed",
                         "Seed of the counter-based random numbers (velocities, random lattice, "
                         "Langevin noise), which are functions of (seed, atom id, step).")
@@ -707,6 +730,9 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
   p.langevinDamping = deck.getDouble("md.langevin_damping");
   p.noseHooverTau = deck.getDouble("md.nose_hoover_tau");
   p.chainLength = static_cast<int>(deck.getInt("md.nose_hoover_chain"));
+  p.barostat = choiceValue(kBarostat, deck.getString("md.barostat"));
+  p.pressure = deck.getDouble("md.pressure");
+  p.barostatTau = deck.getDouble("md.barostat_tau");
   p.seed = static_cast<std::uint64_t>(deck.getInt("md.seed"));
   p.reproducible = deck.getBool("md.reproducible");
   std::string const overlap = deck.getString("parallel.overlap");
@@ -1234,6 +1260,9 @@ class MdModel final : public Model {
                         p.thermostat != md::Thermostat::None && m_thermostatSteps > 0
                             ? str(" for ", m_thermostatSteps, " steps")
                             : std::string(),
+                        p.barostat
+                            ? str(", barostat mtk at P* ", p.pressure, " (tau ", p.barostatTau, ")")
+                            : std::string(),
                         "; setup ", formatDuration(m_setupSeconds)));
     if (p.types > 1 || m_system.mixture()) lines.push_back(typesLine());
     for (auto const& line : std::vector<std::string>{
@@ -1307,8 +1336,12 @@ class MdModel final : public Model {
     int const used = std::snprintf(
         buf, sizeof buf, "T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld", d.temperature,
         d.potential / atoms, d.kinetic / atoms, d.total() / atoms, d.pressure, m_system.rebuilds());
+    int more = 0;
     if (d.conserved != d.total() && used > 0 && used < static_cast<int>(sizeof buf))
-      std::snprintf(buf + used, sizeof buf - used, "  H %.10f", d.conserved / atoms);
+      more = std::snprintf(buf + used, sizeof buf - used, "  H %.10f", d.conserved / atoms);
+    if (m_system.barostat().on() && used > 0 && more >= 0 &&
+        used + more < static_cast<int>(sizeof buf))
+      std::snprintf(buf + used + more, sizeof buf - used - more, "  rho %.6f", atoms / d.volume);
     m_system.checkSane(d);
     if (!m_first) m_first = d;
     m_last = d;
@@ -1316,7 +1349,7 @@ class MdModel final : public Model {
   }
   /// H is the integrator's conserved quantity (md::Diagnostics::conserved; E in NVE), Pxx ..
   /// Pyz the pressure tensor. With several types, each type's temperature (T_<name>) after the
-  /// common columns.
+  /// common columns; with a barostat, the volume V and number density rho last.
   std::vector<Column> columns() const override {
     std::vector<Column> c{{"time", "tau"},        {"T", "epsilon/k_B"},  {"PE", "epsilon/atom"},
                           {"KE", "epsilon/atom"}, {"E", "epsilon/atom"}, {"P", "epsilon/sigma^3"},
@@ -1325,6 +1358,10 @@ class MdModel final : public Model {
       c.push_back({name, "epsilon/sigma^3"});
     if (m_system.parameters().types > 1)
       for (auto const& name : m_types.names) c.push_back({"T_" + name, "epsilon/k_B"});
+    if (m_system.barostat().on()) {
+      c.push_back({"V", "sigma^3"});
+      c.push_back({"rho", "sigma^-3"});
+    }
     return c;
   }
   std::vector<double> values(ExecSpace const& space) override {
@@ -1342,6 +1379,10 @@ class MdModel final : public Model {
     for (double p : m_system.pressureTensor(space)) v.push_back(p);
     if (m_system.parameters().types > 1)
       for (double t : m_system.typeTemperatures(space)) v.push_back(t);
+    if (m_system.barostat().on()) {
+      v.push_back(d.volume);
+      v.push_back(atoms / d.volume);
+    }
     return v;
   }
   bool sampleDue(long long step) const override {
@@ -1374,17 +1415,22 @@ class MdModel final : public Model {
   }
 
   /// The state: every atom's position, velocity, force, position at the last neighbour-list
-  /// build and periodic image (rows in rank order), the step and the builds so far.
+  /// build and periodic image (rows in rank order), the step and the builds so far; the box the
+  /// run started with (`box`, which a restart's deck must give again), the box now and at the
+  /// last build (a barostat changes them) and the barostat's state.
   void save(ExecSpace const& space, StateOut& out) override {
     m_system.checkSane(m_system.diagnostics(space));  // no checkpoint of a state that blew up
     auto const& p = m_system.parameters();
-    auto const& box = m_system.domain().length;
+    auto const box = md::boxLength(p);
     auto const& grid = m_system.decomposition().procGrid();
     for (int c = 0; c < 3; ++c) {
       out.integers("cells").push_back(p.cells[c]);
       out.reals("box").push_back(box[c]);
+      out.reals("box_now").push_back(m_system.domain().length[c]);
+      out.reals("box_build").push_back(m_system.buildLength()[c]);
       out.integers("proc_grid").push_back(grid[c]);
     }
+    if (m_system.barostat().on()) out.reals("barostat") = m_system.barostatState();
     out.integers("atoms") = {m_system.atoms()};
     out.integers("rebuilds") = {m_system.rebuilds()};
     out.integers("seed") = {static_cast<std::int64_t>(p.seed)};
@@ -1423,7 +1469,7 @@ class MdModel final : public Model {
   void restore(ExecSpace const& space, StateIn const& in) override {
     auto const& file = in.file();
     auto const& p = m_system.parameters();
-    auto const& box = m_system.domain().length;
+    auto const box = md::boxLength(p);
     in.requireSame("grid.cells", listText(p.cells), listText(in.integers("cells")));
     in.requireSame("particle count", str(m_system.atoms()), str(in.integer("atoms")));
     in.requireSame("box", listText(box), listText(in.reals("box")));
@@ -1433,6 +1479,20 @@ class MdModel final : public Model {
     std::vector<std::int64_t> grid;
     for (int c = 0; c < 3; ++c) grid.push_back(m_system.decomposition().procGrid()[c]);
     bool const sameLayout = file.ranks() == size && in.integers("proc_grid") == grid;
+    // Written before the box could change: the box it started with.
+    std::optional<std::array<double, 3>> boxNow;
+    if (in.hasReal("box_now") && in.hasReal("box_build")) {
+      auto const three = [&](char const* name) {
+        auto const& r = in.reals(name);
+        if (r.size() != 3 || !(r[0] > 0 && r[1] > 0 && r[2] > 0))
+          throw IoError(str("restart file '", file.path(), "': '", name, "' is ", listText(r),
+                            "; expected 3 box edges > 0"),
+                        true);
+        return std::array<double, 3>{r[0], r[1], r[2]};
+      };
+      boxNow = three("box_now");
+      m_system.setBox(three("box_build"));  // the lists are rebuilt in the box of their build
+    }
     md::AtomState atoms;
     if (sameLayout) {
       long long first = 0;
@@ -1453,7 +1513,7 @@ class MdModel final : public Model {
         appendRows(file.readParticles(first, std::min(piece, file.particleCount() - first)),
                    atoms, mine);
     }
-    m_system.restoreState(space, atoms, sameLayout, file.step(), in.integer("rebuilds"));
+    m_system.restoreState(space, atoms, sameLayout, file.step(), in.integer("rebuilds"), boxNow);
     m_msdRows.clear();
     if (in.hasInteger("msd_width") && in.hasReal("msd_samples")) {
       auto const width = static_cast<std::size_t>(in.integer("msd_width"));
@@ -1478,6 +1538,7 @@ class MdModel final : public Model {
         in.requireSame("Nose-Hoover chain length (md.nose_hoover_chain)", str(mine), str(saved));
       m_system.setThermostatState(t);
     }
+    if (in.hasReal("barostat")) m_system.setBarostatState(in.reals("barostat"));
     long long const mineCount = m_system.owned();
     long long total = 0;
     checkMpi(MPI_Allreduce(&mineCount, &total, 1, MPI_LONG_LONG, MPI_SUM, comm),

@@ -128,6 +128,9 @@ endforeach()
 # references, origins and samples in the checkpoint), from 2 ranks onto 1.
 eddy_restart_test(lj_nose_hoover.np2_to_np1 restart_lj_nose_hoover lj 30 45 60 2 2 1
                   "${_lj_csvs};lj.msd.csv;lj.vacf.csv")
+# Under the MTK barostat (the box now and at the last build, the barostat's variables in the
+# checkpoint), from 2 ranks onto 1.
+eddy_restart_test(lj_npt.np2_to_np1 restart_lj_npt lj 30 45 60 2 2 1 "${_lj_csvs}")
 # Started from a data file (its box's corner not at 0, its velocities), from 2 ranks onto 3.
 eddy_restart_test(lj_data.np2_to_np3 restart_lj_data lj 30 45 60 2 2 3 "${_lj_csvs}")
 

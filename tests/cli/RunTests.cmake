@@ -234,8 +234,22 @@ eddy_add_cli_test(NAME cli.run.lj_wca EXPECT_EXIT 0
 eddy_add_cli_test(NAME cli.validate.lj_wca_tail EXPECT_EXIT 3
                   MATCH "md.tail: is true with md.wca"
                   COMMAND validate inputs/lj_liquid.yaml --set md.wca=true --set md.tail=true)
+# NPT: the MTK barostat's deck, shortened, on 1 and 2 ranks (the density in the progress lines,
+# V and rho in the diagnostics); a barostat without the Nose-Hoover chain is a deck error.
+foreach(n 1 2)
+  eddy_add_cli_test(NAME cli.run.lj_npt.np${n} RANKS ${n} EXPECT_EXIT 0
+                    MATCH "thermostat nose_hoover, barostat mtk at P\\* 1\\.266 \\(tau 2\\)"
+                          "step +1000 .*  H -?[0-9.]+  rho 0\\.[0-9]+" "final: step 1000"
+                    ONCE "final: step"
+                    COMMAND run inputs/lj_npt.yaml --set run.steps=1000
+                            --set run.progress_every=500
+                            --set run.output_dir=output/cli_lj_npt_np${n})
+endforeach()
+eddy_add_cli_test(NAME cli.validate.lj_npt_langevin EXPECT_EXIT 3
+                  MATCH "lj_npt\\.yaml:[0-9]+:[0-9]+: md\\.barostat: is mtk without the Nose-Hoover chain. expected md\\.thermostat: nose_hoover"
+                  COMMAND validate inputs/lj_npt.yaml --set md.thermostat=langevin)
 # Every md example deck validates.
-foreach(deck lj_liquid lj_bench_1m lj_from_data lj_nvt_nist kob_andersen)
+foreach(deck lj_liquid lj_bench_1m lj_from_data lj_nvt_nist lj_npt kob_andersen)
   eddy_add_cli_test(NAME cli.validate.${deck} EXPECT_EXIT 0 MATCH "inputs/${deck}\\.yaml: valid"
                     COMMAND validate inputs/${deck}.yaml)
 endforeach()
