@@ -354,6 +354,27 @@ void beginHalfForces(Exec const& space, Forces<Mem> const& f, ForceScatter<Exec,
   Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
   scatter.reset(space);
 }
+/// One half-list entry: the force of the pair (i, j) on i added to (fx, fy, fz) and its
+/// opposite to row j through `access` (a ScatterView access), when they lie within their cutoff.
+template <class Pair, class Mem, class Access>
+KOKKOS_FORCEINLINE_FUNCTION void addHalfEntry(Pair const& lj, Positions<Mem> const& x,
+                                              Access& access, int ti, double xi, double yi,
+                                              double zi, int j, double& fx, double& fy,
+                                              double& fz) {
+  int const tj = lj.typeOf(j);
+  double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+  double const rsq = dx * dx + dy * dy + dz * dz;
+  if (rsq < lj.cutSq(ti, tj)) {
+    double const s = lj.forceOverR(rsq, ti, tj);
+    fx += s * dx;
+    fy += s * dy;
+    fz += s * dz;
+    access(j, 0) += -s * dx;
+    access(j, 1) += -s * dy;
+    access(j, 2) += -s * dz;
+  }
+}
+
 #if defined(KOKKOS_ENABLE_SERIAL) && defined(__GNUC__) && !defined(__CUDACC__) && \
     !defined(__HIPCC__)
 #define EDDY_MD_PAIRS_TWO_AT_ONCE 1
@@ -371,57 +392,43 @@ void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
   auto const neighbors = list.neighbors;
   auto sv = scatter;
   double const cutSq = lj.cutoffSq;
+  auto const row = [=](const int t) {
+    int const i = set.row(t);
+    auto access = sv.access();
+    double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+    Double2 ax{0.0, 0.0}, ay{0.0, 0.0}, az{0.0, 0.0};
+    int k = list.begin(i);
+    int const end = list.end(i);
+    for (; k + 2 <= end; k += 2) {
+      int const j0 = neighbors(k), j1 = neighbors(k + 1);
+      Double2 const dx = Double2{xi, xi} - Double2{x(j0, 0), x(j1, 0)};
+      Double2 const dy = Double2{yi, yi} - Double2{x(j0, 1), x(j1, 1)};
+      Double2 const dz = Double2{zi, zi} - Double2{x(j0, 2), x(j1, 2)};
+      Double2 const rsq = dx * dx + dy * dy + dz * dz;
+      // LennardJones::forceOverR, two at once; 0 beyond the cutoff (no branch).
+      Double2 const r2inv = 1.0 / rsq;
+      Double2 const r6inv = r2inv * r2inv * r2inv;
+      Mask2 const inside = rsq < cutSq;
+      Double2 const s = (Double2)((Mask2)(48.0 * r6inv * (r6inv - 0.5) * r2inv) & inside);
+      Double2 const px = s * dx, py = s * dy, pz = s * dz;
+      ax += px;
+      ay += py;
+      az += pz;
+      access(j0, 0) += -px[0];
+      access(j0, 1) += -py[0];
+      access(j0, 2) += -pz[0];
+      access(j1, 0) += -px[1];
+      access(j1, 1) += -py[1];
+      access(j1, 2) += -pz[1];
+    }
+    double fx = ax[0] + ax[1], fy = ay[0] + ay[1], fz = az[0] + az[1];
+    if (k < end) addHalfEntry(lj, x, access, 0, xi, yi, zi, neighbors(k), fx, fy, fz);
+    access(i, 0) += fx;
+    access(i, 1) += fy;
+    access(i, 2) += fz;
+  };
   Kokkos::parallel_for("eddy::md::forcesHalf",
-                       Kokkos::RangePolicy<Kokkos::Serial>(space, 0, set.count), [=](const int t) {
-                         int const i = set.row(t);
-                         auto access = sv.access();
-                         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-                         Double2 ax{0.0, 0.0}, ay{0.0, 0.0}, az{0.0, 0.0};
-                         int k = list.begin(i);
-                         int const end = list.end(i);
-                         for (; k + 2 <= end; k += 2) {
-                           int const j0 = neighbors(k), j1 = neighbors(k + 1);
-                           Double2 const dx = Double2{xi, xi} - Double2{x(j0, 0), x(j1, 0)};
-                           Double2 const dy = Double2{yi, yi} - Double2{x(j0, 1), x(j1, 1)};
-                           Double2 const dz = Double2{zi, zi} - Double2{x(j0, 2), x(j1, 2)};
-                           Double2 const rsq = dx * dx + dy * dy + dz * dz;
-                           // LennardJones::forceOverR, two at once; 0 beyond the cutoff (no
-                           // branch).
-                           Double2 const r2inv = 1.0 / rsq;
-                           Double2 const r6inv = r2inv * r2inv * r2inv;
-                           Mask2 const inside = rsq < cutSq;
-                           Double2 const s =
-                               (Double2)((Mask2)(48.0 * r6inv * (r6inv - 0.5) * r2inv) & inside);
-                           Double2 const px = s * dx, py = s * dy, pz = s * dz;
-                           ax += px;
-                           ay += py;
-                           az += pz;
-                           access(j0, 0) += -px[0];
-                           access(j0, 1) += -py[0];
-                           access(j0, 2) += -pz[0];
-                           access(j1, 0) += -px[1];
-                           access(j1, 1) += -py[1];
-                           access(j1, 2) += -pz[1];
-                         }
-                         double fx = ax[0] + ax[1], fy = ay[0] + ay[1], fz = az[0] + az[1];
-                         if (k < end) {
-                           int const j = neighbors(k);
-                           double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-                           double const rsq = dx * dx + dy * dy + dz * dz;
-                           if (rsq < cutSq) {
-                             double const s = lj.forceOverR(rsq);
-                             fx += s * dx;
-                             fy += s * dy;
-                             fz += s * dz;
-                             access(j, 0) += -s * dx;
-                             access(j, 1) += -s * dy;
-                             access(j, 2) += -s * dz;
-                           }
-                         }
-                         access(i, 0) += fx;
-                         access(i, 1) += fy;
-                         access(i, 2) += fz;
-                       });
+                       Kokkos::RangePolicy<Kokkos::Serial>(space, 0, set.count), row);
 }
 #endif
 
@@ -447,21 +454,8 @@ void addHalfForces(Exec const& space, Pair const& lj, Positions<Mem> const& x,
         int const ti = lj.typeOf(i);
         double fx = 0.0, fy = 0.0, fz = 0.0;
         int const end = list.end(i);
-        for (int k = list.begin(i); k < end; ++k) {
-          int const j = neighbors(k);
-          int const tj = lj.typeOf(j);
-          double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-          double const rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < lj.cutSq(ti, tj)) {
-            double const s = lj.forceOverR(rsq, ti, tj);
-            fx += s * dx;
-            fy += s * dy;
-            fz += s * dz;
-            access(j, 0) += -s * dx;
-            access(j, 1) += -s * dy;
-            access(j, 2) += -s * dz;
-          }
-        }
+        for (int k = list.begin(i); k < end; ++k)
+          addHalfEntry(lj, x, access, ti, xi, yi, zi, neighbors(k), fx, fy, fz);
         access(i, 0) += fx;
         access(i, 1) += fy;
         access(i, 2) += fz;

@@ -1,6 +1,6 @@
 /// @file Statistics.hpp
 /// @brief Estimates the validation tests make from samples of a run: the mean of block means
-/// with its standard error, and least-squares slopes.
+/// with its standard error, least-squares slopes and drifts.
 #pragma once
 
 #include <cmath>
@@ -40,6 +40,20 @@ inline double leastSquaresSlope(std::vector<double> const& x, std::vector<double
     sxx += (x[k] - mx) * (x[k] - mx);
   }
   return sxy / sxx;
+}
+
+/// The rise of the least-squares line of equally spaced samples `y` over their span (a drift).
+inline double lineRise(std::vector<double> const& y) {
+  std::vector<double> k(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) k[i] = static_cast<double>(i);
+  return leastSquaresSlope(k, y) * static_cast<double>(y.size() - 1);
+}
+
+/// The largest distance of a sample of `y` from the first.
+inline double largestChange(std::vector<double> const& y) {
+  double most = 0.0;
+  for (double v : y) most = std::fmax(most, std::fabs(v - y.front()));
+  return most;
 }
 
 }  // namespace eddy::test

@@ -43,6 +43,8 @@ Parameters chainLiquid(int cells, double temperature) {
 
 using eddy::test::Estimate;
 using eddy::test::fromBlocks;
+using eddy::test::largestChange;
+using eddy::test::lineRise;
 
 TEST(MdNoseHoover, TheTemperatureHasTheCanonicalMeanAndVariance) {
   Exec space;
@@ -93,27 +95,16 @@ TEST(MdNoseHoover, TheExtendedEnergyIsConservedOverTenThousandSteps) {
     h.push_back(d.conserved);
     e.push_back(d.total());
   }
-  // The line's rise over the samples: its slope per sample times their span.
-  auto const rise = [](std::vector<double> const& y) {
-    std::vector<double> k(y.size());
-    for (std::size_t i = 0; i < y.size(); ++i) k[i] = static_cast<double>(i);
-    return eddy::test::leastSquaresSlope(k, y) * static_cast<double>(y.size() - 1);
-  };
-  auto const spread = [](std::vector<double> const& y) {
-    double most = 0.0;
-    for (double v : y) most = std::fmax(most, std::fabs(v - y.front()));
-    return most;
-  };
   double const scale = std::fabs(h.front());
-  double const drift = std::fabs(rise(h)) / scale, fluctuation = spread(h) / scale;
+  double const drift = std::fabs(lineRise(h)) / scale, fluctuation = largestChange(h) / scale;
   if (eddy::test::worldRank() == 0)
     std::printf("H' %.6f: drift %.3e, largest change %.3e relative; E changed by up to %.3e\n",
-                h.front(), drift, fluctuation, spread(e) / scale);
+                h.front(), drift, fluctuation, largestChange(e) / scale);
   EXPECT_LT(drift, 1e-4);
   // The time-step error of velocity Verlet (~7e-5 of E in NVE at this dt) bounds the rest.
   EXPECT_LT(fluctuation, 2e-4);
   // E itself is not conserved: the thermostat exchanges energy with the atoms.
-  EXPECT_GT(spread(e) / scale, 10.0 * fluctuation);
+  EXPECT_GT(largestChange(e) / scale, 10.0 * fluctuation);
 }
 
 }  // namespace
