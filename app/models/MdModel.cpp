@@ -506,15 +506,16 @@ bool isHdf5(std::string const& path) {
   return got == sizeof head && std::memcmp(head, "\x89HDF\r\n\x1a\n", sizeof head) == 0;
 }
 
-/// The configuration of md.data_file (null for the lattice), read once per file version: the
-/// check, the memory estimate and the run all ask for it. Keyed by the path, size and
-/// modification time.
+/// The configuration of md.data_file (null for the lattice) in md.species' order, read and
+/// ordered once per file version and species: the check, the memory estimate and the run all
+/// ask for it. Keyed by the path, size and modification time, and the deck's species.
 StartFile startFile(io::Deck const& deck) {
   struct Read {
     std::string path;
     std::uintmax_t size = 0;
     std::filesystem::file_time_type time;
-    StartFile file;
+    std::vector<std::string> names;
+    StartFile ordered;
   };
   static std::optional<Read> last;
   std::string const path = deck.getString("md.data_file");
@@ -524,8 +525,9 @@ StartFile startFile(io::Deck const& deck) {
   auto const time = std::filesystem::last_write_time(path, timeError);
   bool const known = !sizeError && !timeError;
   auto const deckNames = deck.names("md.species");
-  if (known && last && last->path == path && last->size == size && last->time == time)
-    return inDeckOrder(last->file, deckNames, path);
+  if (known && last && last->path == path && last->size == size && last->time == time &&
+      last->names == deckNames)
+    return last->ordered;
   StartFile file;
   try {
     if (isHdf5(path))
@@ -544,8 +546,9 @@ StartFile startFile(io::Deck const& deck) {
             ? "expected a readable LAMMPS data file, extended XYZ file or H5MD trajectory"
             : what.substr(cut + 2);
   }
-  if (known) last = Read{path, size, time, file};
-  return inDeckOrder(std::move(file), deckNames, path);
+  file = inDeckOrder(std::move(file), deckNames, path);
+  if (known) last = Read{path, size, time, deckNames, file};
+  return file;
 }
 
 /// The atom types of the deck (and of the data file it starts from) and their pair parameters,
