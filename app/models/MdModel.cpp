@@ -1113,18 +1113,12 @@ class Analyses {
     if (reached < 2)
       return str("md: velocity autocorrelation: ", reached,
                  " lag(s) sampled (md.vacf); D needs at least 2 (a longer run, or more often)");
-    std::string line = str("md: self-diffusion D = ", d[0][static_cast<std::size_t>(reached - 1)]);
-    if (several) {
-      line += " (";
-      for (std::size_t t = 0; t < m_types.size(); ++t)
-        line +=
-            str(t ? ", " : "", m_types[t], " ", d[t + 1][static_cast<std::size_t>(reached - 1)]);
-      line += ")";
-    }
-    return line + str(" sigma^2/tau, Green-Kubo: 1/3 of the integral of the velocity "
-                      "autocorrelation over lags 0 to ",
-                      (reached - 1) * spacing, " tau (", m_vacf->count(0), " origins; ", m_vacfPath,
-                      ")");
+    std::vector<double> last;
+    for (auto const& column : d) last.push_back(column[static_cast<std::size_t>(reached - 1)]);
+    return diffusionValues(last) +
+           str(" sigma^2/tau, Green-Kubo: 1/3 of the integral of the velocity "
+               "autocorrelation over lags 0 to ",
+               (reached - 1) * spacing, " tau (", m_vacf->count(0), " origins; ", m_vacfPath, ")");
   }
 
   /// The self-diffusion line of the end of the run (empty without md.msd): D = slope / 6 of the
@@ -1153,18 +1147,26 @@ class Analyses {
       }
       return sty / stt;
     };
-    std::string line = str("md: self-diffusion D = ", slope(1) / 6.0);
-    if (m_types.size() > 1) {
-      line += " (";
-      for (std::size_t t = 0; t < m_types.size(); ++t)
-        line += str(t ? ", " : "", m_types[t], " ", slope(2 + t) / 6.0);
-      line += ")";
-    }
-    return line + str(" sigma^2/tau, from the MSD slope / 6 over lags ", (*used.front())[0], " to ",
-                      (*used.back())[0], " tau (", used.size(), " samples)");
+    std::vector<double> d;
+    for (std::size_t c = 1; c < used.front()->size(); ++c) d.push_back(slope(c) / 6.0);
+    return diffusionValues(d) + str(" sigma^2/tau, from the MSD slope / 6 over lags ",
+                                    (*used.front())[0], " to ", (*used.back())[0], " tau (",
+                                    used.size(), " samples)");
   }
 
  private:
+  /// "md: self-diffusion D = <all>" and, with several types, " (<A> <a>, <B> <b>)": `d` holds
+  /// the value of all atoms, then one per type.
+  std::string diffusionValues(std::vector<double> const& d) const {
+    std::string line = str("md: self-diffusion D = ", d[0]);
+    if (m_types.size() > 1) {
+      line += " (";
+      for (std::size_t t = 0; t < m_types.size(); ++t)
+        line += str(t ? ", " : "", m_types[t], " ", d[t + 1]);
+      line += ")";
+    }
+    return line;
+  }
   bool msdDue(long long step) const {
     return m_msd && step >= m_msdStart && (step - m_msdStart) % m_msdEvery == 0;
   }
