@@ -23,10 +23,12 @@ struct ForceTuning {
       compat::isCuda<Exec>() ? neighbor::ListKind::Full : neighbor::ListKind::Half;
 
   /// List entries a vector lane of the full-list forces takes at a time, their loads issued
-  /// before their arithmetic: 1, 2, 4 or 8. CUDA 4 (more runs out of registers); host backends
-  /// run a thread per row (ListTuning::kLanes), where it does not apply: 1. Every value makes
-  /// the same additions in the same order. EDDY_MD_FORCE_UNROLL.
-  int entriesAtOnce = compat::isCuda<Exec>() ? 4 : 1;
+  /// before their arithmetic: 1, 2, 4 or 8. 1 everywhere: on CUDA the one-type potential runs
+  /// as fast at 1 as at 2 or 4, and a mixture, whose entries each read their pair's
+  /// coefficients, fastest at 1 (at 4 it runs out of registers); host backends run a thread
+  /// per row (ListTuning::kLanes), where it does not apply. Every value makes the same
+  /// additions in the same order. EDDY_MD_FORCE_UNROLL.
+  int entriesAtOnce = 1;
 
   /// The backend's defaults overridden by the EDDY_MD_ variables that are set. Throws
   /// eddy::ConfigError naming a variable whose value is malformed.
