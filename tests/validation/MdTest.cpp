@@ -401,7 +401,7 @@ TYPED_TEST(Md, ForceEntriesAtOnceGiveTheSameForces) {
 TEST(MdConfig, AForceUnrollOtherThanOneTwoFourOrEightIsAConfigError) {
   using Tuning = eddy::md::ForceTuning<eddy::ExecSpace>;
   EXPECT_EQ(Tuning::fromEnvironment().entriesAtOnce, Tuning{}.entriesAtOnce);
-  EXPECT_EQ(Tuning{}.entriesAtOnce, eddy::compat::isCuda<eddy::ExecSpace>() ? 4 : 1);
+  EXPECT_EQ(Tuning{}.entriesAtOnce, 1);
   for (char const* bad : {"0", "3", "16", "four", "2x"}) {
     eddy::test::ScopedEnv env("EDDY_MD_FORCE_UNROLL", bad);
     try {
