@@ -354,13 +354,18 @@ void beginHalfForces(Exec const& space, Forces<Mem> const& f, ForceScatter<Exec,
   Kokkos::deep_copy(space, Kokkos::subview(f, Kokkos::pair<int, int>(0, rows), Kokkos::ALL), 0.0);
   scatter.reset(space);
 }
-/// One half-list entry: the force of the pair (i, j) on i added to (fx, fy, fz) and its
-/// opposite to row j through `access` (a ScatterView access), when they lie within their cutoff.
+/// Each owned row's share of the virial r . F over its half-list entries (empty: none kept).
+template <class Mem>
+using RowVirial = Kokkos::View<double*, Mem>;
+
+/// One half-list entry: the force of the pair (i, j) on i added to (fx, fy, fz), its opposite to
+/// row j through `access` (a ScatterView access) and its virial r . F to w, when they lie
+/// within their cutoff.
 template <class Pair, class Mem, class Access>
 KOKKOS_FORCEINLINE_FUNCTION void addHalfEntry(Pair const& lj, Positions<Mem> const& x,
                                               Access& access, int ti, double xi, double yi,
-                                              double zi, int j, double& fx, double& fy,
-                                              double& fz) {
+                                              double zi, int j, double& fx, double& fy, double& fz,
+                                              double& w) {
   int const tj = lj.typeOf(j);
   double const dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
   double const rsq = dx * dx + dy * dy + dz * dz;
@@ -369,6 +374,7 @@ KOKKOS_FORCEINLINE_FUNCTION void addHalfEntry(Pair const& lj, Positions<Mem> con
     fx += s * dx;
     fy += s * dy;
     fz += s * dz;
+    w += s * rsq;
     access(j, 0) += -s * dx;
     access(j, 1) += -s * dy;
     access(j, 2) += -s * dz;
@@ -385,10 +391,11 @@ using Mask2 = long long __attribute__((vector_size(16)));
 /// addHalfForces of the one-type potential on a Serial host, two list entries at a time (see
 /// the file's comment); the same pairs, the same force expression, the scatter-adds to the
 /// neighbours in the same order.
-template <class Mem>
+template <bool KeepVirial, class Mem>
 void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
                             Positions<Mem> const& x, ForceScatter<Kokkos::Serial, Mem>& scatter,
-                            neighbor::NeighborView<Mem> const& list, RowSet<Mem> const& set) {
+                            neighbor::NeighborView<Mem> const& list, RowSet<Mem> const& set,
+                            RowVirial<Mem> const& virial) {
   auto const neighbors = list.neighbors;
   auto sv = scatter;
   double const cutSq = lj.cutoffSq;
@@ -396,7 +403,7 @@ void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
     int const i = set.row(t);
     auto access = sv.access();
     double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-    Double2 ax{0.0, 0.0}, ay{0.0, 0.0}, az{0.0, 0.0};
+    Double2 ax{0.0, 0.0}, ay{0.0, 0.0}, az{0.0, 0.0}, aw{0.0, 0.0};
     int k = list.begin(i);
     int const end = list.end(i);
     for (; k + 2 <= end; k += 2) {
@@ -414,6 +421,7 @@ void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
       ax += px;
       ay += py;
       az += pz;
+      if constexpr (KeepVirial) aw += s * rsq;
       access(j0, 0) += -px[0];
       access(j0, 1) += -py[0];
       access(j0, 2) += -pz[0];
@@ -421,28 +429,25 @@ void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
       access(j1, 1) += -py[1];
       access(j1, 2) += -pz[1];
     }
-    double fx = ax[0] + ax[1], fy = ay[0] + ay[1], fz = az[0] + az[1];
-    if (k < end) addHalfEntry(lj, x, access, 0, xi, yi, zi, neighbors(k), fx, fy, fz);
+    double fx = ax[0] + ax[1], fy = ay[0] + ay[1], fz = az[0] + az[1], w = aw[0] + aw[1];
+    if (k < end) addHalfEntry(lj, x, access, 0, xi, yi, zi, neighbors(k), fx, fy, fz, w);
     access(i, 0) += fx;
     access(i, 1) += fy;
     access(i, 2) += fz;
+    if constexpr (KeepVirial) virial(i) = w;
   };
   Kokkos::parallel_for("eddy::md::forcesHalf",
                        Kokkos::RangePolicy<Kokkos::Serial>(space, 0, set.count), row);
 }
 #endif
 
-template <class Pair, class Exec, class Mem>
-void addHalfForces(Exec const& space, Pair const& lj, Positions<Mem> const& x,
-                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
-                   RowSet<Mem> const& set) {
-  ScopedRegion region("eddy::md::forcesHalf");
-#ifdef EDDY_MD_PAIRS_TWO_AT_ONCE
-  if constexpr (std::is_same_v<Exec, Kokkos::Serial> && std::is_same_v<Pair, LennardJones>) {
-    addHalfForcesTwoAtOnce(space, lj, x, scatter, list, set);
-    return;
-  }
-#endif
+/// addHalfForces entry by entry, keeping each row's virial in `virial` when KeepVirial (else its
+/// sum is dead code).
+template <bool KeepVirial, class Pair, class Exec, class Mem>
+void addHalfForcesEntryByEntry(Exec const& space, Pair const& lj, Positions<Mem> const& x,
+                               ForceScatter<Exec, Mem>& scatter,
+                               neighbor::NeighborView<Mem> const& list, RowSet<Mem> const& set,
+                               RowVirial<Mem> const& virial) {
   auto const neighbors = list.neighbors;
   auto sv = scatter;
   Kokkos::parallel_for(
@@ -452,14 +457,37 @@ void addHalfForces(Exec const& space, Pair const& lj, Positions<Mem> const& x,
         auto access = sv.access();
         double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
         int const ti = lj.typeOf(i);
-        double fx = 0.0, fy = 0.0, fz = 0.0;
+        double fx = 0.0, fy = 0.0, fz = 0.0, w = 0.0;
         int const end = list.end(i);
         for (int k = list.begin(i); k < end; ++k)
-          addHalfEntry(lj, x, access, ti, xi, yi, zi, neighbors(k), fx, fy, fz);
+          addHalfEntry(lj, x, access, ti, xi, yi, zi, neighbors(k), fx, fy, fz, w);
         access(i, 0) += fx;
         access(i, 1) += fy;
         access(i, 2) += fz;
+        // A plain if: a CUDA lambda may not first capture `virial` inside an if constexpr.
+        if (KeepVirial) virial(i) = w;
       });
+}
+
+template <class Pair, class Exec, class Mem>
+void addHalfForces(Exec const& space, Pair const& lj, Positions<Mem> const& x,
+                   ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
+                   RowSet<Mem> const& set, RowVirial<Mem> const& virial = {}) {
+  ScopedRegion region("eddy::md::forcesHalf");
+  bool const keep = virial.extent(0) > 0;
+#ifdef EDDY_MD_PAIRS_TWO_AT_ONCE
+  if constexpr (std::is_same_v<Exec, Kokkos::Serial> && std::is_same_v<Pair, LennardJones>) {
+    if (keep)
+      addHalfForcesTwoAtOnce<true>(space, lj, x, scatter, list, set, virial);
+    else
+      addHalfForcesTwoAtOnce<false>(space, lj, x, scatter, list, set, virial);
+    return;
+  }
+#endif
+  if (keep)
+    addHalfForcesEntryByEntry<true>(space, lj, x, scatter, list, set, virial);
+  else
+    addHalfForcesEntryByEntry<false>(space, lj, x, scatter, list, set, virial);
 }
 template <class Exec, class Mem>
 void endHalfForces(Exec const& space, ForceScatter<Exec, Mem>& scatter, Forces<Mem> const& f) {
@@ -467,13 +495,15 @@ void endHalfForces(Exec const& space, ForceScatter<Exec, Mem>& scatter, Forces<M
 }
 
 /// Forces on rows [0, rows) (owned and ghosts) from a half list: every row is zeroed, then each
-/// pair adds to both of its rows. `scatter` must have been made from `f`.
+/// pair adds to both of its rows. `scatter` must have been made from `f`. With `virial` (at
+/// least `owned` long) each owned row's entries' virial goes there too: their sum is the virial
+/// of every pair on this rank, as pairSums gives it.
 template <class Pair, class Exec, class Mem>
 void forcesHalf(Exec const& space, Pair const& lj, Positions<Mem> const& x, Forces<Mem> const& f,
                 ForceScatter<Exec, Mem>& scatter, neighbor::NeighborView<Mem> const& list,
-                int owned, int rows) {
+                int owned, int rows, RowVirial<Mem> const& virial = {}) {
   beginHalfForces(space, f, scatter, rows);
-  addHalfForces(space, lj, x, scatter, list, RowSet<Mem>::all(owned));
+  addHalfForces(space, lj, x, scatter, list, RowSet<Mem>::all(owned), virial);
   endHalfForces(space, scatter, f);
 }
 

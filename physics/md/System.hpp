@@ -460,8 +460,19 @@ class System {
     scaledDrift(space, dt, drift.a, drift.b, m_particles.positions(), m_particles.velocities(),
                 owned(), watch);
     settleNeighbors(space, watch, true);
-    computeForces(space);
-    m_virialKnown = false;
+    if (m_params.list == neighbor::ListKind::Half) {
+      // The virial from the forces' own pass (pairSums would walk the list again).
+      detail::ensureExtent(m_pairVirial, static_cast<std::size_t>(owned()), "eddy::md::pairVirial");
+      computeForces(space, m_pairVirial);
+      auto const w = m_pairVirial;
+      m_virial = globalSum(
+          space, m_comm, owned(), KOKKOS_LAMBDA(const std::int64_t i) { return w(i); });
+      if (m_params.tail) m_virial += tailCorrections().virial;
+      m_virialKnown = true;
+    } else {
+      computeForces(space);
+      m_virialKnown = false;
+    }
     scaledKick(space, dt, kick.a, kick.b, m_particles.velocities(), m_particles.forces(), owned(),
                masses());
     kinetic = kineticEnergy(space, exact);
@@ -682,8 +693,9 @@ class System {
     });
   }
 
-  /// Forces on the owned particles at the current positions (ghosts must be current).
-  void computeForces(Exec const& space) {
+  /// Forces on the owned particles at the current positions (ghosts must be current). With a
+  /// half list, `virial` (at least owned() long) takes each owned row's share of the virial.
+  void computeForces(Exec const& space, RowVirial<memory_space> const& virial = {}) {
     auto const list = m_list.view();
     withPair([&](auto const& lj) {
       if (m_params.list == neighbor::ListKind::Full) {
@@ -691,7 +703,7 @@ class System {
                    RowSet<memory_space>::all(owned()), lanes(), m_forceTuning.entriesAtOnce);
       } else {
         forcesHalf(space, lj, m_particles.positions(), m_particles.forces(), m_scatter, list,
-                   owned(), m_particles.size());
+                   owned(), m_particles.size(), virial);
         m_ghosts->reverseSum(space, m_particles.forces());
       }
     });
@@ -1314,6 +1326,7 @@ class System {
   MtkBarostat m_barostat;          ///< off unless built with Parameters::barostat
   std::array<double, 3> m_buildLength{1.0, 1.0, 1.0};  ///< the box at the last list build
   double m_virial = 0.0;       ///< the barostat's virial of the current positions, when known
+  RowVirial<memory_space> m_pairVirial;  ///< half list: each row's virial from the forces
   bool m_virialKnown = false;  ///< whether m_virial is that of the current positions
   double m_thermostatEnergy = 0.0;             ///< taken out of the atoms by Berendsen and Langevin
   Kokkos::View<double*, memory_space> m_heat;  ///< Langevin: each row's energy gain in a step
