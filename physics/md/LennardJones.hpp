@@ -381,8 +381,7 @@ KOKKOS_FORCEINLINE_FUNCTION void addHalfEntry(Pair const& lj, Positions<Mem> con
   }
 }
 
-#if defined(KOKKOS_ENABLE_SERIAL) && defined(__GNUC__) && !defined(__CUDACC__) && \
-    !defined(__HIPCC__)
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
 #define EDDY_MD_PAIRS_TWO_AT_ONCE 1
 /// Two doubles, and two lane masks, in one 16-byte vector register.
 using Double2 = double __attribute__((vector_size(16)));
@@ -391,9 +390,9 @@ using Mask2 = long long __attribute__((vector_size(16)));
 /// addHalfForces of the one-type potential on a Serial host, two list entries at a time (see
 /// the file's comment); the same pairs, the same force expression, the scatter-adds to the
 /// neighbours in the same order.
-template <bool KeepVirial, class Mem>
-void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
-                            Positions<Mem> const& x, ForceScatter<Kokkos::Serial, Mem>& scatter,
+template <bool KeepVirial, class Exec, class Mem>
+void addHalfForcesTwoAtOnce(Exec const& space, LennardJones const& lj, Positions<Mem> const& x,
+                            ForceScatter<Exec, Mem>& scatter,
                             neighbor::NeighborView<Mem> const& list, RowSet<Mem> const& set,
                             RowVirial<Mem> const& virial) {
   auto const neighbors = list.neighbors;
@@ -436,8 +435,7 @@ void addHalfForcesTwoAtOnce(Kokkos::Serial const& space, LennardJones const& lj,
     access(i, 2) += fz;
     if constexpr (KeepVirial) virial(i) = w;
   };
-  Kokkos::parallel_for("eddy::md::forcesHalf",
-                       Kokkos::RangePolicy<Kokkos::Serial>(space, 0, set.count), row);
+  Kokkos::parallel_for("eddy::md::forcesHalf", Kokkos::RangePolicy<Exec>(space, 0, set.count), row);
 }
 #endif
 
@@ -476,7 +474,7 @@ void addHalfForces(Exec const& space, Pair const& lj, Positions<Mem> const& x,
   ScopedRegion region("eddy::md::forcesHalf");
   bool const keep = virial.extent(0) > 0;
 #ifdef EDDY_MD_PAIRS_TWO_AT_ONCE
-  if constexpr (std::is_same_v<Exec, Kokkos::Serial> && std::is_same_v<Pair, LennardJones>) {
+  if constexpr (compat::isSerial<Exec>() && std::is_same_v<Pair, LennardJones>) {
     if (keep)
       addHalfForcesTwoAtOnce<true>(space, lj, x, scatter, list, set, virial);
     else

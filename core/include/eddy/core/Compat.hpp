@@ -289,6 +289,17 @@ constexpr bool isCuda() {
 #endif
 }
 
+/// Whether Exec is Kokkos::Serial (false in a build without the Serial backend): one host
+/// thread, whose kernels may take host-only code paths.
+template <class Exec>
+constexpr bool isSerial() {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  return std::is_same_v<Exec, Kokkos::Serial>;
+#else
+  return false;
+#endif
+}
+
 /// Hardware concurrency of an execution space instance.
 template <class Exec>
 int concurrency(Exec const& space) {
