@@ -453,12 +453,15 @@ if(EDDY_PVBATCH AND EDDY_XVFB_RUN)
            COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DEDDY=$<TARGET_FILE:eddy>
                    -DPVBATCH=${EDDY_PVBATCH} -DXVFB_RUN=${EDDY_XVFB_RUN}
                    -P ${PROJECT_SOURCE_DIR}/tests/cli/ParaViewSmoke.cmake)
-  set_tests_properties(paraview.open_run PROPERTIES LABELS validation TIMEOUT 300)
+  # Tests under xvfb-run take turns: two `xvfb-run -a` at once can pick the same display.
+  set_tests_properties(paraview.open_run PROPERTIES LABELS validation TIMEOUT 300
+                                                    RESOURCE_LOCK xvfb)
   add_test(NAME paraview.default_deck
            COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DEDDY=$<TARGET_FILE:eddy>
                    -DPVBATCH=${EDDY_PVBATCH} -DXVFB_RUN=${EDDY_XVFB_RUN} -DDEFAULT_DECK=ON
                    -P ${PROJECT_SOURCE_DIR}/tests/cli/ParaViewSmoke.cmake)
-  set_tests_properties(paraview.default_deck PROPERTIES LABELS validation TIMEOUT 600)
+  set_tests_properties(paraview.default_deck PROPERTIES LABELS validation TIMEOUT 600
+                                                        RESOURCE_LOCK xvfb)
 else()
   message(STATUS "Eddy: pvbatch or xvfb-run not found; the ParaView smoke test is skipped")
 endif()
