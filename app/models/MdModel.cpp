@@ -1337,20 +1337,20 @@ class MdModel final : public Model {
   std::string progress(ExecSpace const& space) override {
     auto const d = m_system.diagnostics(space);
     double const atoms = static_cast<double>(m_system.atoms());
-    char buf[280];
-    int const used = std::snprintf(
-        buf, sizeof buf, "T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld", d.temperature,
+    std::string line;
+    auto add = [&line](char const* format, auto... values) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, format, values...);
+      line += buf;
+    };
+    add("T %.6f  PE %.8f  KE %.8f  E %.10f  P %.6f  rebuilds %lld", d.temperature,
         d.potential / atoms, d.kinetic / atoms, d.total() / atoms, d.pressure, m_system.rebuilds());
-    int more = 0;
-    if (d.conserved != d.total() && used > 0 && used < static_cast<int>(sizeof buf))
-      more = std::snprintf(buf + used, sizeof buf - used, "  H %.10f", d.conserved / atoms);
-    if (m_system.barostat().on() && used > 0 && more >= 0 &&
-        used + more < static_cast<int>(sizeof buf))
-      std::snprintf(buf + used + more, sizeof buf - used - more, "  rho %.6f", atoms / d.volume);
+    if (d.conserved != d.total()) add("  H %.10f", d.conserved / atoms);
+    if (m_system.barostat().on()) add("  rho %.6f", atoms / d.volume);
     m_system.checkSane(d);
     if (!m_first) m_first = d;
     m_last = d;
-    return buf;
+    return line;
   }
   /// H is the integrator's conserved quantity (md::Diagnostics::conserved; E in NVE), Pxx ..
   /// Pyz the pressure tensor. With several types, each type's temperature (T_<name>) after the

@@ -460,19 +460,7 @@ class System {
     scaledDrift(space, dt, drift.a, drift.b, m_particles.positions(), m_particles.velocities(),
                 owned(), watch);
     settleNeighbors(space, watch, true);
-    if (m_params.list == neighbor::ListKind::Half) {
-      // The virial from the forces' own pass (pairSums would walk the list again).
-      detail::ensureExtent(m_pairVirial, static_cast<std::size_t>(owned()), "eddy::md::pairVirial");
-      computeForces(space, m_pairVirial);
-      auto const w = m_pairVirial;
-      m_virial = globalSum(
-          space, m_comm, owned(), KOKKOS_LAMBDA(const std::int64_t i) { return w(i); });
-      if (m_params.tail) m_virial += tailCorrections().virial;
-      m_virialKnown = true;
-    } else {
-      computeForces(space);
-      m_virialKnown = false;
-    }
+    forcesAndVirial(space);
     scaledKick(space, dt, kick.a, kick.b, m_particles.velocities(), m_particles.forces(), owned(),
                masses());
     kinetic = kineticEnergy(space, exact);
@@ -480,6 +468,24 @@ class System {
     scale = m_chain.halfStep(kinetic, dt);
     scaleVelocities(space, m_particles.velocities(), owned(), scale);
     m_barostat.chainHalfStep(dt);
+  }
+
+  /// Collective: computeForces, and the virial of the same positions for the barostat's kicks:
+  /// with a half list from the forces' own pass (each row's share, summed), else by
+  /// pairTotals. Public only because CUDA lambdas may not live in private member functions.
+  void forcesAndVirial(Exec const& space) {
+    if (m_params.list == neighbor::ListKind::Full) {
+      computeForces(space);
+      m_virial = pairTotals(space, false).virial;
+    } else {
+      detail::ensureExtent(m_pairVirial, static_cast<std::size_t>(owned()), "eddy::md::pairVirial");
+      computeForces(space, m_pairVirial);
+      auto const w = m_pairVirial;
+      m_virial = globalSum(
+          space, m_comm, owned(), KOKKOS_LAMBDA(const std::int64_t i) { return w(i); });
+      if (m_params.tail) m_virial += tailCorrections().virial;
+    }
+    m_virialKnown = true;
   }
 
   /// Collective: the box of edge lengths `length` over the same decomposition and the same
@@ -509,28 +515,36 @@ class System {
   /// The box edges at the last neighbour-list build.
   std::array<double, 3> const& buildLength() const { return m_buildLength; }
 
-  /// Collective: the virial, sum over pairs of r . F (plus the tail's with Parameters::tail), by
-  /// the reproducible sum in reproducible mode: Diagnostics::virial, without the energy.
-  double virial(Exec const& space) const {
-    ScopedRegion region("eddy::md::virial");
-    double w = 0.0;
+  /// Collective: the potential energy (when `withEnergy`; else 0) and the virial, sum over
+  /// pairs of r . F, the tail's added with Parameters::tail; by reproducible sums in
+  /// reproducible mode (the full list counts every pair twice: halving is exact).
+  PairSums pairTotals(Exec const& space, bool withEnergy) const {
+    ScopedRegion region("eddy::md::pairTotals");
+    PairSums t;
     if (m_params.reproducible) {
       withPair([&](auto const& lj) {
-        RowPairSum<memory_space, std::decay_t<decltype(lj)>> const term{lj, m_particles.positions(),
-                                                                        m_list.view(), false};
-        w = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+        RowPairSum<memory_space, std::decay_t<decltype(lj)>> term{lj, m_particles.positions(),
+                                                                  m_list.view(), true};
+        if (withEnergy) t.energy = 0.5 * reproducibleSum(space, m_comm, owned(), term);
+        term.energy = false;
+        t.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);
       });
     } else {
-      double const local = withPair([&](auto const& lj) {
+      auto const sums = withPair([&](auto const& lj) {
         return pairSums(space, lj, m_particles.positions(), m_list.view(), owned(),
-                        m_params.list == neighbor::ListKind::Half, lanes())
-            .virial;
+                        m_params.list == neighbor::ListKind::Half, lanes());
       });
-      checkMpi(MPI_Allreduce(&local, &w, 1, MPI_DOUBLE, MPI_SUM, m_comm),
-               "MPI_Allreduce (eddy::md::virial)");
+      double local[2] = {withEnergy ? sums.energy : 0.0, sums.virial}, global[2] = {0.0, 0.0};
+      checkMpi(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, m_comm),
+               "MPI_Allreduce (eddy::md::pairTotals)");
+      t = PairSums{global[0], global[1]};
     }
-    if (m_params.tail) w += tailCorrections().virial;
-    return w;
+    if (m_params.tail) {
+      auto const tail = tailCorrections();
+      if (withEnergy) t.energy += tail.energy;
+      t.virial += tail.virial;
+    }
+    return t;
   }
 
   /// Throws the collective eddy::Error (ExitCode::Failure) of a blow-up when the diagnostics `d`
@@ -718,32 +732,10 @@ class System {
     d.atoms = m_atoms;
     bool const exact = m_params.reproducible;
     d.kinetic = kineticEnergy(space, exact);
-    if (exact) {
-      // Full list: every pair twice; halving is exact.
-      withPair([&](auto const& lj) {
-        RowPairSum<memory_space, std::decay_t<decltype(lj)>> term{lj, m_particles.positions(),
-                                                                  m_list.view(), true};
-        d.potential = 0.5 * reproducibleSum(space, m_comm, owned(), term);
-        term.energy = false;
-        d.virial = 0.5 * reproducibleSum(space, m_comm, owned(), term);
-      });
-    } else {
-      auto const sums = withPair([&](auto const& lj) {
-        return pairSums(space, lj, m_particles.positions(), m_list.view(), owned(),
-                        m_params.list == neighbor::ListKind::Half, lanes());
-      });
-      double local[2] = {sums.energy, sums.virial}, global[2] = {0.0, 0.0};
-      checkMpi(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, m_comm),
-               "MPI_Allreduce (eddy::md::diagnostics)");
-      d.potential = global[0];
-      d.virial = global[1];
-    }
+    auto const pairs = pairTotals(space, true);
+    d.potential = pairs.energy;
+    d.virial = pairs.virial;
     d.momentum = momentum(space, exact);
-    if (m_params.tail) {
-      auto const t = tailCorrections();
-      d.potential += t.energy;
-      d.virial += t.virial;
-    }
     d.temperature = 2.0 * d.kinetic / dof();
     d.volume = volume();
     d.pressure = (2.0 * d.kinetic + d.virial) / (3.0 * d.volume);
@@ -1273,10 +1265,10 @@ class System {
   /// The box edges over those at the last list build (1 while the box is fixed).
   double boxScale() const { return m_domain.length[0] / m_buildLength[0]; }
 
-  /// Collective: the virial of the current positions, computed once for the step's two
-  /// barostat kicks that share them.
+  /// Collective: the virial of the current positions, computed once for the barostat kicks
+  /// that share them (the end of a step and the start of the next).
   double isobaricVirial(Exec const& space) {
-    if (!m_virialKnown) m_virial = virial(space);
+    if (!m_virialKnown) m_virial = pairTotals(space, false).virial;
     m_virialKnown = true;
     return m_virial;
   }
