@@ -329,6 +329,14 @@ class System {
     m_domain = ParticleDomain(m_decomp, boxLength(m_params));
     m_migration = std::make_unique<ParticleMigration<Exec>>(comm, m_decomp, m_domain);
     m_ghosts = std::make_unique<ParticleGhosts<Exec>>(comm, m_decomp, m_domain, m_list.radius());
+    // Each pair of types lists its neighbours within its own cutoff + skin, when some pair's
+    // is shorter than md.cutoff (else the list's one radius serves every pair, and the build
+    // reads no types).
+    std::vector<double> cutoffs;
+    for (PairParameters const& q : m_params.pairs) cutoffs.push_back(q.cutoff);
+    if (cutoffs.size() == static_cast<std::size_t>(m_params.types * m_params.types) &&
+        *std::min_element(cutoffs.begin(), cutoffs.end()) < m_params.cutoff)
+      m_list.setPairCutoffs(m_params.types, cutoffs);
     if (m_params.start) {
       m_origin = m_params.start->lo;
       m_atoms = m_params.start->atoms();
@@ -633,7 +641,8 @@ class System {
                             lo, hi, binEdge, m_domain.length);
     else
       m_bins.build(space, m_particles.positions(), m_particles.size(), lo, hi, binEdge);
-    m_list.build(space, m_particles.positions(), m_particles.ids(), owned(), m_bins);
+    m_list.build(space, m_particles.positions(), m_particles.ids(), owned(), m_bins,
+                 m_particles.types());
     if (m_params.list == neighbor::ListKind::Half && m_scatterData != m_particles.forces().data()) {
       m_scatter = ForceScatter<Exec, memory_space>(m_particles.forces());
       m_scatterData = m_particles.forces().data();

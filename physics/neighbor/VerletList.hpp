@@ -19,7 +19,11 @@
 /// entry by entry writes a different sector per thread of a warp for every entry.
 ///
 /// Rows are the owned particles [0, owned); neighbours are indices into owned and ghost rows
-/// within the list radius (cutoff + skin).
+/// within the list radius (cutoff + skin). With pair cutoffs (setPairCutoffs: a cutoff per pair
+/// of particle classes, e.g. atom types), a pair is a neighbour within its own radius,
+/// cutoff_ab + skin: the pairs of shorter cutoffs then leave out the entries that could not
+/// come within their cutoff before the next rebuild (in the Kob-Andersen mixture, 15% of a
+/// row).
 /// - Full: every neighbour j != i of i.
 /// - Half: each pair once over all ranks: owned pairs with j > i, and owned-ghost pairs when
 ///   id(i) < id(j). The rank owning the other particle sees the same pair with ids swapped and
@@ -39,7 +43,8 @@
 /// own (needsRebuild). In a box scaled by s since the build (a barostat's), positions are
 /// measured from the scaled build positions, and the pairs left out, at least s (cutoff + skin)
 /// apart in the scaled box less their displacements, stay out of the cutoff while every
-/// particle moved less than (s (cutoff + skin) - cutoff) / 2.
+/// particle moved less than (s (cutoff + skin) - cutoff) / 2: the least of that over the pair
+/// cutoffs (the largest when the box shrank, the smallest when it grew).
 ///
 /// Memory: 24 bytes per owned particle for the positions at the last build, 4 for the counts or
 /// offsets, and the rows: 4 bytes per neighbour when packed; padded, 4 x stride per owned
@@ -62,6 +67,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace eddy::neighbor {
 
@@ -136,17 +142,51 @@ class VerletList {
     EDDY_REQUIRE(skin >= 0, "VerletList: skin ", skin, "; expected >= 0");
   }
 
+  /// Gives each pair of `classes` particle classes its own cutoff (`cutoffs`, classes x classes,
+  /// row-major, symmetric, each in (0, cutoff()]): a pair is a neighbour within its cutoff +
+  /// skin. Every build then takes the rows' classes.
+  void setPairCutoffs(int classes, std::vector<double> const& cutoffs) {
+    EDDY_REQUIRE(classes > 0 && cutoffs.size() == static_cast<std::size_t>(classes * classes),
+                 "VerletList: ", cutoffs.size(), " pair cutoffs for ", classes,
+                 " classes; expected classes^2");
+    Kokkos::View<double*, memory_space> radiusSq("eddy::neighbor::pairRadiusSq", cutoffs.size());
+    auto host = Kokkos::create_mirror_view(radiusSq);
+    m_cutoffMin = m_cutoff;
+    for (int a = 0; a < classes; ++a)
+      for (int b = 0; b < classes; ++b) {
+        double const c = cutoffs[static_cast<std::size_t>(a * classes + b)];
+        EDDY_REQUIRE(
+            c > 0 && c <= m_cutoff && c == cutoffs[static_cast<std::size_t>(b * classes + a)],
+            "VerletList: pair cutoff (", a, ", ", b, ") ", c, "; expected symmetric and in (0, ",
+            m_cutoff, "]");
+        host(a * classes + b) = (c + m_skin) * (c + m_skin);
+        m_cutoffMin = std::min(m_cutoffMin, c);
+      }
+    Kokkos::deep_copy(radiusSq, host);
+    m_pairRadiusSq = radiusSq;
+    m_classes = classes;
+  }
+  /// Classes with pair cutoffs (setPairCutoffs), or 0: one radius for every pair.
+  int classes() const { return m_classes; }
+
   /// Builds the list of rows [0, owned) of `x` against every binned row (owned and ghosts).
-  /// `ids` are global ids (used by the half list to pick one owner of cross-rank pairs).
+  /// `ids` are global ids (used by the half list to pick one owner of cross-rank pairs);
+  /// `classes`, the class of every binned row, is read with pair cutoffs only.
   void build(Exec const& space, Positions<memory_space> const& x, IdView const& ids, int owned,
-             BinList<Exec> const& bins) {
+             BinList<Exec> const& bins, IntView const& classes = {}) {
     ScopedRegion region("eddy::neighbor::verletBuild");
     EDDY_REQUIRE(owned <= bins.particleCount(), "VerletList: ", owned, " owned rows but only ",
                  bins.particleCount(), " binned; expected owned <= binned");
+    EDDY_REQUIRE(
+        m_classes == 0 || classes.extent(0) >= static_cast<std::size_t>(bins.particleCount()),
+        "VerletList: classes of ", classes.extent(0), " rows with pair cutoffs; expected ",
+        bins.particleCount(), " (every binned row)");
+    m_buildClasses = classes;
     m_owned = owned;
     detail::ensureExtent(m_offsets, static_cast<std::size_t>(owned) + 1,
                          "eddy::neighbor::verletOffsets");
     buildOnePass(space, x, ids, bins);
+    m_buildClasses = IntView();  // not kept: a sort replaces the rows' arrays
     // Reference positions for the displacement test.
     if (m_x0.extent(0) < static_cast<std::size_t>(owned))
       m_x0 =
@@ -198,7 +238,9 @@ class VerletList {
   /// `boxScale`: the box edges now over those at the build (a rebuild is due at once when the
   /// box shrank by the skin's share of the list radius).
   DisplacementWatch displacementWatch(double boxScale = 1.0) const {
-    double const skin = boxScale == 1.0 ? m_skin : boxScale * radius() - m_cutoff;
+    double const skin = boxScale == 1.0 ? m_skin
+                                        : std::min(boxScale * radius() - m_cutoff,
+                                                   boxScale * (m_cutoffMin + m_skin) - m_cutoffMin);
     double const limitSq = skin > 0 ? 0.25 * skin * skin : -1.0;
     return DisplacementWatch{m_x0, m_flags.next(), limitSq, radius() * radius(), boxScale};
   }
@@ -255,7 +297,8 @@ class VerletList {
 
   // Kernels; public only because CUDA lambdas may not live in private member functions.
   /// Offers the candidate neighbours j of row i accepted by the list kind to `Visit`, with
-  /// whether each lies within the radius: visit(j, inside).
+  /// whether each lies within the radius (of its pair of classes, with pair cutoffs):
+  /// visit(j, inside).
   template <class Visit>
   struct Scan {
     Positions<memory_space> x;   ///< positions by row
@@ -265,7 +308,10 @@ class VerletList {
     BinGrid grid;
     int owned;
     bool half;
-    double radiusSq;
+    double radiusSq;                                   ///< the largest radius, squared
+    int classes;                                       ///< with pair cutoffs, else 0
+    IntView classOf;                                   ///< by row, with pair cutoffs
+    Kokkos::View<double*, memory_space> pairRadiusSq;  ///< classes x classes, with pair cutoffs
 
     KOKKOS_INLINE_FUNCTION void operator()(const int i, Visit& visit) const {
       // Locals, not members: the visitor stores ints through a pointer, which the compiler must
@@ -275,6 +321,10 @@ class VerletList {
       int const rows = owned;
       bool const halfList = half;
       double const r2 = radiusSq;
+      int const nc = classes;
+      auto const cls = classOf;
+      auto const pairR2 = pairRadiusSq;
+      int const ci = nc > 0 ? cls(i) * nc : 0;
       double const xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
       std::int64_t const idi = ids(i);
       int const by = grid.axisBin(1, yi), bz = grid.axisBin(2, zi);
@@ -302,9 +352,10 @@ class VerletList {
             if (j == i) continue;
             if (halfList && (j < rows ? j < i : ids(j) <= idi)) continue;
             double const ex = xs(k, 0) - xi, ey = xs(k, 1) - yi, ez = xs(k, 2) - zi;
+            double const limit = nc > 0 ? pairR2(ci + cls(j)) : r2;
             // The sink takes every candidate with its verdict: counting and padded writes need
             // no branch on the distance (40-60% of candidates pass, so a branch mispredicts).
-            v(j, ex * ex + ey * ey + ez * ez < r2);
+            v(j, ex * ex + ey * ey + ez * ez < limit);
           }
         }
       }
@@ -395,7 +446,10 @@ class VerletList {
                       bins.grid(),
                       m_owned,
                       m_kind == ListKind::Half,
-                      radius() * radius()};
+                      radius() * radius(),
+                      m_classes,
+                      m_buildClasses,
+                      m_pairRadiusSq};
   }
 
   /// Count pass, scan, fill pass.
@@ -548,6 +602,10 @@ class VerletList {
   ListKind m_kind;
   ListTuning<Exec> m_tuning;
   double m_cutoff, m_skin;
+  double m_cutoffMin = m_cutoff;  ///< the least pair cutoff (m_cutoff without pair cutoffs)
+  int m_classes = 0;              ///< with pair cutoffs, else 0
+  Kokkos::View<double*, memory_space> m_pairRadiusSq;  ///< (cutoff_ab + skin)^2
+  IntView m_buildClasses;                              ///< the rows' classes of the build under way
   int m_owned = 0;
   int m_pairs = 0;
   long long m_builds = 0;

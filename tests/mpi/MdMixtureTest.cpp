@@ -144,6 +144,49 @@ TYPED_TEST(MdMixture, ReproducibleForcesEqualTheBruteForce) {
   checkAgainstBruteForce<TypeParam>(ListKind::Full, false, true, true);
 }
 
+/// Each pair of types lists its neighbours within its own cutoff + skin (2.8 for A-A, 2.3 for
+/// A-B, 2.5 for B-B at skin 0.3), against the brute force over the gathered atoms, in the full
+/// and the half list, at the start and 40 steps on (after a rebuild).
+template <class Exec>
+void checkPairRadii(ListKind list) {
+  Exec space;
+  Parameters p = mixture(list, true, false);
+  System<Exec> s(space, MPI_COMM_WORLD, p);
+  ASSERT_EQ(s.list().classes(), 2);
+  auto const pairs = kobAndersen();
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) {
+      for (int k = 0; k < 40; ++k) s.step(space);
+      s.rebuild(space);
+    }
+    auto const all = eddy::test::gatherParticles(s);
+    auto const type = allTypes(s);
+    std::vector<std::pair<std::int64_t, std::int64_t>> want;
+    long long beyondOwn = 0;  // pairs within the largest radius but beyond their own
+    for (std::size_t i = 0; i < all.size(); ++i)
+      for (std::size_t j = 0; j < all.size(); ++j) {
+        if (i == j) continue;
+        double const radius = pairs[2 * type.at(all[i].id) + type.at(all[j].id)].cutoff + p.skin;
+        auto const d = eddy::test::minImage(all[i], all[j], s.domain().length);
+        double const r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        if (r2 < radius * radius)
+          want.emplace_back(all[i].id, all[j].id);
+        else
+          beyondOwn += r2 < s.list().radius() * s.list().radius();
+      }
+    std::sort(want.begin(), want.end());
+    auto got = eddy::test::gatherListPairs(s);
+    if (list == ListKind::Half) got = eddy::test::bothOrders(got);
+    EXPECT_GT(beyondOwn, static_cast<long long>(all.size()));  // the radii do leave pairs out
+    EXPECT_EQ(got.size(), want.size()) << "round " << round;
+    EXPECT_TRUE(got == want) << "round " << round << ": the pairs differ from the brute force";
+  }
+}
+TYPED_TEST(MdMixture, EachPairOfTypesListsItsNeighboursWithinItsOwnRadius) {
+  checkPairRadii<TypeParam>(ListKind::Full);
+  checkPairRadii<TypeParam>(ListKind::Half);
+}
+
 TYPED_TEST(MdMixture, TheLatticeHoldsEachTypeInItsShare) {
   using Exec = TypeParam;
   Exec space;

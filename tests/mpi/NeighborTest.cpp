@@ -4,6 +4,7 @@
 #include "MdTestUtil.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -265,6 +266,27 @@ void checkRebuildPolicy(ListKind kind) {
 TYPED_TEST(Neighbor, RebuildExactlyWhenAnAtomMovedMoreThanHalfTheSkin) {
   checkRebuildPolicy<TypeParam>(ListKind::Half);
   checkRebuildPolicy<TypeParam>(ListKind::Full);
+}
+
+/// In a box scaled by s since the build, the displacement limit keeps every left-out pair out of
+/// its cutoff: (s (cutoff + skin) - cutoff) / 2, with pair cutoffs the least of it over the
+/// pairs (the smallest cutoff's once the box grew, the largest's once it shrank).
+template <class Exec>
+void checkScaledLimit() {
+  eddy::neighbor::VerletList<Exec> list(ListKind::Full, 1.0, 0.2);
+  auto const limit = [&](double scale) {
+    return 2.0 * std::sqrt(list.displacementWatch(scale).limitSq);
+  };
+  EXPECT_NEAR(limit(1.0), 0.2, 1e-15);
+  EXPECT_NEAR(limit(1.1), 1.1 * 1.2 - 1.0, 1e-14);
+  list.setPairCutoffs(2, {1.0, 0.5, 0.5, 0.8});
+  EXPECT_EQ(list.classes(), 2);
+  EXPECT_NEAR(limit(1.0), 0.2, 1e-15);
+  EXPECT_NEAR(limit(1.1), 1.1 * 0.7 - 0.5, 1e-14);
+  EXPECT_NEAR(limit(0.95), 0.95 * 1.2 - 1.0, 1e-14);
+}
+TYPED_TEST(Neighbor, AScaledBoxTakesTheLeastSkinOfItsPairs) {
+  checkScaledLimit<TypeParam>();
 }
 
 /// Between rebuilds only the ghost positions are refreshed (on a rank that owns an axis whole,
