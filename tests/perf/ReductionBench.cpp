@@ -2,15 +2,18 @@
 // parallel_reduce, eddy::globalSum and eddy::reproducibleSum, against the deep_copy bandwidth of
 // the same bytes measured in the same run, and the reproducible/plain time ratio, for values over
 // nine decades and over the whole double range; then box reductions over a ghosted 3D field as
-// the Poisson solver runs them (dot product, fused operator-dot). Prints Markdown tables.
+// the Poisson solver runs them (dot product, fused operator-dot), and dot products over a 2D
+// plane against a 3D box of as many terms. Prints Markdown tables.
 //
-//   bench_reduction [log2 n] [box N (0: none)]
+//   bench_reduction [log2 n] [box N (0: none)] [plane N (0: none)]
 #include "PerfCommon.hpp"
 
 #include "eddy/core/Reductions.hpp"
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Runtime.hpp"
 
+#include <array>
+#include <cmath>
 #include <cstdlib>
 
 namespace {
@@ -135,6 +138,52 @@ void boxSection(eddy::ExecSpace const& space, int n, double copy, bool print) {
   std::printf("# (checksum %g)\n", sink);
 }
 
+/// a.b over the interior of an (n+2)^2 plane (k = 0), reproducible or plain.
+double planeDot(eddy::ExecSpace const& space, int n, Box const& a, Box const& b,
+                bool reproducible) {
+  auto const term = KOKKOS_LAMBDA(int i, int j, int k) { return a(i, j, k) * b(i, j, k); };
+  std::array<int, 3> const lo{1, 1, 0}, hi{n + 1, n + 1, 1};
+  return reproducible ? eddy::reproducibleSum(space, MPI_COMM_WORLD, lo, hi, term)
+                      : eddy::globalSum(space, MPI_COMM_WORLD, lo, hi, term);
+}
+
+/// Dot products over the interior of an (N+2)^2 plane with one ghost layer (a 2D field, as the
+/// 2D Poisson solver sums it), against the same number of terms in a 3D box: the reproducible
+/// sum's rate by shape.
+void planeSection(eddy::ExecSpace const& space, int n, double copy, bool print) {
+  Box a(Kokkos::view_alloc(space, "eddy::perf::planeA"), n + 2, n + 2, 1);
+  Box b(Kokkos::view_alloc(space, "eddy::perf::planeB"), n + 2, n + 2, 1);
+  fillBox(space, a, 1);
+  fillBox(space, b, 2);
+  double sink = 0;
+  double const tr =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += planeDot(space, n, a, b, true); });
+  double const tp =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += planeDot(space, n, a, b, false); });
+  int const side = static_cast<int>(std::lround(std::cbrt(double(n) * n)));
+  Box c(Kokkos::view_alloc(space, "eddy::perf::cubeA"), side + 2, side + 2, side + 2);
+  Box d(Kokkos::view_alloc(space, "eddy::perf::cubeB"), side + 2, side + 2, side + 2);
+  fillBox(space, c, 1);
+  fillBox(space, d, 2);
+  double const tc =
+      eddy::perf::medianSeconds(space, 2, 10, [&] { sink += boxDotRepro(space, side, c, d); });
+  if (!print) return;
+  double const terms = double(n) * n, cubeTerms = double(side) * side * side;
+  double const bound = 16.0 / copy;
+  std::printf(
+      "# dot products over the interior of a %d^2 plane and of a %d^3 box (one ghost layer); "
+      "the ceiling is 16 bytes per term at copy bandwidth (%.3g G terms/s)\n",
+      n, side, 1e-9 / bound);
+  std::printf("| what | G terms/s | ceiling | ratio |\n|---|---|---|---|\n");
+  eddy::perf::row("plane dot a.b, eddy::globalSum", terms / tp * 1e-9, "G terms/s", "copy",
+                  terms * bound / tp);
+  eddy::perf::row("plane dot a.b, eddy::reproducibleSum", terms / tr * 1e-9, "G terms/s", "copy",
+                  terms * bound / tr);
+  eddy::perf::row("box dot a.b of as many terms, eddy::reproducibleSum", cubeTerms / tc * 1e-9,
+                  "G terms/s", "copy", cubeTerms * bound / tc);
+  std::printf("# (checksum %g)\n", sink);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,6 +223,8 @@ int main(int argc, char** argv) {
     }
     int const boxN = argc > 2 ? std::atoi(argv[2]) : (eddy::kDeviceBackend ? 512 : 128);
     if (boxN > 0) boxSection(space, boxN, copy, rt.rank() == 0);
+    int const planeN = argc > 3 ? std::atoi(argv[3]) : (eddy::kDeviceBackend ? 4096 : 1024);
+    if (planeN > 0) planeSection(space, planeN, copy, rt.rank() == 0);
   }
   return 0;
 }
