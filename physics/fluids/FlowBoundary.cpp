@@ -164,41 +164,69 @@ void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
   Box3 const all = field.allocatedBox();
   Index3 const n = field.cells();
   int const g = field.ghost();
+  bool const scalar = component < 0;
+  // One launch per axis fills both of its faces (they share no cell); the axes go one after
+  // the other, so that a later axis's ghosts mirror the corners an earlier one filled.
   for (int a = 0; a < decomp.dims(); ++a) {
+    bool const normal = component == a;
+    // Along the axis: m in [first, g) ghost layers, plus the boundary face itself for the
+    // normal component (m = 0 is then the face, m >= 1 the ghosts).
+    int const layers = normal ? g + 1 : g;
+    // Per side: whether this rank touches it, the first layer, and ghost = twice + sign *
+    // mirrored inside value.
+    struct Side {
+      bool touches = false;
+      bool open = false;  ///< the normal component through an open face: extrapolated
+      int first = 0, count = 0;
+      double twice = 0.0, sign = 1.0;
+    } sides[2];
     for (int side = 0; side < 2; ++side) {
-      bool const touches = side == 0 ? decomp.isLowBoundary(a) : decomp.isHighBoundary(a);
-      if (!touches) continue;
+      Side& s = sides[side];
+      s.touches = side == 0 ? decomp.isLowBoundary(a) : decomp.isHighBoundary(a);
+      if (!s.touches) continue;
       BoundaryKind const kind = bc.at(a, side).kind;
-      bool const normal = component == a;
-      bool const scalar = component < 0;
       // The normal component through an open face: its boundary face as it is, the ghosts
       // beyond extrapolated from it.
-      bool const open = normal && isOpen(kind);
-      // ghost = twice the wall value + sign * mirrored inside value
+      s.open = normal && isOpen(kind);
       bool const noSlip = kind == BoundaryKind::Wall || kind == BoundaryKind::MovingWall ||
                           kind == BoundaryKind::Inflow;
       double const wall = scalar || normal ? 0.0 : bc.at(a, side).velocity[component];
-      double const twice = 2.0 * wall;
-      double const sign = scalar || !(normal || noSlip) ? 1.0 : -1.0;
-      // Along the axis: m in [0, g) ghost layers, plus the boundary face itself for the normal
-      // component (m = 0 is then the face, m >= 1 the ghosts).
-      int const layers = normal ? g + 1 : g;
-      int const na = n[a];
-      int const high = side;
+      s.twice = 2.0 * wall;
+      s.sign = scalar || !(normal || noSlip) ? 1.0 : -1.0;
+      s.first = s.open ? 1 : 0;
+      s.count = layers - s.first;
+    }
+    int const na = n[a];
+    bool const open0 = sides[0].open, open1 = sides[1].open;
+    int const first0 = sides[0].first, first1 = sides[1].first;
+    double const twice0 = sides[0].twice, twice1 = sides[1].twice;
+    double const sign0 = sides[0].sign, sign1 = sides[1].sign;
+    // A launch's places along the axis: [0, count0) the low side's layers, [count0, count0 +
+    // count1) the high side's. Both sides in one launch, unless the block has fewer than 2 *
+    // layers cells along the axis: one side then reads what the other writes, and the low side
+    // goes first.
+    bool const together = na >= 2 * layers;
+    int const parts = together ? 1 : 2;
+    for (int part = 0; part < parts; ++part) {
+      int const count0 = together || part == 0 ? sides[0].count : 0;
+      int const count1 = together || part == 1 ? sides[1].count : 0;
+      if (count0 + count1 == 0) continue;
       Index3 lo = all.lo, hi = all.hi;
-      lo[a] = open ? 1 : 0;
-      hi[a] = layers;
+      lo[a] = 0;
+      hi[a] = count0 + count1;
       forEachCell(
           "eddy::fluids::wallGhosts", space, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]},
           KOKKOS_LAMBDA(int i, int j, int k) {
             int out[3] = {i, j, k}, in[3] = {i, j, k};
-            int const m = a == 0 ? i : a == 1 ? j : k;
+            int const t = a == 0 ? i : a == 1 ? j : k;  // the place along the axis: side, layer
+            bool const high = t >= count0;
+            int const m = high ? first1 + t - count0 : first0 + t;
             if (normal) {
               // Faces: the boundary at 0 (low) or na (high); ghost -m mirrors m across it.
               out[a] = high ? na + m : -m;
               in[a] = high ? na - m : m;
-              if (open) {
-                int face[3] = {i, j, k};
+              if (high ? open1 : open0) {
+                int face[3] = {out[0], out[1], out[2]};
                 face[a] = high ? na : 0;
                 f(out[0], out[1], out[2]) =
                     2.0 * f(face[0], face[1], face[2]) - f(in[0], in[1], in[2]);
@@ -213,7 +241,8 @@ void fillWallGhosts(ExecSpace const& space, CartDecomposition const& decomp,
               out[a] = high ? na + m : -1 - m;
               in[a] = high ? na - 1 - m : m;
             }
-            f(out[0], out[1], out[2]) = twice + sign * f(in[0], in[1], in[2]);
+            f(out[0], out[1], out[2]) =
+                (high ? twice1 : twice0) + (high ? sign1 : sign0) * f(in[0], in[1], in[2]);
           });
     }
   }
