@@ -1,17 +1,22 @@
 // Validation of the incompressible flow model against analytic solutions: second-order
 // convergence to the decaying 2D Taylor-Green vortex, the Poiseuille channel, divergence-free
 // velocity after every projection, monotone energy decay of the 3D Taylor-Green vortex, the
-// extrapolated Poisson guess, and the errors raised for bad set-ups and a failing pressure solve.
+// extrapolated Poisson guess, the errors raised for bad set-ups and a failing pressure solve, and
+// the wall ghosts of both faces of an axis filled together against face by face.
 #include "EddyTest.hpp"
 #include "FluidsCases.hpp"
 
+#include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/Field.hpp"
+#include "fluids/FlowBoundary.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -348,6 +353,88 @@ TEST(Fluids, InconsistentSetUpsAreRefused) {
     c.params.initial = eddy::fluids::InitialCondition::TaylorGreen;  // needs periodic axes
     EXPECT_THROW(c.make(MPI_COMM_WORLD), eddy::ConfigError);
   }
+}
+
+/// fillWallGhosts' rule face by face (low then high side of x, then of y), on a host copy `f`
+/// of a 2D field (entry (i, j) at f(i + g, j + g, 0)): the order in which every ghost once had a
+/// launch of its own.
+template <class HostView>
+void wallGhostsFaceByFace(HostView const& f, eddy::Field<eddy::MemSpace> const& field,
+                          eddy::fluids::FlowBoundaries const& bc) {
+  using eddy::fluids::BoundaryKind;
+  int const component = field.faceAxis(), g = field.ghost();
+  eddy::Box3 const all = field.allocatedBox();
+  auto at = [&](int const(&e)[3]) -> double& {
+    return f(e[0] + g, e[1] + g, 0);
+  };
+  for (int a = 0; a < 2; ++a)
+    for (int side = 0; side < 2; ++side) {
+      BoundaryKind const kind = bc.at(a, side).kind;
+      bool const normal = component == a, scalar = component < 0;
+      bool const open = normal && eddy::fluids::isOpen(kind);
+      bool const noSlip = kind == BoundaryKind::Wall || kind == BoundaryKind::MovingWall ||
+                          kind == BoundaryKind::Inflow;
+      double const wall = scalar || normal ? 0.0 : bc.at(a, side).velocity[component];
+      double const sign = scalar || !(normal || noSlip) ? 1.0 : -1.0;
+      int const na = field.cells()[a], b = 1 - a;
+      for (int m = open ? 1 : 0; m < (normal ? g + 1 : g); ++m)
+        for (int t = all.lo[b]; t < all.hi[b]; ++t) {
+          int out[3] = {0, 0, 0}, in[3] = {0, 0, 0};
+          out[b] = in[b] = t;
+          if (normal) {
+            out[a] = side ? na + m : -m;
+            in[a] = side ? na - m : m;
+            if (open) {
+              int face[3] = {out[0], out[1], 0};
+              face[a] = side ? na : 0;
+              at(out) = 2.0 * at(face) - at(in);
+              continue;
+            }
+            if (m == 0) {
+              at(out) = 0.0;
+              continue;
+            }
+          } else {
+            out[a] = side ? na + m : -1 - m;
+            in[a] = side ? na - 1 - m : m;
+          }
+          at(out) = 2.0 * wall + sign * at(in);
+        }
+    }
+}
+
+/// The wall ghosts of both faces of an axis filled in one launch give the bits of filling them
+/// face by face: every entry of a 2D field of random values, for cell-centred values and both
+/// velocity components, with a wall, an outflow, an inflow and a moving wall, ghost widths 1
+/// and 2, and blocks 2, 3 and 7 cells wide (the narrow ones, where one face reads what the
+/// other writes, fill them one face after the other).
+TEST(Fluids, WallGhostsOfBothFacesTogetherMatchFaceByFace) {
+  using eddy::fluids::BoundaryKind;
+  eddy::fluids::FlowBoundaries bc;
+  bc.at(0, 0).kind = BoundaryKind::Wall;
+  bc.at(0, 1).kind = BoundaryKind::Outflow;
+  bc.at(1, 0).kind = BoundaryKind::Inflow;
+  bc.at(1, 1).kind = BoundaryKind::MovingWall;
+  bc.at(1, 1).velocity = {0.7, 0.0, 0.0};
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  eddy::ExecSpace space;
+  for (int nx : {2, 3, 7})
+    for (int g : {1, 2})
+      for (auto c : {eddy::Centering::Cell, eddy::Centering::FaceX, eddy::Centering::FaceY}) {
+        eddy::CartDecomposition const decomp({nx, 5, 1}, 2, {false, false, false}, 1, 0);
+        eddy::Field<eddy::MemSpace> field("eddy::test::wallGhosts", decomp, g, c);
+        auto want = Kokkos::create_mirror(field.view());  // a copy also on host backends
+        for (std::size_t e = 0; e < want.size(); ++e) want.data()[e] = u(rng);
+        Kokkos::deep_copy(field.view(), want);
+        eddy::fluids::fillWallGhosts(space, decomp, bc, field);
+        wallGhostsFaceByFace(want, field, bc);
+        auto const got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.view());
+        std::size_t differ = 0;
+        for (std::size_t e = 0; e < want.size(); ++e) differ += got.data()[e] != want.data()[e];
+        EXPECT_EQ(differ, 0u) << nx << " cells, ghost width " << g << ", axis "
+                              << eddy::faceAxis(c);
+      }
 }
 
 }  // namespace
