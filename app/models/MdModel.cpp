@@ -723,6 +723,11 @@ md::Parameters parameters(io::Deck const& deck, int ranks) {
     p.cutoff = 0.0;
     for (auto const& q : p.pairs) p.cutoff = std::max(p.cutoff, q.cutoff);
   }
+  // g(r) reads the neighbour lists: every pair stays listed out to its r_max.
+  if (deck.getInt("md.rdf.every") > 0) {
+    double const rMax = deck.getDouble("md.rdf.r_max");
+    p.listReach = rMax > 0 ? rMax : p.cutoff;
+  }
   p.dt = deck.getDouble("md.dt");
   std::string const list = deck.getString("md.neighbor");
   p.list = list == "auto" ? md::ForceTuning<ExecSpace>::kAutoList : choiceValue(kList, list);

@@ -7,9 +7,10 @@
 /// g(r) counts the pairs of the Verlet list (owned-owned and owned-ghost, so pairs across
 /// subdomain faces and the periodic boundary are seen) closer than r_max. The list holds every
 /// pair within the cutoff at any step between rebuilds (the skin / 2 rule), so r_max must not
-/// exceed the cutoff. A half list holds each pair once over all ranks and every count is
-/// doubled; a full list holds it once per side. The counts are therefore ordered pairs, the
-/// same integers for any rank count, and
+/// exceed the cutoff, nor the list's reach where pairs have shorter cutoffs of their own
+/// (Parameters::listReach keeps them listed to r_max). A half list holds each pair once over all
+/// ranks and every count is doubled; a full list holds it once per side. The counts are therefore
+/// ordered pairs, the same integers for any rank count, and
 ///   g(shell) = ordered pairs in shell * V / (N (N - 1) V_shell),   V_shell = 4/3 pi (r2^3 - r1^3),
 /// which is 1 in every shell for an ideal gas. With several types, each unordered pair of types
 /// {a, b} has its own: g_aa = ordered a-a pairs * V / (N_a (N_a - 1) V_shell) and, for a != b,
@@ -124,7 +125,7 @@ struct Speed {
 
 /// Collective over `comm` (the system's communicator): g(r) of the current positions. Ghost
 /// positions must be current (as after System::step). Throws eddy::ConfigError unless
-/// 0 < r_max <= cutoff and bins >= 1.
+/// 0 < r_max <= the list's reach (cutoff, or the shortest listed pair cutoff) and bins >= 1.
 template <class Exec>
 RadialDistribution radialDistribution(Exec const& space, MPI_Comm comm, System<Exec> const& s,
                                       double rMax, int bins,
@@ -135,6 +136,13 @@ RadialDistribution radialDistribution(Exec const& space, MPI_Comm comm, System<E
   if (!(rMax > 0) || rMax > cutoff)
     throw ConfigError(str("md.rdf.r_max is ", rMax, "; expected 0 < r_max <= cutoff ", cutoff,
                           " (the neighbour list holds every pair within the cutoff)"));
+  if (rMax > s.list().reach())
+    throw ConfigError(str("md.rdf.r_max is ", rMax,
+                          "; the neighbour list holds every pair only "
+                          "within ",
+                          s.list().reach(),
+                          ", its shortest pair cutoff (expected "
+                          "Parameters::listReach >= r_max)"));
   int const types = s.parameters().types;
   int const classes = types * (types + 1) / 2;
   Histogram<Mem> h(space, "eddy::md::rdfHistogram", bins, 0.0, rMax);

@@ -56,6 +56,7 @@
 #include "neighbor/ListTuning.hpp"
 #include "neighbor/VerletList.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -110,6 +111,10 @@ struct Parameters {
   /// Empty: every atom is of one type, epsilon = sigma = 1, cut at `cutoff`.
   int types = 1;
   std::vector<PairParameters> pairs;
+  /// Every pair closer than this (at most `cutoff`) stays in the neighbour lists whatever its own
+  /// cutoff: the reach of g(r) (md.rdf.r_max). Pairs are otherwise listed within their own
+  /// cutoff + skin.
+  double listReach = 0.0;
   /// Force-shifted pairs: the force and the energy go to 0 at each cutoff (`shift` then says
   /// nothing).
   bool forceShift = false;
@@ -329,11 +334,12 @@ class System {
     m_domain = ParticleDomain(m_decomp, boxLength(m_params));
     m_migration = std::make_unique<ParticleMigration<Exec>>(comm, m_decomp, m_domain);
     m_ghosts = std::make_unique<ParticleGhosts<Exec>>(comm, m_decomp, m_domain, m_list.radius());
-    // Each pair of types lists its neighbours within its own cutoff + skin, when some pair's
-    // is shorter than md.cutoff (else the list's one radius serves every pair, and the build
-    // reads no types).
+    // Each pair of types lists its neighbours within its own cutoff (or listReach) + skin, when
+    // some pair's is shorter than md.cutoff (else the list's one radius serves every pair, and
+    // the build reads no types).
     std::vector<double> cutoffs;
-    for (PairParameters const& q : m_params.pairs) cutoffs.push_back(q.cutoff);
+    for (PairParameters const& q : m_params.pairs)
+      cutoffs.push_back(std::max(q.cutoff, std::min(m_params.listReach, m_params.cutoff)));
     if (cutoffs.size() == static_cast<std::size_t>(m_params.types * m_params.types) &&
         *std::min_element(cutoffs.begin(), cutoffs.end()) < m_params.cutoff)
       m_list.setPairCutoffs(m_params.types, cutoffs);

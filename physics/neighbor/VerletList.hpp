@@ -168,6 +168,9 @@ class VerletList {
   }
   /// Classes with pair cutoffs (setPairCutoffs), or 0: one radius for every pair.
   int classes() const { return m_classes; }
+  /// Every pair closer than this is in the list at any step between rebuilds: the least pair
+  /// cutoff, or cutoff() without pair cutoffs.
+  double reach() const { return m_cutoffMin; }
 
   /// Builds the list of rows [0, owned) of `x` against every binned row (owned and ghosts).
   /// `ids` are global ids (used by the half list to pick one owner of cross-rank pairs);

@@ -301,6 +301,13 @@ TYPED_TEST(MdMixture, TheTypePairsGOfRAddUpToTheWholeG) {
   using Exec = TypeParam;
   Exec space;
   Parameters p = mixture(ListKind::Half, true, false);
+  {
+    // The A-B pairs are listed within their cutoff 2.0 (+ skin) only: g(r) to 2.5 is refused.
+    System<Exec> shortLists(space, MPI_COMM_WORLD, p);
+    EXPECT_THROW(eddy::md::radialDistribution(space, MPI_COMM_WORLD, shortLists, 2.5, 50),
+                 eddy::ConfigError);
+  }
+  p.listReach = 2.5;  // as md.rdf.r_max sets it
   System<Exec> s(space, MPI_COMM_WORLD, p);
   for (int k = 0; k < 200; ++k) s.step(space);
   auto const r = eddy::md::radialDistribution(space, MPI_COMM_WORLD, s, 2.5, 50);
@@ -323,6 +330,10 @@ TYPED_TEST(MdMixture, TheTypePairsGOfRAddUpToTheWholeG) {
   // The A-B pairs (sigma 0.8) sit closest, the A-A ones (sigma 1) near their minimum 2^(1/6).
   EXPECT_NEAR(at[1], 0.9, 0.1);
   EXPECT_NEAR(at[0], 1.1, 0.1);
+  // Beyond the A-B cutoff + skin (2.3) the A-B pairs are still counted: g_AB near 1 in the
+  // last shells (0 if the lists left them out).
+  for (std::size_t b = r.g.size() - 3; b < r.g.size(); ++b)
+    EXPECT_NEAR(r.gPair[1][b], 1.0, 0.3) << "A-B shell from " << r.rLow[b];
 }
 
 TYPED_TEST(MdMixture, ParametersOutsideTheirRangeAreRefusedByKey) {
