@@ -191,7 +191,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   for (int a = 0; a < 3; ++a) m_h[a] = a < m_dims ? length[a] / decomp.globalCells()[a] : 1.0;
 
   // Bodies interpolate from up to two faces out (Bodies.hpp): two ghost layers then.
-  int const ghost = params.bodies.empty() ? 1 : 2;
+  int const ghost = std::max(params.ghostLayers, params.bodies.empty() ? 1 : 2);
   for (int c = 0; c < m_dims; ++c) {
     Centering const centering = c == 0   ? Centering::FaceX
                                 : c == 1 ? Centering::FaceY
@@ -226,8 +226,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
 Model::~Model() = default;
 
 void Model::couple(StageCoupling& coupled) {
-  EDDY_REQUIRE(m_coupled == nullptr, "fluids::Model::couple: a model is coupled already");
-  m_coupled = &coupled;
+  m_coupled.push_back(&coupled);
 }
 
 double Model::viscousDt() const {
@@ -368,9 +367,13 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
   }
   mac::RkCoefficients const rk{kRkA[stage], stage > 0 ? kRkB[stage - 1] : 1.0, kRkB[stage]};
   RkStage const coupledStage{stage, dt, kRkA[stage], kRkB[stage]};
-  if (m_coupled) {
+  bool forced = false;
+  for (StageCoupling const* coupled : m_coupled) {
     // The force of the coupled fields of the previous stage.
-    LinearForce const force = m_coupled->force(coupledStage);
+    LinearForce const force = coupled->force(coupledStage);
+    if (!force.acts()) continue;
+    EDDY_REQUIRE(!forced, "fluids::Model: two coupled models force the flow; expected one");
+    forced = true;
     f.forcingField = force.field;
     for (int c = 0; c < m_dims; ++c) f.forcing[c] = force.coefficient[c];
     f.forcingReference = force.reference;
@@ -387,12 +390,12 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
   } else {
     momentum(mac::Part::Whole);
   }
-  if (m_coupled) {
+  if (!m_coupled.empty()) {
     // The coupled fields advance with the velocity of the previous stage, still in m_u (every
     // ghost current, whichever part the momentum stage ran in).
     std::array<GhostedView<MemSpace>, 3> u;
     for (int c = 0; c < 3; ++c) u[c] = m_u[c < m_dims ? c : 0]->access();
-    m_coupled->advance(space, u, coupledStage);
+    for (StageCoupling* coupled : m_coupled) coupled->advance(space, u, coupledStage);
   }
   // The stage's velocity is now in the second buffer (face 0, the wall at a low wall, is not
   // computed: 0 in both): the buffers trade places.
@@ -551,11 +554,16 @@ void Model::restoreState(ExecSpace const& space, std::array<std::vector<double>,
   m_last = last;
 }
 
-double Model::stableDt(ExecSpace const& space) {
+double Model::currentRate(ExecSpace const& space) {
   // The last step's closing pass measured the rate of this velocity.
   if (!m_rate) m_rate = maxRate(space);
-  if (!std::isfinite(*m_rate)) blewUp(space, m_step, "the velocity is not finite");
-  return dtForRate(*m_rate);
+  return *m_rate;
+}
+
+double Model::stableDt(ExecSpace const& space) {
+  double const rate = currentRate(space);
+  if (!std::isfinite(rate)) blewUp(space, m_step, "the velocity is not finite");
+  return dtForRate(rate);
 }
 
 StepStats Model::step(ExecSpace const& space, double dt) {

@@ -127,6 +127,9 @@ struct Parameters {
   /// Solid bodies in the flow (Bodies.hpp); with any, overlap is off (the forcing of a stage
   /// needs its exchanged ghosts).
   std::vector<Body> bodies;
+  /// Ghost layers of the velocity fields at least (more when the bodies need them): a coupled
+  /// model that interpolates the velocity beyond its block asks for them (particles: 2).
+  int ghostLayers = 1;
 };
 
 /// The grid a flow runs on, as far as the checks of its parameters need it.
@@ -217,6 +220,9 @@ class Model {
   double nextDt(ExecSpace const& space) const;
   /// Collective: sum_a max|u_a| / h_a over the fluid and the moving walls [1/T].
   double maxRate(ExecSpace const& space) const;
+  /// Collective: maxRate() of the velocity now, measured once a step (by the last step's
+  /// closing pass, or here).
+  double currentRate(ExecSpace const& space);
   /// The explicit viscous limit of the time step for this scheme.
   double viscousDt() const;
 
@@ -280,10 +286,13 @@ class Model {
                     double time, StepStats const& last);
   /// Bytes of device memory held by the model: its fields, halo buffers and the Poisson solver.
   std::size_t bytes() const;
-  /// Advances `coupled` inside every RK stage from now on (StageCoupling.hpp) and adds its body
-  /// force to the momentum stage. The coupled model outlives the flow's steps. Throws
-  /// eddy::Error when one is coupled already.
+  /// Advances `coupled` inside every RK stage from now on (StageCoupling.hpp), after the models
+  /// coupled before it, and adds its body force to the momentum stage. The coupled model
+  /// outlives the flow's steps. A stage throws eddy::Error when two coupled models force the
+  /// flow.
   void couple(StageCoupling& coupled);
+  /// Ghost layers of the velocity fields.
+  int velocityGhosts() const { return m_u[0]->ghost(); }
 
   // Kernels and steps; public only because CUDA lambdas may not live in private members.
   void setInitialState(ExecSpace const& space);
@@ -348,7 +357,7 @@ class Model {
   std::unique_ptr<PoissonSolver> m_poisson;
   std::unique_ptr<OpenBoundaries> m_open;
   std::unique_ptr<ImmersedBodies> m_bodies;
-  StageCoupling* m_coupled = nullptr;  ///< advanced inside the RK stages; none: a plain flow
+  std::vector<StageCoupling*> m_coupled;  ///< advanced inside the RK stages; none: a plain flow
   ExecSpace m_haloSpace;            ///< the velocity exchanges, with overlap
   std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
   BoxSplit m_momentumFaces;         ///< around every component's faces, split the same way

@@ -33,15 +33,21 @@ struct LinearForce {
   GhostedView<MemSpace> field;                 ///< s; not read where every coefficient is 0
   std::array<double, 3> coefficient{0, 0, 0};  ///< per component; 0: no force on it
   double reference = 0.0;
+  bool acts() const { return coefficient[0] != 0 || coefficient[1] != 0 || coefficient[2] != 0; }
 };
 
-/// A model advanced inside the flow's stages (the flow holds at most one).
+/// A model advanced inside the flow's stages. The flow holds several, advanced in the order
+/// they were coupled; at most one of them forces the flow.
 class StageCoupling {
  public:
   virtual ~StageCoupling() = default;
   /// The body force of this stage on the flow, from the coupled fields as the last stage left
-  /// them (the field's ghosts current, the low domain face of a wall not read).
-  virtual LinearForce force(RkStage const& stage) const = 0;
+  /// them (the field's ghosts current, the low domain face of a wall not read). None (every
+  /// coefficient 0) by default.
+  virtual LinearForce force(RkStage const& stage) const {
+    (void)stage;
+    return {};
+  }
   /// Advances the coupled fields by `stage` with the face velocity `u` (components >= dims
   /// unused) of the start of the stage, whose ghosts are current; leaves the coupled fields'
   /// ghosts current for the next stage.
