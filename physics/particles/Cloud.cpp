@@ -1,0 +1,598 @@
+#include "particles/Cloud.hpp"
+
+#include "eddy/core/CounterHash.hpp"
+#include "eddy/core/Reductions.hpp"
+#include "eddy/core/ReproducibleSum.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace eddy::particles {
+
+char const* toString(Kind k) {
+  return k == Kind::Tracer ? "tracer" : "inertial";
+}
+char const* toString(Seeding s) {
+  return s == Seeding::Random ? "random" : "lattice";
+}
+char const* toString(Drag d) {
+  return d == Drag::Stokes ? "stokes" : "schiller_naumann";
+}
+
+double Inertia::stokesSettling() const {
+  double const g =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  return responseTime() * (1.0 - fluidDensity / density) * g;
+}
+
+double Inertia::mass() const {
+  return density * 3.14159265358979323846 * diameter * diameter * diameter / 6.0;
+}
+
+namespace {
+
+char const* const kAxis[3] = {"x", "y", "z"};
+
+/// The largest double below `length` (> 0): where a coordinate that rounded onto the far edge
+/// of [0, length) goes.
+KOKKOS_INLINE_FUNCTION double below(double length) {
+  return length * (1.0 - 2.220446049250313e-16);
+}
+
+/// Position of seeded particle `id`; device-copyable.
+struct SeedRule {
+  int dims = 3;
+  bool lattice = false;
+  long long n[3] = {1, 1, 1};
+  double low[3] = {0, 0, 0}, width[3] = {1, 1, 1}, length[3] = {1, 1, 1};
+  std::uint64_t key = 0;
+  double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};  ///< this rank's block
+
+  KOKKOS_INLINE_FUNCTION double coordinate(std::int64_t id, int d) const {
+    if (d >= dims) return 0.0;
+    double p;
+    if (lattice) {
+      std::int64_t const stride = d == 0 ? 1 : (d == 1 ? n[0] : n[0] * n[1]);
+      std::int64_t const index = (id / stride) % n[d];
+      p = low[d] + (static_cast<double>(index) + 0.5) * width[d] / static_cast<double>(n[d]);
+    } else {
+      p = low[d] + width[d] * unitFromKey(key + static_cast<std::uint64_t>(3 * id + d));
+    }
+    return p < length[d] ? p : below(length[d]);
+  }
+  /// Whether particle `id` lies in this rank's block.
+  KOKKOS_INLINE_FUNCTION bool mine(std::int64_t id) const {
+    bool in = true;
+    for (int d = 0; d < 3; ++d) {
+      double const p = coordinate(id, d);
+      in = in && p >= lo[d] && p < hi[d];
+    }
+    return in;
+  }
+};
+
+SeedRule seedRule(Parameters const& p, int dims, std::array<double, 3> const& length,
+                  ParticleDomain const& block) {
+  SeedRule r;
+  r.dims = dims;
+  r.lattice = p.seeding == Seeding::Lattice;
+  for (int d = 0; d < 3; ++d) {
+    r.n[d] = d < dims ? p.lattice[d] : 1;
+    r.low[d] = p.low[d];
+    r.width[d] = p.high[d] - p.low[d];
+    r.length[d] = length[d];
+    r.lo[d] = block.lo[d];
+    r.hi[d] = block.hi[d];
+  }
+  r.key = mix64(p.seed ^ 0x7472616365727321ull);  // "tracers!": apart from other seeds' streams
+  return r;
+}
+
+}  // namespace
+
+long long seededCount(Parameters const& p, int dims) {
+  if (p.seeding == Seeding::Random) return p.count;
+  long long n = 1;
+  for (int d = 0; d < dims; ++d) n *= p.lattice[d];
+  return n;
+}
+
+std::vector<Violation> violations(Parameters const& p, int dims,
+                                  std::array<double, 3> const& length,
+                                  std::array<double, 3> const& h) {
+  std::vector<Violation> v;
+  constexpr long long kMost = std::numeric_limits<int>::max();
+  if (p.seeding == Seeding::Random) {
+    if (p.count < 1 || p.count > kMost)
+      v.push_back({"count", str("is ", p.count), str("expected 1 to ", kMost, " particles")});
+  } else {
+    long double n = 1;
+    for (int d = 0; d < dims; ++d) {
+      if (p.lattice[d] < 1)
+        v.push_back({"lattice", str("has ", p.lattice[d], " points along ", kAxis[d]),
+                     "expected at least 1 per axis"});
+      n *= static_cast<long double>(p.lattice[d]);
+    }
+    if (n > kMost)
+      v.push_back({"lattice", str("places ", static_cast<double>(n), " particles"),
+                   str("expected at most ", kMost)});
+  }
+  for (int d = 0; d < dims; ++d) {
+    if (!(p.low[d] >= 0 && p.low[d] < length[d]))
+      v.push_back({"region.low", str("is ", p.low[d], " along ", kAxis[d]),
+                   str("expected a point of the domain [0, ", length[d], ")")});
+    if (!(p.high[d] > p.low[d] && p.high[d] <= length[d]))
+      v.push_back(
+          {"region.high", str("is ", p.high[d], " along ", kAxis[d]),
+           str("expected above region.low (", p.low[d], ") and at most the domain's ", length[d])});
+  }
+  if (p.kind == Kind::Inertial) {
+    auto const& in = p.inertia;
+    double hMin = h[0];
+    for (int d = 1; d < dims; ++d) hMin = std::fmin(hMin, h[d]);
+    if (!(in.diameter > 0 && in.diameter < hMin))
+      v.push_back({"diameter", str("is ", in.diameter),
+                   str("expected a point particle: above 0 and below the cell size ", hMin)});
+    if (!(in.density > 0))
+      v.push_back({"density", str("is ", in.density), "expected a particle density above 0"});
+    if (!(in.viscosity > 0))
+      v.push_back({"kind", "inertial particles in an inviscid flow (fluids.viscosity 0)",
+                   "expected fluids.viscosity above 0 (the drag's)"});
+    if (!(in.wallRestitution >= 0 && in.wallRestitution <= 1))
+      v.push_back({"wall_restitution", str("is ", in.wallRestitution), "expected 0 to 1"});
+  }
+  return v;
+}
+
+void CloudSet::resize(ExecSpace const& space, int n) {
+  EDDY_REQUIRE(n >= 0, "CloudSet::resize: ", n, " rows; expected >= 0");
+  if (n > capacity()) {
+    std::size_t const cap = static_cast<std::size_t>(n) * 5 / 4 + 32;
+    auto grow = [&](auto& view, char const* label) {
+      using V = std::decay_t<decltype(view)>;
+      V fresh(Kokkos::view_alloc(space, std::string(label)), cap);
+      if (m_size > 0) {
+        auto const range = Kokkos::pair<std::size_t, std::size_t>(0, m_size);
+        if constexpr (V::rank == 1)
+          Kokkos::deep_copy(space, Kokkos::subview(fresh, range), Kokkos::subview(view, range));
+        else
+          Kokkos::deep_copy(space, Kokkos::subview(fresh, range, Kokkos::ALL),
+                            Kokkos::subview(view, range, Kokkos::ALL));
+      }
+      view = fresh;
+    };
+    grow(m_a.x, "eddy::particles::positions");
+    if (m_kind == Kind::Tracer) {
+      grow(m_a.dq, "eddy::particles::stage_increments");
+    } else {
+      grow(m_a.v, "eddy::particles::velocities");
+      grow(m_a.w, "eddy::particles::fluid_velocities");
+    }
+    grow(m_a.image, "eddy::particles::images");
+    grow(m_a.id, "eddy::particles::ids");
+  }
+  m_size = n;
+}
+
+Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
+             std::array<double, 3> const& length, int ghost, Parameters const& params)
+    : m_comm(comm),
+      m_decomp(decomp),
+      m_length(length),
+      m_params(params),
+      m_stencil(MacStencil::make(decomp, length, ghost)),
+      m_domain(decomp, length),
+      m_set(params.kind) {
+  std::array<double, 3> h{1, 1, 1};
+  for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
+  throwFirst(violations(params, decomp.dims(), length, h));
+  EDDY_REQUIRE(ghost >= 2, "particles::Cloud: velocity fields with ", ghost,
+               " ghost layers; expected at least 2 (the stages' reach)");
+  for (int a = 0; a < 3; ++a) m_periodic[a] = a < decomp.dims() && decomp.isPeriodic(a);
+  m_count = seededCount(params, decomp.dims());
+  m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
+  seed(space);
+}
+
+bool Cloud::owns(double const* x) const {
+  for (int a = 0; a < 3; ++a)
+    if (!(x[a] >= m_domain.lo[a] && x[a] < m_domain.hi[a])) return false;
+  return true;
+}
+
+void Cloud::seed(ExecSpace const& space) {
+  ScopedRegion region("eddy::particles::seed");
+  SeedRule const rule = seedRule(m_params, m_decomp.dims(), m_length, m_domain);
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  std::int64_t kept = 0;
+  Kokkos::parallel_reduce(
+      "eddy::particles::countSeeds", Policy(space, 0, m_count),
+      KOKKOS_LAMBDA(const std::int64_t id, std::int64_t& k) { k += rule.mine(id) ? 1 : 0; }, kept);
+  m_set.resize(space, static_cast<int>(kept));
+  auto const a = m_set.arrays();
+  Kokkos::parallel_scan(
+      "eddy::particles::placeSeeds", Policy(space, 0, m_count),
+      KOKKOS_LAMBDA(const std::int64_t id, std::int64_t& slot, const bool final) {
+        if (!rule.mine(id)) return;
+        if (final) {
+          for (int d = 0; d < 3; ++d) {
+            a.x(slot, d) = rule.coordinate(id, d);
+            a.image(slot, d) = 0;
+            if (a.dq.extent(0) > 0) a.dq(slot, d) = 0.0;
+            if (a.v.extent(0) > 0) a.v(slot, d) = a.w(slot, d) = 0.0;
+          }
+          a.id(slot) = id;
+        }
+        ++slot;
+      });
+  space.fence();
+}
+
+void Cloud::stage(ExecSpace const& space, FaceVelocity const& u, fluids::RkStage const& st) {
+  if (m_params.kind != Kind::Tracer) return;
+  ScopedRegion region("eddy::particles::stage");
+  auto const a = m_set.arrays();
+  MacStencil const s = m_stencil;
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  bool const first = st.index == 0;
+  double const ra = st.a, rb = st.b, dt = st.dt;
+  Kokkos::parallel_for(
+      "eddy::particles::tracerStage", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
+      KOKKOS_LAMBDA(const int i) {
+        double const x = a.x(i, 0), y = a.x(i, 1), z = a.x(i, 2);
+        double const v[3] = {s.component(u0, 0, x, y, z), s.component(u1, 1, x, y, z),
+                             s.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0};
+        double const p[3] = {x, y, z};
+        for (int d = 0; d < s.dims; ++d) {
+          // a = 0 in the first stage, whose increment is not read (it may hold anything).
+          double const q = first ? dt * v[d] : ra * a.dq(i, d) + dt * v[d];
+          a.dq(i, d) = q;
+          a.x(i, d) = p[d] + rb * q;
+        }
+      });
+}
+
+namespace {
+
+/// The exponential integrator's weights for h = dt / tau >= 0, phi_k = phi_k(-h):
+/// E = e^-h, phi1 = (1 - E) / h, h phi2 = 1 - phi1, h phi3 = 1/2 - phi2 (Taylor series below
+/// h = 1/2, where the differences cancel); finite for h = +infinity (tau -> 0).
+struct EtdWeights {
+  double e, phi1, hPhi2, hPhi3;
+  KOKKOS_INLINE_FUNCTION explicit EtdWeights(double h) {
+    e = math::exp(-h);
+    if (h < 0.5) {
+      // phi_k(-h) = sum_j (-h)^j / (j + k)!
+      double p1 = 0.0, p2 = 0.0, p3 = 0.0, term = 1.0;  // term = (-h)^j / (j + 1)!
+      for (int j = 0; j < 24; ++j) {
+        p1 += term;
+        double const t2 = term / (j + 2);
+        p2 += t2;
+        p3 += t2 / (j + 3);
+        term *= -h / (j + 2);
+      }
+      phi1 = p1;
+      hPhi2 = h * p2;
+      hPhi3 = h * p3;
+    } else {
+      phi1 = (1.0 - e) / h;
+      hPhi2 = 1.0 - phi1;
+      hPhi3 = 0.5 - hPhi2 / h;
+    }
+  }
+};
+
+/// What an inertial particle's step needs besides the particle; device-copyable.
+struct InertialRule {
+  double tauP = 1.0;       ///< rho_p d^2 / (18 rho_f nu)
+  double diameter = 0.0;   ///< d
+  double viscosity = 1.0;  ///< nu
+  bool schillerNaumann = true;
+  double gravity[3] = {0, 0, 0};  ///< (1 - rho_f / rho_p) g
+  int dims = 3;
+
+  /// tau = tau_p / f of a slip velocity `slip` (w - v).
+  KOKKOS_INLINE_FUNCTION double tau(double const* slip) const {
+    if (!schillerNaumann) return tauP;
+    double const re = math::sqrt(slip[0] * slip[0] + slip[1] * slip[1] + slip[2] * slip[2]) *
+                      diameter / viscosity;
+    return tauP / (1.0 + 0.15 * math::pow(re, 0.687));
+  }
+};
+
+InertialRule inertialRule(Inertia const& in, int dims) {
+  InertialRule r;
+  r.tauP = in.responseTime();
+  r.diameter = in.diameter;
+  r.viscosity = in.viscosity;
+  r.schillerNaumann = in.drag == Drag::SchillerNaumann;
+  for (int d = 0; d < 3; ++d)
+    r.gravity[d] = d < dims ? (1.0 - in.fluidDensity / in.density) * in.gravity[d] : 0.0;
+  r.dims = dims;
+  return r;
+}
+
+}  // namespace
+
+void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
+  ScopedRegion region("eddy::particles::inertialStep");
+  auto const a = m_set.arrays();
+  MacStencil const s = m_stencil;
+  InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  Kokkos::parallel_for(
+      "eddy::particles::inertialStep", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
+      KOKKOS_LAMBDA(const int i) {
+        double x0[3], v0[3], a0[3], slip[3];
+        for (int d = 0; d < 3; ++d) {
+          x0[d] = a.x(i, d);
+          v0[d] = a.v(i, d);
+          slip[d] = a.w(i, d) - v0[d];
+        }
+        // The drag factor of the slip at the start of the step, held over the step.
+        double const tau = rule.tau(slip);
+        EtdWeights const k(dt / tau);
+        for (int d = 0; d < 3; ++d) a0[d] = a.w(i, d) + tau * rule.gravity[d];
+        // Predictor: the target held at a0; the flow at t + dt there gives the target a1.
+        double xs[3];
+        for (int d = 0; d < 3; ++d) xs[d] = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2);
+        double const w1[3] = {s.component(u0, 0, xs[0], xs[1], xs[2]),
+                              s.component(u1, 1, xs[0], xs[1], xs[2]),
+                              rule.dims == 3 ? s.component(u2, 2, xs[0], xs[1], xs[2]) : 0.0};
+        // Corrector: the target linear in time from a0 to a1, slope sl.
+        for (int d = 0; d < rule.dims; ++d) {
+          double const sl = (w1[d] + tau * rule.gravity[d] - a0[d]) / dt;
+          a.x(i, d) = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2 + sl * dt * k.hPhi3);
+          a.v(i, d) = v0[d] * k.e + a0[d] * (dt / tau) * k.phi1 + sl * dt * k.hPhi2;
+        }
+      });
+}
+
+void Cloud::reflectAtWalls(ExecSpace const& space) {
+  bool wall[3];
+  double lo[3], hi[3];
+  bool any = false;
+  // A particle's centre stays d / 2 from a wall (a tracer's at the wall).
+  double const r = m_params.kind == Kind::Inertial ? 0.5 * m_params.inertia.diameter : 0.0;
+  for (int d = 0; d < 3; ++d) {
+    wall[d] = d < m_decomp.dims() && !m_periodic[d];
+    lo[d] = r;
+    hi[d] = m_length[d] - r;
+    any = any || wall[d];
+  }
+  if (!any) return;
+  auto const a = m_set.arrays();
+  bool const inertial = m_params.kind == Kind::Inertial;
+  double const restitution = m_params.inertia.wallRestitution;
+  double length[3] = {m_length[0], m_length[1], m_length[2]};
+  Kokkos::parallel_for(
+      "eddy::particles::reflectAtWalls", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
+      KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) {
+          if (!wall[d]) continue;
+          double q = a.x(i, d);
+          bool const low = q < lo[d], high = inertial ? q > hi[d] : q >= hi[d];
+          if (!low && !high) continue;
+          // A particle moving into the wall bounces: its normal velocity, and the way it went
+          // since the contact, reversed and scaled by the restitution coefficient.
+          double const vn = inertial ? a.v(i, d) : 0.0;
+          bool const bounces = inertial && (low ? vn < 0.0 : vn > 0.0);
+          double const e = bounces ? restitution : 1.0;
+          q = low ? lo[d] + e * (lo[d] - q) : hi[d] - e * (q - hi[d]);
+          // Beyond the far wall by more than the domain (not within reach of a step): held in.
+          q = q < 0.0 ? 0.0 : (q < length[d] ? q : below(length[d]));
+          a.x(i, d) = q;
+          if (bounces) a.v(i, d) = -restitution * vn;
+        }
+      });
+}
+
+void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
+  ScopedRegion region("eddy::particles::finishStep");
+  if (m_params.kind == Kind::Inertial) inertialStep(space, dt, u);
+  reflectAtWalls(space);
+  m_migration->migrate(space, m_set);
+  if (m_params.kind == Kind::Inertial) sample(space, u);
+  ++m_step;
+  m_time += dt;
+  m_lastDt = dt;
+}
+
+void Cloud::sample(ExecSpace const& space, FaceVelocity const& u, bool setVelocity) {
+  if (m_params.kind != Kind::Inertial) return;
+  ScopedRegion region("eddy::particles::sample");
+  auto const a = m_set.arrays();
+  MacStencil const s = m_stencil;
+  InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  double rate = 0.0;
+  Kokkos::parallel_reduce(
+      "eddy::particles::sampleFlow", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
+      KOKKOS_LAMBDA(const int i, double& most) {
+        double const x = a.x(i, 0), y = a.x(i, 1), z = a.x(i, 2);
+        double const w[3] = {s.component(u0, 0, x, y, z), s.component(u1, 1, x, y, z),
+                             rule.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0};
+        double slip[3];
+        for (int d = 0; d < 3; ++d) {
+          a.w(i, d) = w[d];
+          if (setVelocity) a.v(i, d) = w[d];
+          slip[d] = w[d] - a.v(i, d);
+        }
+        // The fastest a step can move the particle: its velocity, or the target it relaxes to.
+        double const tau = rule.tau(slip);
+        for (int d = 0; d < rule.dims; ++d) {
+          double const target = math::fabs(w[d] + tau * rule.gravity[d]);
+          double const speed = math::fmax(math::fabs(a.v(i, d)), target) * s.invH[d];
+          most = math::fmax(most, speed);
+        }
+      },
+      Kokkos::Max<double>(rate));
+  double global = 0.0;
+  checkMpi(MPI_Allreduce(&rate, &global, 1, MPI_DOUBLE, MPI_MAX, m_comm),
+           "MPI_Allreduce(particle rate)");
+  m_particleRate = std::fmax(global, 0.0);
+}
+
+double Cloud::maxDt(double rate) const {
+  // Tracers: a stage moves a tracer at most 1.125 dt max|u_a| along a, and the stencil reaches
+  // 1.5 cells beyond the block with two ghost layers. Inertial particles: one cell a step, so
+  // the predicted position stays within reach too.
+  double const limit = m_params.kind == Kind::Tracer ? rate : m_particleRate;
+  double const reach = m_params.kind == Kind::Tracer ? 4.0 / 3.0 : 1.0;
+  return limit > 0 ? reach / limit : std::numeric_limits<double>::infinity();
+}
+
+std::vector<double> Cloud::velocities(ExecSpace const& space, FaceVelocity const& u) const {
+  auto const a = m_set.arrays();
+  MacStencil const s = m_stencil;
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  int const n = m_set.size();
+  bool const inertial = m_params.kind == Kind::Inertial;
+  Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> v(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "eddy::particles::velocities"), n);
+  Kokkos::parallel_for(
+      "eddy::particles::sampleVelocity", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const int i) {
+        if (inertial) {
+          for (int d = 0; d < 3; ++d) v(i, d) = a.v(i, d);
+          return;
+        }
+        double const x = a.x(i, 0), y = a.x(i, 1), z = a.x(i, 2);
+        v(i, 0) = s.component(u0, 0, x, y, z);
+        v(i, 1) = s.component(u1, 1, x, y, z);
+        v(i, 2) = s.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0;
+      });
+  std::vector<double> out(3 * static_cast<std::size_t>(n));
+  Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace,
+               Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      host(out.data(), n);
+  Kokkos::deep_copy(space, host, v);
+  space.fence();
+  return out;
+}
+
+CloudDiagnostics Cloud::diagnostics(ExecSpace const& space, FaceVelocity const& u) const {
+  ScopedRegion region("eddy::particles::diagnostics");
+  auto const a = m_set.arrays();
+  MacStencil const s = m_stencil;
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  int const n = m_set.size();
+  bool const inertial = m_params.kind == Kind::Inertial;
+  Kokkos::View<double* [3], MemSpace> v(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "eddy::particles::velocities"), n);
+  Kokkos::parallel_for(
+      "eddy::particles::sampleVelocity", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const int i) {
+        if (inertial) {
+          for (int d = 0; d < 3; ++d) v(i, d) = a.v(i, d);
+          return;
+        }
+        double const x = a.x(i, 0), y = a.x(i, 1), z = a.x(i, 2);
+        v(i, 0) = s.component(u0, 0, x, y, z);
+        v(i, 1) = s.component(u1, 1, x, y, z);
+        v(i, 2) = s.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0;
+      });
+  CloudDiagnostics d;
+  d.count = m_count;
+  double const perParticle = m_count > 0 ? 1.0 / static_cast<double>(m_count) : 0.0;
+  auto const speed = KOKKOS_LAMBDA(const std::int64_t i) {
+    return math::sqrt(v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
+  };
+  d.meanSpeed = reproducibleSum(space, m_comm, n, speed) * perParticle;
+  d.maxSpeed = globalMax(space, m_comm, n, speed);
+  d.meanSquare =
+      perParticle * reproducibleSum(
+                        space, m_comm, n, KOKKOS_LAMBDA(const std::int64_t i) {
+                          return v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2);
+                        });
+  for (int c = 0; c < 3; ++c)
+    d.meanVelocity[c] = perParticle * reproducibleSum(
+                                          space, m_comm, n,
+                                          KOKKOS_LAMBDA(const std::int64_t i) { return v(i, c); });
+  double const L[3] = {m_length[0], m_length[1], m_length[2]};
+  d.checksum = reproducibleSum(
+      space, m_comm, n, KOKKOS_LAMBDA(const std::int64_t i) {
+        double sum = 0.0;
+        for (int c = 0; c < 3; ++c)
+          sum += (c + 1) * (a.x(i, c) + static_cast<double>(a.image(i, c)) * L[c]);
+        return static_cast<double>(a.id(i) + 1) * sum;
+      });
+  return d;
+}
+
+CloudRows Cloud::rows(ExecSpace const& space) const {
+  // Whole arrays: the first n rows of a GPU's column-major (capacity, 3) array are not
+  // contiguous, and a copy between memory spaces needs contiguous views.
+  auto const& a = m_set.arrays();
+  int const n = m_set.size();
+  auto x = Kokkos::create_mirror_view(a.x);
+  auto image = Kokkos::create_mirror_view(a.image);
+  auto id = Kokkos::create_mirror_view(a.id);
+  auto v = Kokkos::create_mirror_view(a.v);
+  Kokkos::deep_copy(space, x, a.x);
+  Kokkos::deep_copy(space, image, a.image);
+  Kokkos::deep_copy(space, id, a.id);
+  Kokkos::deep_copy(space, v, a.v);
+  space.fence();
+  CloudRows r;
+  bool const inertial = m_params.kind == Kind::Inertial;
+  if (inertial) r.v.resize(3 * static_cast<std::size_t>(n));
+  r.x.resize(3 * static_cast<std::size_t>(n));
+  r.image.resize(3 * static_cast<std::size_t>(n));
+  r.id.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      r.x[3 * i + d] = x(i, d);
+      r.image[3 * i + d] = image(i, d);
+      if (inertial) r.v[3 * i + d] = v(i, d);
+    }
+    r.id[i] = id(i);
+  }
+  return r;
+}
+
+void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
+                         double lastDt) {
+  int const n = static_cast<int>(rows.count());
+  m_set.resize(space, 0);
+  m_set.resize(space, n);
+  auto const& a = m_set.arrays();
+  auto x = Kokkos::create_mirror_view(a.x);
+  auto image = Kokkos::create_mirror_view(a.image);
+  auto id = Kokkos::create_mirror_view(a.id);
+  auto v = Kokkos::create_mirror_view(a.v);
+  bool const inertial = m_params.kind == Kind::Inertial;
+  EDDY_REQUIRE(!inertial || rows.v.size() == rows.x.size(),
+               "Cloud::restoreState: ", rows.v.size() / 3, " velocities for ", rows.count(),
+               " inertial particles");
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      x(i, d) = rows.x[3 * i + d];
+      image(i, d) = rows.image[3 * i + d];
+      if (inertial) v(i, d) = rows.v[3 * i + d];
+    }
+    id(i) = rows.id[i];
+  }
+  Kokkos::deep_copy(space, a.x, x);
+  Kokkos::deep_copy(space, a.image, image);
+  Kokkos::deep_copy(space, a.id, id);
+  Kokkos::deep_copy(space, a.v, v);
+  space.fence();
+  long long const mine = n;
+  long long total = 0;
+  checkMpi(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m_comm),
+           "MPI_Allreduce(restored particles)");
+  if (total != m_count)
+    throw Error(str("particles: the ranks restored ", total, " of ", m_count, " particles"),
+                ExitCode::Failure, true);
+  m_step = step;
+  m_time = time;
+  m_lastDt = lastDt;
+}
+
+std::size_t Cloud::bytes() const {
+  return static_cast<std::size_t>(m_set.capacity()) * m_set.bytesPerParticle();
+}
+
+}  // namespace eddy::particles

@@ -1,0 +1,279 @@
+/// @file Cloud.hpp
+/// @brief Point particles carried by a flow: massless tracers, dx/dt = u(x, t), or inertial
+/// spheres, dv/dt = f (u(x, t) - v) / tau_p + (1 - rho_f / rho_p) g, with u the flow's MAC
+/// velocity interpolated to the particle (MacInterpolation.hpp).
+///
+/// Tracers advance in the flow's own low-storage RK3 stages (fluids/StageCoupling.hpp). In
+/// stage k each tracer takes dq = a_k dq + dt u(x), x += b_k dq with u the flow's velocity at
+/// the start of the stage at the tracer's stage position, so flow and tracers are one
+/// third-order Runge-Kutta method on the joint state (second order once dt is short against a
+/// cell's crossing time: the interpolant has kinks at the faces). A stage moves a tracer at most
+/// 1.125 dt max|u_a| along axis a (the scheme's largest stage displacement); the stencil reaches
+/// 1.5 cells beyond the block with the flow's two ghost layers, so reachDt() keeps
+/// dt sum_a max|u_a| / h_a within 4/3.
+///
+/// Inertial particles (Maxey-Riley without the added mass, history and lift forces) step after
+/// the flow, from t to t + dt, by a second-order exponential integrator (ETD2, Cox & Matthews,
+/// J. Comput. Phys. 176 (2002)): the drag's relaxation toward the target a = w + tau g', w the
+/// fluid velocity at the particle, is integrated exactly for a target linear in time, from a at
+/// the start (w from the flow at t, sampled at the end of the last step) to a at the end (w from
+/// the flow at t + dt at a predicted position). So it is stable and exact at the terminal
+/// velocity for any tau_p / dt, turns into Heun's method for tracers as tau_p -> 0 and into a
+/// ballistic flight as tau_p -> infinity. tau = tau_p / f with tau_p = rho_p d^2 / (18 rho_f nu)
+/// and the Schiller-Naumann factor f = 1 + 0.15 Re_p^0.687 (Re_p = |w - v| d / nu at the start
+/// of the step; f = 1: Stokes drag), g' = (1 - rho_f / rho_p) g (gravity and buoyancy). The
+/// step moves a particle at most dt max(|v|, |a|) per axis: maxDt() keeps that within a cell.
+///
+/// After each step a particle beyond a wall is reflected back: a tracer at the wall, an inertial
+/// particle where its surface touches the wall (its centre d / 2 from it), its normal velocity
+/// reversed and scaled by the wall's restitution coefficient. Then the particles migrate to the
+/// ranks that own their positions (eddy::ParticleMigration), shifted by the box length across
+/// periodic faces with their image counts kept, so x + image * L is the unwrapped trajectory.
+///
+/// Every particle's arithmetic reads only its own state and the faces around it, and its
+/// stencil follows from its global position alone: trajectories are bitwise the same on any
+/// rank count and backend (with the flow's velocity, which is). Global numbers are
+/// reproducible sums and exact maxima.
+///
+/// Seeding: `count` particles uniformly at random in a box region (position of id i from a
+/// counter hash of the seed and the id: the same on any rank count), or a lattice of
+/// n_x x n_y (x n_z) points at the centres of the region's lattice cells. Each rank keeps the
+/// ones in its block.
+///
+/// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
+/// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id); with
+/// 25% headroom for arrivals, plus the migration's buffers for the particles that cross blocks.
+#pragma once
+
+#include "eddy/core/Compat.hpp"
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Error.hpp"
+#include "eddy/core/ParticleComm.hpp"
+#include "eddy/core/ParticleMigration.hpp"
+#include "fluids/StageCoupling.hpp"
+#include "particles/MacInterpolation.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace eddy::particles {
+
+/// What the particles are.
+enum class Kind { Tracer, Inertial };
+/// "tracer", "inertial".
+char const* toString(Kind k);
+/// How the placement of the initial positions goes.
+enum class Seeding { Random, Lattice };
+/// "random", "lattice".
+char const* toString(Seeding s);
+/// The drag law of inertial particles.
+enum class Drag { Stokes, SchillerNaumann };
+/// "stokes", "schiller_naumann".
+char const* toString(Drag d);
+
+/// Inertial particles: monodisperse solid spheres in the flow's fluid.
+struct Inertia {
+  double diameter = 0.0;      ///< d [L]
+  double density = 0.0;       ///< rho_p [M/L^3]
+  double fluidDensity = 1.0;  ///< rho_f [M/L^3] (the flow's)
+  double viscosity = 0.0;     ///< nu [L^2/T] (the flow's, kinematic)
+  Drag drag = Drag::SchillerNaumann;
+  std::array<double, 3> gravity{0, 0, 0};  ///< g [L/T^2]
+  double wallRestitution = 1.0;            ///< normal speed after / before a wall contact
+  bool startAtRest = false;                ///< else with the fluid's velocity
+  /// tau_p = rho_p d^2 / (18 rho_f nu) [T].
+  double responseTime() const {
+    return density * diameter * diameter / (18.0 * fluidDensity * viscosity);
+  }
+  /// The Stokes settling velocity tau_p (1 - rho_f / rho_p) |g| [L/T].
+  double stokesSettling() const;
+  /// m_p = rho_p pi d^3 / 6 [M].
+  double mass() const;
+};
+
+/// What is seeded where (deck section `particles`).
+struct Parameters {
+  Kind kind = Kind::Tracer;
+  Seeding seeding = Seeding::Random;
+  long long count = 0;                        ///< random: how many particles
+  std::array<long long, 3> lattice{1, 1, 1};  ///< lattice: points per axis (1 along z in 2D)
+  std::array<double, 3> low{0, 0, 0};         ///< the region seeded, [low, high) per axis [L]
+  std::array<double, 3> high{1, 1, 1};
+  std::uint64_t seed = 1;  ///< of the random positions
+  Inertia inertia;         ///< kind Inertial
+};
+
+/// Every reason `p` cannot seed a `dims`-D domain [0, length) of cells `h` (keys relative to
+/// the deck section: "count", "lattice", "region.low", "region.high", "diameter", ...); empty:
+/// it can.
+std::vector<Violation> violations(Parameters const& p, int dims,
+                                  std::array<double, 3> const& length,
+                                  std::array<double, 3> const& h);
+/// Particles `p` seeds in all.
+long long seededCount(Parameters const& p, int dims);
+
+/// Per-particle arrays: position (n, 3), image counts, global id; tracers: the stage increment
+/// (n, 3); inertial particles: the velocity v and the fluid velocity w at the particle at the
+/// start of the next step (n, 3 each). The arrays a kind does not use are empty.
+struct CloudArrays {
+  Positions<MemSpace> x;
+  ParticleVectors<MemSpace> dq;
+  ParticleVectors<MemSpace> v;
+  ParticleVectors<MemSpace> w;
+  Kokkos::View<int* [3], MemSpace> image;
+  Kokkos::View<std::int64_t*, MemSpace> id;
+};
+
+/// Migration row: position, id, image counts, velocity (inertial; 10 doubles). The tracers'
+/// stage increment stays (a step starts with a = 0 and writes it before reading it), and so
+/// does w (sampled again after the migration).
+struct CloudCodec {
+  static constexpr int width = 10;
+  static constexpr int imageSlot = 4;
+  CloudArrays a;
+  bool inertial = false;
+  KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
+    for (int d = 0; d < 3; ++d) {
+      row[d] = a.x(i, d);
+      row[imageSlot + d] = static_cast<double>(a.image(i, d));
+      row[7 + d] = inertial ? a.v(i, d) : 0.0;
+    }
+    row[3] = detail::int64AsDouble(a.id(i));
+  }
+  KOKKOS_INLINE_FUNCTION void unpack(int i, double const* row) const {
+    for (int d = 0; d < 3; ++d) {
+      a.x(i, d) = row[d];
+      a.image(i, d) = static_cast<int>(row[imageSlot + d]);
+      if (inertial) a.v(i, d) = row[7 + d];
+    }
+    a.id(i) = detail::doubleAsInt64(row[3]);
+  }
+  KOKKOS_INLINE_FUNCTION void copy(int from, int to) const {
+    for (int d = 0; d < 3; ++d) {
+      a.x(to, d) = a.x(from, d);
+      a.image(to, d) = a.image(from, d);
+      if (inertial) a.v(to, d) = a.v(from, d);
+    }
+    a.id(to) = a.id(from);
+  }
+};
+
+/// A rank's particles as ParticleMigration handles them (ParticleComm.hpp's container concept).
+class CloudSet {
+ public:
+  explicit CloudSet(Kind kind = Kind::Tracer) : m_kind(kind) {}
+  int size() const { return m_size; }
+  int capacity() const { return static_cast<int>(m_a.x.extent(0)); }
+  /// Holds `n` rows, keeping the first min(n, size()); grows with 25% headroom.
+  void resize(ExecSpace const& space, int n);
+  Positions<MemSpace> const& positions() const { return m_a.x; }
+  CloudArrays const& arrays() const { return m_a; }
+  CloudCodec migrationCodec() const { return {m_a, m_kind == Kind::Inertial}; }
+  /// Bytes per row of capacity.
+  int bytesPerParticle() const { return m_kind == Kind::Inertial ? 92 : 68; }
+
+ private:
+  Kind m_kind;
+  CloudArrays m_a;
+  int m_size = 0;
+};
+
+/// Numbers of the particles, identical on every rank count: of the particle velocity v
+/// (inertial) or of the flow's velocity at the tracer.
+struct CloudDiagnostics {
+  long long count = 0;
+  double meanSpeed = 0.0;                       ///< mean |v| [L/T]
+  double maxSpeed = 0.0;                        ///< max |v| [L/T]
+  double meanSquare = 0.0;                      ///< mean |v|^2 [L^2/T^2]
+  std::array<double, 3> meanVelocity{0, 0, 0};  ///< [L/T]
+  double checksum = 0.0;  ///< sum over particles of (id + 1) x . (1, 2, 3), unwrapped
+};
+
+/// One rank's particles as a host copy (rows in any order): positions in the box, image counts,
+/// ids and (inertial) velocities.
+struct CloudRows {
+  std::vector<double> x;  ///< 3 per particle
+  std::vector<std::int32_t> image;
+  std::vector<std::int64_t> id;
+  std::vector<double> v;  ///< 3 per particle (inertial); empty for tracers
+  std::size_t count() const { return id.size(); }
+};
+
+/// The particles on this rank's block of the flow's decomposition.
+class Cloud {
+ public:
+  /// Seeds the particles (collective over `comm`). `length`: the domain, origin 0; `ghost`: the
+  /// ghost layers of the velocity fields it is given (at least 2). Inertial particles need
+  /// sample() of the flow before their first step (at rest until then). Throws
+  /// eddy::ConfigError for parameters violations() refuses.
+  Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
+        std::array<double, 3> const& length, int ghost, Parameters const& params);
+
+  /// Tracers: one RK stage (see the file comment) with the face velocity `u` of the stage's
+  /// start, ghosts current. Nothing for inertial particles.
+  void stage(ExecSpace const& space, FaceVelocity const& u, fluids::RkStage const& stage);
+  /// Collective: closes a step of `dt`; `u` is the flow's velocity at its end, ghosts current.
+  /// Inertial particles take the step here. Then walls, migration and (inertial) sample().
+  void finishStep(ExecSpace const& space, double dt, FaceVelocity const& u);
+  /// Inertial particles: the fluid velocity at each particle from `u` (the flow now), where the
+  /// next step starts from; with `setVelocity`, the particles' velocity too. Collective: also
+  /// measures the speed that maxDt() reads.
+  void sample(ExecSpace const& space, FaceVelocity const& u, bool setVelocity = false);
+  /// The largest step for a flow whose sum_a max|u_a| / h_a is `rate` [1/T]: tracers keep
+  /// their stages within reach, inertial particles move at most one cell.
+  double maxDt(double rate) const;
+
+  /// Collective: the diagnostics; tracers take the velocity `u` (ghosts current) at their
+  /// positions.
+  CloudDiagnostics diagnostics(ExecSpace const& space, FaceVelocity const& u) const;
+  /// This rank's particles; waits for `space`.
+  CloudRows rows(ExecSpace const& space) const;
+  /// The particles' velocities, 3 per particle: v, or the flow's `u` at a tracer.
+  std::vector<double> velocities(ExecSpace const& space, FaceVelocity const& u) const;
+  /// Collective: continues from saved rows, those of this rank's block (any order), after a
+  /// step `step` at `time`; inertial particles then need sample() of the flow. Throws
+  /// eddy::Error when the ranks' rows do not add up to the particles seeded.
+  void restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
+                    double lastDt);
+  /// Whether `x` (3 coordinates) lies in this rank's block.
+  bool owns(double const* x) const;
+
+  long long count() const { return m_count; }  ///< global
+  int local() const { return m_set.size(); }
+  long long stepCount() const { return m_step; }
+  double time() const { return m_time; }
+  double lastDt() const { return m_lastDt; }
+  Parameters const& parameters() const { return m_params; }
+  MacStencil const& stencil() const { return m_stencil; }
+  CloudSet const& set() const { return m_set; }
+  /// Bytes of device memory held.
+  std::size_t bytes() const;
+
+  // Kernels; public only because CUDA lambdas may not live in private members.
+  void seed(ExecSpace const& space);
+  void inertialStep(ExecSpace const& space, double dt, FaceVelocity const& u);
+  void reflectAtWalls(ExecSpace const& space);
+
+ private:
+  MPI_Comm m_comm;
+  CartDecomposition const& m_decomp;
+  std::array<double, 3> m_length;
+  std::array<bool, 3> m_periodic{false, false, false};
+  Parameters m_params;
+  MacStencil m_stencil;
+  ParticleDomain m_domain;
+  CloudSet m_set;
+  std::unique_ptr<ParticleMigration<ExecSpace>> m_migration;
+  long long m_count = 0;
+  long long m_step = 0;
+  double m_time = 0.0;
+  double m_lastDt = 0.0;
+  double m_particleRate = 0.0;  ///< max_a max(|v_a|, |a_a|) / h_a at the last sample() [1/T]
+};
+
+}  // namespace eddy::particles

@@ -1,0 +1,513 @@
+// Particles in a frozen flow: the MAC interpolation against a brute-force reference on the host
+// and exact on linear fields; tracers in the cellular flow u = sin x cos y, v = -cos x sin y,
+// whose closed orbits they must close (second order in the grid spacing), at the third order of
+// the flow's RK3 in the time step (solid-body rotation); inertial spheres at the analytic Stokes
+// and Schiller-Naumann settling velocities, second order in time, tracers in the stiff limit,
+// bouncing off a wall with their restitution coefficient; the world's ranks hand the particles
+// on as they cross blocks.
+#include "EddyTest.hpp"
+
+#include "eddy/core/Decomposition.hpp"
+#include "eddy/core/Field.hpp"
+#include "particles/Cloud.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace {
+
+using eddy::CartDecomposition;
+using eddy::Centering;
+using eddy::Field;
+using eddy::Index3;
+using eddy::MemSpace;
+namespace particles = eddy::particles;
+
+constexpr double kPi = 3.14159265358979323846;
+
+/// The three velocity components on `decomp` with two ghost layers, every allocated entry set
+/// to value(c, position of the entry) (positions of ghosts unwrapped).
+struct FaceFields {
+  std::array<std::unique_ptr<Field<MemSpace>>, 3> u;
+  particles::FaceVelocity access() const {
+    particles::FaceVelocity v;
+    for (int c = 0; c < 3; ++c) v[c] = u[c] ? u[c]->access() : u[0]->access();
+    return v;
+  }
+};
+
+FaceFields faceFields(
+    CartDecomposition const& decomp, std::array<double, 3> const& h,
+    std::function<double(int, Index3 const&, std::array<double, 3> const&)> value) {
+  FaceFields f;
+  eddy::ExecSpace space;
+  Centering const centering[3] = {Centering::FaceX, Centering::FaceY, Centering::FaceZ};
+  for (int c = 0; c < decomp.dims(); ++c) {
+    f.u[c] = std::make_unique<Field<MemSpace>>(space, "eddy::test::u", decomp, 2, centering[c]);
+    auto const& field = *f.u[c];
+    auto host = Kokkos::create_mirror_view(field.view());
+    auto const box = field.allocatedBox();
+    auto const g = field.ghosts();
+    for (int k = box.lo[2]; k < box.hi[2]; ++k)
+      for (int j = box.lo[1]; j < box.hi[1]; ++j)
+        for (int i = box.lo[0]; i < box.hi[0]; ++i) {
+          Index3 const global{field.globalOffset()[0] + i, field.globalOffset()[1] + j,
+                              field.globalOffset()[2] + k};
+          std::array<double, 3> x{};
+          for (int a = 0; a < 3; ++a)
+            x[a] = a < decomp.dims() ? (global[a] + (a == c ? 0.0 : 0.5)) * h[a] : 0.0;
+          host(i + g[0], j + g[1], k + g[2]) = value(c, global, x);
+        }
+    Kokkos::deep_copy(field.view(), host);
+  }
+  return f;
+}
+
+/// The stencil's value of every component at each of `points` (3 per point), on the device.
+std::vector<double> interpolateOnDevice(particles::MacStencil const& s,
+                                        particles::FaceVelocity const& u,
+                                        std::vector<double> const& points) {
+  int const n = static_cast<int>(points.size() / 3);
+  Kokkos::View<double*[3], Kokkos::LayoutRight, MemSpace> p("eddy::test::points", n),
+      v("eddy::test::values", n);
+  auto hp = Kokkos::create_mirror_view(p);
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) hp(i, d) = points[3 * i + d];
+  Kokkos::deep_copy(p, hp);
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  Kokkos::parallel_for(
+      "eddy::test::interpolate", Kokkos::RangePolicy<eddy::ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i) {
+        v(i, 0) = s.component(u0, 0, p(i, 0), p(i, 1), p(i, 2));
+        v(i, 1) = s.component(u1, 1, p(i, 0), p(i, 1), p(i, 2));
+        v(i, 2) = s.dims == 3 ? s.component(u2, 2, p(i, 0), p(i, 1), p(i, 2)) : 0.0;
+      });
+  auto hv = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(hv, v);
+  std::vector<double> out(3 * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) out[3 * i + d] = hv(i, d);
+  return out;
+}
+
+/// Points in this rank's block widened by `reach` cells on every side.
+std::vector<double> pointsNear(CartDecomposition const& decomp, std::array<double, 3> const& h,
+                               double reach, int count, unsigned seed) {
+  std::mt19937_64 rng(seed + 977u * static_cast<unsigned>(eddy::test::worldRank()));
+  std::vector<double> p;
+  for (int n = 0; n < count; ++n)
+    for (int a = 0; a < 3; ++a) {
+      if (a >= decomp.dims()) {
+        p.push_back(0.0);
+        continue;
+      }
+      double const lo = (decomp.offset()[a] - reach) * h[a];
+      double const hi = (decomp.offset()[a] + decomp.localCells()[a] + reach) * h[a];
+      p.push_back(std::uniform_real_distribution<double>(lo, hi)(rng));
+    }
+  return p;
+}
+
+double field(int c, Index3 const& g) {
+  return std::sin(0.3 * g[0] + 0.7 * g[1] + 1.1 * g[2] + c) + 0.01 * g[0] * g[1];
+}
+
+TEST(Particles, InterpolationMatchesAHostReferenceOfItsStencil) {
+  for (int dims : {2, 3}) {
+    Index3 const cells{9, 7, dims == 3 ? 6 : 1};
+    auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
+                                                    eddy::Periodic3{true, false, false});
+    std::array<double, 3> const length{1.0, 0.8, 0.6};
+    std::array<double, 3> h{};
+    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
+    auto const f =
+        faceFields(decomp, h, [](int c, Index3 const& g, auto const&) { return field(c, g); });
+    auto const s = particles::MacStencil::make(decomp, length, 2);
+    // Within reach: 1.5 cells beyond the block.
+    auto const points = pointsNear(decomp, h, 1.45, 500, 11);
+    auto const got = interpolateOnDevice(s, f.access(), points);
+    double worst = 0.0;
+    for (std::size_t n = 0; n < points.size() / 3; ++n)
+      for (int c = 0; c < dims; ++c) {
+        // The 2^dims faces of component c around the point, weighted by the tent functions.
+        int base[3] = {0, 0, 0};
+        double w[3] = {0, 0, 0};
+        for (int a = 0; a < dims; ++a) {
+          double const sa = points[3 * n + a] / h[a] - (a == c ? 0.0 : 0.5);
+          base[a] = static_cast<int>(std::floor(sa));
+          w[a] = sa - base[a];
+        }
+        double ref = 0.0;
+        for (int corner = 0; corner < (1 << dims); ++corner) {
+          Index3 g{0, 0, 0};
+          double weight = 1.0;
+          for (int a = 0; a < dims; ++a) {
+            int const up = (corner >> a) & 1;
+            g[a] = base[a] + up;
+            weight *= up ? w[a] : 1.0 - w[a];
+          }
+          ref += weight * field(c, g);
+        }
+        worst = std::max(worst, std::abs(got[3 * n + c] - ref));
+      }
+    EXPECT_LT(worst, 1e-13) << dims << "D";
+  }
+}
+
+TEST(Particles, LinearFieldsAreInterpolatedExactly) {
+  for (int dims : {2, 3}) {
+    Index3 const cells{10, 8, dims == 3 ? 7 : 1};
+    auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
+                                                    eddy::Periodic3{false, true, false});
+    std::array<double, 3> const length{2.0, 1.0, 1.5};
+    std::array<double, 3> h{};
+    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
+    // Component c: 0.5 + c + (1 + c) x - 2 y + 0.25 (c + 1) z.
+    auto linear = [](int c, std::array<double, 3> const& x) {
+      return 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * (c + 1) * x[2];
+    };
+    auto const f =
+        faceFields(decomp, h, [&](int c, Index3 const&, auto const& x) { return linear(c, x); });
+    auto const s = particles::MacStencil::make(decomp, length, 2);
+    auto const points = pointsNear(decomp, h, 1.45, 500, 5);
+    auto const got = interpolateOnDevice(s, f.access(), points);
+    double worst = 0.0;
+    for (std::size_t n = 0; n < points.size() / 3; ++n)
+      for (int c = 0; c < dims; ++c) {
+        std::array<double, 3> const x{points[3 * n], points[3 * n + 1], points[3 * n + 2]};
+        worst = std::max(worst, std::abs(got[3 * n + c] - linear(c, x)));
+      }
+    EXPECT_LT(worst, 1e-12) << dims << "D";
+  }
+}
+
+/// K(k), the complete elliptic integral of the first kind, by the arithmetic-geometric mean.
+double ellipticK(double k) {
+  double a = 1.0, b = std::sqrt(1.0 - k * k);
+  for (int i = 0; i < 60; ++i) {
+    double const m = 0.5 * (a + b);
+    b = std::sqrt(a * b);
+    a = m;
+  }
+  return kPi / (2.0 * a);
+}
+
+/// A particle's state at the end of a run: unwrapped position and velocity (x, y).
+struct End {
+  std::array<double, 2> x, v;
+};
+
+/// Particles of `p` started at `starts` (x, y pairs) in the frozen velocity `f` on `decomp` (of
+/// `comm`) over [0, length), inertial ones with the fluid's velocity (or at rest), after `steps`
+/// steps of `time / steps` (tracers in RK3 stages): every particle's end, by id (the ranks hand
+/// the particles on as they cross blocks).
+std::vector<End> run(MPI_Comm comm, CartDecomposition const& decomp,
+                     std::array<double, 3> const& length, FaceFields const& f,
+                     particles::Parameters p, std::vector<std::array<double, 2>> const& starts,
+                     double time, int steps) {
+  eddy::ExecSpace space;
+  p.count = static_cast<long long>(starts.size());
+  p.seeding = particles::Seeding::Random;
+  p.high = length;
+  particles::Cloud cloud(space, comm, decomp, length, 2, p);
+  particles::CloudRows start;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    double const x[3] = {starts[i][0], starts[i][1], 0.0};
+    if (!cloud.owns(x)) continue;
+    start.x.insert(start.x.end(), x, x + 3);
+    start.image.insert(start.image.end(), {0, 0, 0});
+    start.id.push_back(static_cast<std::int64_t>(i));
+    if (p.kind == particles::Kind::Inertial) start.v.insert(start.v.end(), {0.0, 0.0, 0.0});
+  }
+  cloud.restoreState(space, start, 0, 0.0, 0.0);
+  cloud.sample(space, f.access(), !p.inertia.startAtRest);
+  // The flow's low-storage RK3 (Williamson).
+  double const a[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0},
+               b[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
+  double const dt = time / steps;
+  for (int s = 0; s < steps; ++s) {
+    for (int k = 0; k < 3; ++k) cloud.stage(space, f.access(), {k, dt, a[k], b[k]});
+    cloud.finishStep(space, dt, f.access());
+  }
+  auto const rows = cloud.rows(space);
+  auto const v = cloud.velocities(space, f.access());
+  std::vector<double> mine(4 * starts.size(), 0.0), all(4 * starts.size(), 0.0);
+  for (std::size_t r = 0; r < rows.count(); ++r) {
+    auto const id = static_cast<std::size_t>(rows.id[r]);
+    for (int d = 0; d < 2; ++d) {
+      mine[4 * id + d] = rows.x[3 * r + d] + rows.image[3 * r + d] * length[d];
+      mine[4 * id + 2 + d] = v[3 * r + d];
+    }
+  }
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, comm);
+  std::vector<End> out;
+  for (std::size_t i = 0; i < starts.size(); ++i)
+    out.push_back({{all[4 * i], all[4 * i + 1]}, {all[4 * i + 2], all[4 * i + 3]}});
+  return out;
+}
+
+/// Tracers started at (x0[i], y0): how far each is from its start after `steps` steps of
+/// `period / steps`.
+std::vector<std::array<double, 2>> orbitMisses(MPI_Comm comm, CartDecomposition const& decomp,
+                                               std::array<double, 3> const& length,
+                                               FaceFields const& f, std::vector<double> const& x0,
+                                               double y0, double period, int steps) {
+  std::vector<std::array<double, 2>> starts;
+  for (double x : x0) starts.push_back({x, y0});
+  auto const ends = run(comm, decomp, length, f, particles::Parameters{}, starts, period, steps);
+  std::vector<std::array<double, 2>> out;
+  for (std::size_t i = 0; i < x0.size(); ++i)
+    out.push_back({ends[i].x[0] - x0[i], ends[i].x[1] - y0});
+  return out;
+}
+
+/// orbitMisses in the cellular flow u = sin x cos y, v = -cos x sin y on an n x n grid of the
+/// periodic box [0, 2 pi)^2, tracers started at (x0, pi / 2) on the streamlines
+/// psi = sin x sin y = sin x0.
+std::vector<std::array<double, 2>> cellularMisses(MPI_Comm comm, int n,
+                                                  std::vector<double> const& x0, double period,
+                                                  int steps) {
+  std::array<double, 3> const length{2 * kPi, 2 * kPi, 1.0};
+  auto const decomp =
+      CartDecomposition::fromComm(comm, Index3{n, n, 1}, 2, eddy::Periodic3{true, true, false});
+  std::array<double, 3> const h{length[0] / n, length[1] / n, 1.0};
+  auto const f = faceFields(decomp, h, [](int c, Index3 const&, auto const& x) {
+    return c == 0 ? std::sin(x[0]) * std::cos(x[1]) : -std::cos(x[0]) * std::sin(x[1]);
+  });
+  return orbitMisses(comm, decomp, length, f, x0, kPi / 2, period, steps);
+}
+
+double distance(std::array<double, 2> const& a, std::array<double, 2> const& b = {0, 0}) {
+  return std::hypot(a[0] - b[0], a[1] - b[1]);
+}
+
+TEST(Particles, TracersCloseTheOrbitsOfTheCellularFlowAtSecondOrderInTheGrid) {
+  // One orbit of psi = sin(x0): period 4 K(sqrt(1 - psi^2)) (the flow is Hamiltonian in psi).
+  double const x0 = 1.0, psi = std::sin(x0);
+  double const period = 4.0 * ellipticK(std::sqrt(1.0 - psi * psi));
+  std::vector<double> misses;
+  for (int n : {32, 64, 128}) {
+    auto const m = cellularMisses(MPI_COMM_WORLD, n, {x0}, period, 500);
+    misses.push_back(distance(m[0]));
+  }
+  std::printf("orbit misses on 32^2, 64^2, 128^2: %.3e %.3e %.3e\n", misses[0], misses[1],
+              misses[2]);
+  // Bilinear interpolation of the staggered field: second order in h.
+  for (int r = 0; r + 1 < 3; ++r) {
+    double const order = std::log2(misses[r] / misses[r + 1]);
+    EXPECT_GT(order, 1.8) << "refinement " << r;
+    EXPECT_LT(order, 2.3) << "refinement " << r;
+  }
+  EXPECT_LT(misses[2], 2e-3);
+}
+
+TEST(Particles, TracerStepsAreThirdOrderInTime) {
+  // Solid-body rotation u = -(y - 1), v = x - 1 in the walled box [0, 2]^2: linear, so the
+  // interpolant is the flow itself, and after one period 2 pi a tracer misses its start by the
+  // integrator's error alone.
+  // (Each rank on its own: the convergence runs take thousands of steps.)
+  std::array<double, 3> const length{2.0, 2.0, 1.0};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_SELF, Index3{16, 16, 1}, 2,
+                                                  eddy::Periodic3{false, false, false});
+  std::array<double, 3> const h{length[0] / 16, length[1] / 16, 1.0};
+  auto const f = faceFields(decomp, h, [](int c, Index3 const&, auto const& x) {
+    return c == 0 ? -(x[1] - 1.0) : x[0] - 1.0;
+  });
+  std::vector<double> errors;
+  for (int steps : {25, 50, 100, 200}) {
+    auto const m = orbitMisses(MPI_COMM_SELF, decomp, length, f, {1.5, 1.8}, 1.0, 2 * kPi, steps);
+    errors.push_back(std::max(distance(m[0]), distance(m[1])));
+  }
+  std::printf("rotation misses at 25, 50, 100, 200 steps: %.3e %.3e %.3e %.3e\n", errors[0],
+              errors[1], errors[2], errors[3]);
+  for (int r = 0; r + 1 < 4; ++r) {
+    double const order = std::log2(errors[r] / errors[r + 1]);
+    EXPECT_GT(order, 2.9) << "halving " << r;
+    EXPECT_LT(order, 3.1) << "halving " << r;
+  }
+  // The cellular flow's orbit on a fixed grid, at steps coarse enough that the integrator's
+  // error exceeds what the interpolant's kinks at the cell faces add (second order in dt),
+  // against 1600 steps.
+  double const x0[3] = {0.6, 1.0, 1.3};
+  std::vector<double> const starts(x0, x0 + 3);
+  double const period = 4.0 * ellipticK(std::sqrt(1.0 - std::sin(1.0) * std::sin(1.0)));
+  auto const reference = cellularMisses(MPI_COMM_SELF, 64, starts, period, 1600);
+  std::vector<double> cellular;
+  for (int steps : {12, 25, 50}) {
+    auto const m = cellularMisses(MPI_COMM_SELF, 64, starts, period, steps);
+    double e = 0.0;
+    for (int i = 0; i < 3; ++i) e = std::max(e, distance(m[i], reference[i]));
+    cellular.push_back(e);
+  }
+  std::printf("cellular time errors at 12, 25, 50 steps: %.3e %.3e %.3e\n", cellular[0],
+              cellular[1], cellular[2]);
+  for (int r = 0; r + 1 < 3; ++r) EXPECT_GT(std::log2(cellular[r] / cellular[r + 1]), 2.7);
+}
+
+/// Inertial spheres in still fluid (a periodic box, no flow) or in a frozen flow: Stokes drag
+/// of d 0.01, rho_p 2 in a fluid of rho_f 1, nu 1e-3 (tau_p = 1/90).
+particles::Parameters spheres(particles::Drag drag, std::array<double, 3> const& gravity) {
+  particles::Parameters p;
+  p.kind = particles::Kind::Inertial;
+  p.inertia.diameter = 0.01;
+  p.inertia.density = 2.0;
+  p.inertia.fluidDensity = 1.0;
+  p.inertia.viscosity = 1e-3;
+  p.inertia.drag = drag;
+  p.inertia.gravity = gravity;
+  return p;
+}
+
+/// The still fluid: every face 0, on a periodic 16 x 16 grid of the unit square.
+struct StillFluid {
+  std::array<double, 3> length{1.0, 1.0, 1.0};
+  CartDecomposition decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 16, 1}, 2,
+                                                         eddy::Periodic3{true, true, false});
+  FaceFields f = faceFields(decomp, {1.0 / 16, 1.0 / 16, 1.0},
+                            [](int, Index3 const&, auto const&) { return 0.0; });
+};
+
+TEST(Particles, ASphereFromRestReachesTheStokesSettlingVelocityExactly) {
+  StillFluid still;
+  auto p = spheres(particles::Drag::Stokes, {0.0, -9.0, 0.0});
+  p.inertia.startAtRest = true;
+  double const tau = p.inertia.responseTime();
+  double const vt = p.inertia.stokesSettling();  // tau (1 - 1/2) 9 = 0.05
+  // v(t) = -vt (1 - e^{-t/tau}), y(t) = y0 - vt (t - tau (1 - e^{-t/tau})): the integrator is
+  // exact for a constant target, at any dt / tau.
+  for (int steps : {1, 10}) {
+    double const t = 2.0 * tau;
+    auto const end =
+        run(MPI_COMM_WORLD, still.decomp, still.length, still.f, p, {{0.3, 0.7}}, t, steps)[0];
+    double const e = std::exp(-t / tau);
+    EXPECT_NEAR(end.v[1], -vt * (1.0 - e), 1e-14) << steps << " steps";
+    EXPECT_NEAR(end.x[1], 0.7 - vt * (t - tau * (1.0 - e)), 1e-14) << steps << " steps";
+    EXPECT_EQ(end.v[0], 0.0);
+    EXPECT_EQ(end.x[0], 0.3);
+  }
+  // Steps 20 times the response time: stable, at the terminal velocity after the first.
+  auto const stiff =
+      run(MPI_COMM_WORLD, still.decomp, still.length, still.f, p, {{0.3, 0.7}}, 100 * tau, 5)[0];
+  EXPECT_NEAR(stiff.v[1] / -vt, 1.0, 1e-12);
+}
+
+TEST(Particles, ASphereSettlesAtTheSchillerNaumannVelocityAtReynoldsTen) {
+  StillFluid still;
+  // Gravity for Re_t = 10 (v_t = 1 with d / nu = 10): v_t = tau_p g' / (1 + 0.15 Re^0.687).
+  double const f10 = 1.0 + 0.15 * std::pow(10.0, 0.687);
+  auto p = spheres(particles::Drag::SchillerNaumann, {0.0, 0.0, 0.0});
+  double const tauP = p.inertia.responseTime();
+  p.inertia.gravity = {0.0, -2.0 * f10 / tauP, 0.0};  // g' = g / 2
+  p.inertia.startAtRest = true;
+  // The terminal velocity from the drag law alone: v = tau_p g' / f(v d / nu), by bisection.
+  double const gPrime = 0.5 * std::abs(p.inertia.gravity[1]);
+  double lo = 0.0, hi = 10.0;
+  for (int i = 0; i < 200; ++i) {
+    double const v = 0.5 * (lo + hi);
+    double const f = 1.0 + 0.15 * std::pow(v * 0.01 / 1e-3, 0.687);
+    (v * f < tauP * gPrime ? lo : hi) = v;
+  }
+  double const vt = 0.5 * (lo + hi);
+  ASSERT_NEAR(vt, 1.0, 1e-9);
+  // 60 response times, a step a quarter of tau_p (0.003 T; under a cell's 0.0625 T at v_t).
+  auto const end =
+      run(MPI_COMM_WORLD, still.decomp, still.length, still.f, p, {{0.5, 0.5}}, 60 * tauP, 240)[0];
+  std::printf("Schiller-Naumann terminal velocity: %.12f (drag law: %.12f)\n", -end.v[1], vt);
+  EXPECT_LT(std::abs(-end.v[1] / vt - 1.0), 0.005);  // the bound
+  EXPECT_LT(std::abs(-end.v[1] / vt - 1.0), 1e-9);   // the discrete fixed point is the law's
+}
+
+TEST(Particles, InertialStepsAreSecondOrderInTimeAndTracersInTheStiffLimit) {
+  // Spheres of tau_p 0.2 in the solid-body rotation u = -(y - 1), v = x - 1 of the walled box
+  // [0, 2]^2 (linear: the interpolant is the flow), centrifuged outward over one turn.
+  // (Each rank on its own: the convergence runs take thousands of steps.)
+  std::array<double, 3> const length{2.0, 2.0, 1.0};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_SELF, Index3{16, 16, 1}, 2,
+                                                  eddy::Periodic3{false, false, false});
+  auto const f = faceFields(
+      decomp, {length[0] / 16, length[1] / 16, 1.0},
+      [](int c, Index3 const&, auto const& x) { return c == 0 ? -(x[1] - 1.0) : x[0] - 1.0; });
+  auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
+  p.inertia.viscosity = 1e-3 * (1.0 / 90) / 0.2;
+  std::vector<std::array<double, 2>> const starts{{1.2, 1.0}, {1.0, 1.25}};
+  auto const reference = run(MPI_COMM_SELF, decomp, length, f, p, starts, 2 * kPi, 12800);
+  std::vector<double> errors;
+  for (int steps : {200, 400, 800}) {
+    auto const m = run(MPI_COMM_SELF, decomp, length, f, p, starts, 2 * kPi, steps);
+    double e = 0.0;
+    for (int i = 0; i < 2; ++i) e = std::max(e, distance(m[i].x, reference[i].x));
+    errors.push_back(e);
+  }
+  std::printf("inertial errors at 200, 400, 800 steps: %.3e %.3e %.3e\n", errors[0], errors[1],
+              errors[2]);
+  for (int r = 0; r + 1 < 3; ++r) {
+    double const order = std::log2(errors[r] / errors[r + 1]);
+    EXPECT_GT(order, 1.85) << "halving " << r;
+    EXPECT_LT(order, 2.15) << "halving " << r;
+  }
+  // The spheres drift outward (radius 0.2 at the start).
+  EXPECT_GT(distance(reference[0].x, {1.0, 1.0}), 0.3);
+  // tau_p 1e-9 at dt 0.03: no instability; the particle moves with the fluid (Heun's method
+  // for a tracer, its velocity the fluid's at the predicted position), so it comes back to its
+  // start to the method's error after one turn.
+  auto stiff = p;
+  stiff.inertia.viscosity = 1e-3 * (1.0 / 90) / 1e-9;
+  auto const s = run(MPI_COMM_SELF, decomp, length, f, stiff, starts, 2 * kPi, 200);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LT(distance(s[i].x, starts[i]), 2e-3) << i;
+    std::array<double, 2> const fluid{-(s[i].x[1] - 1.0), s[i].x[0] - 1.0};
+    EXPECT_LT(distance(s[i].v, fluid), 1e-3) << i;
+  }
+}
+
+TEST(Particles, ASphereBouncesOffAWallWithItsRestitutionCoefficient) {
+  // A heavy sphere (tau_p 1e4 T: barely any drag) in still fluid in a walled box, thrown at the
+  // floor; its centre turns d / 2 above the floor.
+  std::array<double, 3> const length{1.0, 1.0, 1.0};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 16, 1}, 2,
+                                                  eddy::Periodic3{false, false, false});
+  auto const f = faceFields(decomp, {1.0 / 16, 1.0 / 16, 1.0},
+                            [](int, Index3 const&, auto const&) { return 0.0; });
+  auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
+  p.inertia.viscosity = 1e-3 * (1.0 / 90) / 1e4;
+  p.inertia.wallRestitution = 0.5;
+  eddy::ExecSpace space;
+  p.count = 1;
+  p.high = length;
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  particles::CloudRows start;
+  double const x0[3] = {0.5, 0.1, 0.0};
+  if (cloud.owns(x0)) {
+    start.x.assign(x0, x0 + 3);
+    start.image.assign(3, 0);
+    start.id.push_back(0);
+    start.v = {0.2, -1.0, 0.0};
+  }
+  cloud.restoreState(space, start, 0, 0.0, 0.0);
+  cloud.sample(space, f.access());
+  // 0.15 T: down 0.095 to the contact, back up at half the speed.
+  for (int s = 0; s < 30; ++s) cloud.finishStep(space, 0.005, f.access());
+  auto const v = cloud.velocities(space, f.access());
+  auto const rows = cloud.rows(space);
+  double mine[4] = {0, 0, 0, 0}, all[4];
+  for (std::size_t r = 0; r < rows.count(); ++r) {
+    mine[0] = v[3 * r];
+    mine[1] = v[3 * r + 1];
+    mine[2] = rows.x[3 * r + 1];
+    mine[3] = 1.0;
+  }
+  MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  ASSERT_EQ(all[3], 1.0);
+  double const drag = std::exp(-0.15 / 1e4);  // the speed drag leaves over 0.15 T
+  EXPECT_NEAR(all[1], 0.5 * 1.0 * drag, 1e-9);
+  EXPECT_NEAR(all[0], 0.2 * drag, 1e-9);
+  // Flight: 0.095 down at speed 1, then 0.055 T up at 0.5 (drag aside).
+  EXPECT_NEAR(all[2], 0.005 + 0.5 * (0.15 - 0.095), 1e-6);
+}
+
+}  // namespace
