@@ -21,14 +21,12 @@ namespace eddy::app {
 ModelSpec fluidsModel();
 ModelSpec diffusionModel();
 ModelSpec scalarsModel();
+ModelSpec particlesModel();
 ModelSpec mdModel();
 
 std::vector<ModelSpec> const& modelRegistry() {
   static std::vector<ModelSpec> const specs{
-      fluidsModel(),
-      diffusionModel(),
-      scalarsModel(),
-      mdModel(),
+      fluidsModel(), diffusionModel(), scalarsModel(), particlesModel(), mdModel(),
   };
   return specs;
 }

@@ -432,6 +432,8 @@ fluids::Parameters parameters(io::Deck const& deck) {
   p.poisson.mixedPrecision = choiceValue(kMixedPrecision, deck.getString("fluids.poisson.precision"));
   // auto = off for the flow: its interior / shell split adds launches to a latency-bound step.
   p.overlap = deck.getString("parallel.overlap") == "on";
+  // Particles interpolate the velocity up to 1.5 cells beyond their block (particles/Cloud.hpp).
+  if (deck.has("particles")) p.ghostLayers = 2;
   return p;
 }
 

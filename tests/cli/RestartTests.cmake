@@ -93,6 +93,16 @@ foreach(np 3 4)
   eddy_restart_test(scalars.np2_to_np${np} restart_scalars scalars 10 15 20 2 2 ${np}
                     "${_cavity_csvs}")
 endforeach()
+# Tracers beside a buoyant temperature (two models in the flow's stages; the tracers' rows in
+# the checkpoint), on one rank, and from 1 rank onto 4 and 2 onto 3 (the tracers keep their bits
+# on any rank count).
+eddy_restart_test(particles.np1 restart_particles tracers 10 15 20 1 1 1 "${_cavity_csvs}")
+eddy_restart_test(particles.np1_to_np4 restart_particles tracers 10 15 20 1 1 4 "${_cavity_csvs}")
+eddy_restart_test(particles.np2_to_np3 restart_particles tracers 10 15 20 2 2 3 "${_cavity_csvs}")
+# Inertial spheres settling in a lid-driven cavity and bouncing off its walls (their velocities
+# in the checkpoint, the fluid's at each sphere sampled again), from 1 rank onto 4 and 2 onto 3.
+eddy_restart_test(inertial.np1_to_np4 restart_inertial spheres 10 15 20 1 1 4 "${_cavity_csvs}")
+eddy_restart_test(inertial.np2_to_np3 restart_inertial spheres 10 15 20 2 2 3 "${_cavity_csvs}")
 # A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
 eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
 # The direct pressure solve (fft: walls and a periodic axis) from 1 rank onto 3 and 2 onto 4.

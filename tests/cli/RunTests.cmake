@@ -10,7 +10,7 @@ foreach(n 1 4)
                     ONCE "cannot create output directory"
                     COMMAND run tests/cli/decks/unwritable_output.yaml)
   eddy_add_cli_test(NAME cli.run.no_model.np${n} RANKS ${n} EXPECT_EXIT 3
-                    MATCH "no_model.yaml: \\(top level\\): the deck names no model; expected a model section: one of fluids, diffusion, scalars, md"
+                    MATCH "no_model.yaml: \\(top level\\): the deck names no model; expected a model section: one of fluids, diffusion, scalars, particles, md"
                     ONCE "names no model"
                     COMMAND run tests/cli/decks/no_model.yaml)
   eddy_add_cli_test(NAME cli.run.cavity_short.np${n} RANKS ${n} EXPECT_EXIT 0
@@ -297,6 +297,35 @@ foreach(deck lid_driven_cavity lid_driven_cavity_re400 taylor_green_3d)
                     COMMAND run inputs/${deck}.yaml)
   set_tests_properties(cli.run.${deck}.np1 PROPERTIES TIMEOUT 1800)
 endforeach()
+
+# Tracers: the shipped deck runs on 2 ranks (particles and fields in each snapshot); deck errors
+# of the particles section are located at their keys.
+eddy_add_cli_test(NAME cli.validate.tracers_taylor_green EXPECT_EXIT 0 MATCH "particles:"
+                  COMMAND validate inputs/tracers_taylor_green.yaml)
+eddy_add_cli_test(NAME cli.run.tracers_taylor_green.np2 RANKS 2 EXPECT_EXIT 0
+                  MATCH "particles: 4096 tracers, lattice \\[64, 64\\]"
+                        "final particles: t [0-9.e-]+ \\[T\\], 4096 tracers, mean speed 0\\.6"
+                  ONCE "final particles"
+                  COMMAND run inputs/tracers_taylor_green.yaml --set run.steps=40
+                          --set run.output_dir=output/cli_tracers_taylor_green)
+eddy_add_cli_test(NAME cli.validate.particles_errors EXPECT_EXIT 3
+                  MATCH "particles_errors.yaml:8:14: fluids.boundary.x_low: is an inflow face, which particles cannot cross"
+                        "particles_errors.yaml:8:29: fluids.boundary.x_high: is an outflow face"
+                        "particles_errors.yaml:13:3: particles.lattice: is given, but particles.seeding is 'random'"
+                        "particles_errors.yaml:16:5: particles.region.high: is 2.5 along x; expected above region.low \\(0.5\\) and at most the domain's 2"
+                  COMMAND validate tests/cli/decks/particles_errors.yaml)
+eddy_add_cli_test(NAME cli.validate.particles_no_flow EXPECT_EXIT 3
+                  MATCH "particles_no_flow.yaml:4:1: particles: particles are carried by a flow, and the deck has none; expected a fluids section"
+                  COMMAND validate tests/cli/decks/particles_no_flow.yaml)
+
+eddy_add_cli_test(NAME cli.validate.particles_inertial_errors EXPECT_EXIT 3
+                  MATCH "particles_inertial_errors.yaml:10:3: particles.diameter: is 0.0625; expected a point particle: above 0 and below the cell size 0.0625"
+                  COMMAND validate tests/cli/decks/particles_inertial_errors.yaml)
+eddy_add_cli_test(NAME cli.validate.particles_sphere_keys_on_tracers EXPECT_EXIT 3
+                  MATCH "particles_inertial_errors.yaml:10:3: particles.diameter: is given, but particles.kind is 'tracer'"
+                        "particles_inertial_errors.yaml:11:3: particles.density: is given, but particles.kind is 'tracer'"
+                  COMMAND validate tests/cli/decks/particles_inertial_errors.yaml
+                          --set particles.kind=tracer)
 
 # The scalars' example decks validate (rayleigh_benard_3d is sized for a GPU); Rayleigh-Benard
 # at Ra 1e4 two critical wavelengths wide runs to its steady state (two rolls: the plates' Nusselt

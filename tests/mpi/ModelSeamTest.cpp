@@ -97,9 +97,9 @@ std::vector<std::vector<double>> rows(std::string const& path, std::string* head
 TEST(ModelSeam, TheSchemaHoldsEveryRegisteredModelBetweenTheRunAndTheOutputSections) {
   std::vector<std::string> names;
   for (auto const& s : deckSchema().sections()) names.push_back(s.name());
-  std::vector<std::string> const expected{"run",    "grid",        "parallel", "fluids",
-                                          "diffusion", "scalars",   "md",       "diagnostics",
-                                          "output", "checkpoint"};
+  std::vector<std::string> const expected{"run",         "grid",    "parallel",  "fluids",
+                                          "diffusion",   "scalars", "particles", "md",
+                                          "diagnostics", "output",  "checkpoint"};
   EXPECT_EQ(names, expected);
   for (auto const& m : eddy::app::modelRegistry())
     EXPECT_NE(deckSchema().find(m.name), nullptr) << m.name;

@@ -1,0 +1,433 @@
+// The particles' adapter: the deck section (tracers or inertial spheres, where they are seeded),
+// the deck read into particles::Parameters, and the particles as `eddy run` drives them.
+// Tracers advance inside the flow's RK stages (fluids::StageCoupling), inertial particles after
+// the flow's step; this model's step closes the step (inertial step, walls, migration).
+#include "../DeckChoice.hpp"
+#include "../Format.hpp"
+#include "../Model.hpp"
+#include "CarryingFlow.hpp"
+
+#include "particles/Cloud.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace eddy::app {
+
+namespace {
+
+using io::Key;
+
+constexpr Choice<particles::Kind> kKind[] = {{"tracer", particles::Kind::Tracer},
+                                             {"inertial", particles::Kind::Inertial}};
+constexpr Choice<particles::Drag> kDrag[] = {{"schiller_naumann", particles::Drag::SchillerNaumann},
+                                             {"stokes", particles::Drag::Stokes}};
+constexpr Choice<bool> kInitialVelocity[] = {{"fluid", false}, {"rest", true}};
+/// The keys of inertial particles only.
+constexpr char const* kInertialKeys[] = {"diameter", "density",          "drag",
+                                         "gravity",  "wall_restitution", "initial_velocity"};
+constexpr Choice<particles::Seeding> kSeeding[] = {{"random", particles::Seeding::Random},
+                                                   {"lattice", particles::Seeding::Lattice}};
+
+Key section() {
+  return Key::section("particles",
+                      "Point particles carried by the fluids flow (which the deck must have), "
+                      "advanced in its RK3 stages; written with the grid fields in each snapshot.")
+      .optional()
+      .add(Key::choice("kind", choiceNames(kKind),
+                       "tracer: massless, moving with the flow's velocity interpolated to it "
+                       "(trilinear per staggered component); inertial: solid spheres of "
+                       "`diameter` and `density` under drag, gravity and buoyancy.")
+               .defaultValue("tracer"))
+      .add(Key::real("diameter", "inertial: the spheres' diameter d (below the cell size).")
+               .greaterThan(0)
+               .unit("L"))
+      .add(Key::real("density", "inertial: the spheres' density rho_p.")
+               .greaterThan(0)
+               .unit("M/L^3"))
+      .add(Key::choice("drag", choiceNames(kDrag),
+                       "inertial: schiller_naumann (f = 1 + 0.15 Re_p^0.687, for particle "
+                       "Reynolds numbers up to about 800) or stokes (f = 1).")
+               .defaultValue("schiller_naumann"))
+      .add(
+          Key::realList("gravity", "inertial: gravity g; the particles feel (1 - rho_f / rho_p) g.")
+              .lengths({2, 3})
+              .sameLengthAs("grid.cells")
+              .defaultEach(0.0)
+              .unit("L/T^2"))
+      .add(Key::real("wall_restitution",
+                     "inertial: the normal speed after a wall contact over the speed before.")
+               .atLeast(0)
+               .atMost(1)
+               .defaultValue(1.0))
+      .add(Key::choice("initial_velocity", choiceNames(kInitialVelocity),
+                       "inertial: the velocity at the start: the fluid's there, or rest.")
+               .defaultValue("fluid"))
+      .add(Key::choice("seeding", choiceNames(kSeeding),
+                       "Initial positions in the region: random (`count` uniform positions, the "
+                       "same on any rank count) or lattice (the centres of a lattice of "
+                       "`lattice` cells).")
+               .defaultValue("random"))
+      .add(Key::integer("count", "seeding: random: how many particles.").atLeast(1))
+      .add(Key::intList("lattice", "seeding: lattice: points per axis.")
+               .lengths({2, 3})
+               .sameLengthAs("grid.cells"))
+      .add(Key::integer("seed", "Seed of the random positions.").atLeast(0).defaultValue(1))
+      .add(Key::section("region",
+                        "The box seeded, [low, high) per axis; the whole domain by "
+                        "default.")
+               .add(Key::realList("low", "Low corner.")
+                        .lengths({2, 3})
+                        .sameLengthAs("grid.cells")
+                        .defaultEach(0.0)
+                        .unit("L"))
+               .add(Key::realList("high", "High corner; the domain's far corner if not given.")
+                        .lengths({2, 3})
+                        .sameLengthAs("grid.cells")
+                        .unit("L")));
+}
+
+std::array<double, 3> domainLength(io::Deck const& deck) {
+  std::array<double, 3> l{1, 1, 1};
+  auto const list = deck.getDoubleList("grid.length");
+  for (std::size_t a = 0; a < list.size() && a < 3; ++a) l[a] = list[a];
+  return l;
+}
+
+particles::Parameters parameters(io::Deck const& deck) {
+  particles::Parameters p;
+  int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
+  p.kind = choiceValue(kKind, deck.getString("particles.kind"));
+  auto& in = p.inertia;
+  if (deck.has("particles.diameter")) in.diameter = deck.getDouble("particles.diameter");
+  if (deck.has("particles.density")) in.density = deck.getDouble("particles.density");
+  if (deck.has("fluids")) {
+    in.fluidDensity = deck.getDouble("fluids.density");
+    in.viscosity = deck.getDouble("fluids.viscosity");
+  }
+  in.drag = choiceValue(kDrag, deck.getString("particles.drag"));
+  auto const g = deck.getDoubleList("particles.gravity");
+  for (std::size_t a = 0; a < g.size() && a < 3; ++a) in.gravity[a] = g[a];
+  in.wallRestitution = deck.getDouble("particles.wall_restitution");
+  in.startAtRest = choiceValue(kInitialVelocity, deck.getString("particles.initial_velocity"));
+  p.seeding = choiceValue(kSeeding, deck.getString("particles.seeding"));
+  if (deck.has("particles.count")) p.count = deck.getInt("particles.count");
+  if (deck.has("particles.lattice")) {
+    auto const n = deck.getIntList("particles.lattice");
+    for (std::size_t a = 0; a < n.size() && a < 3; ++a) p.lattice[a] = n[a];
+  }
+  p.seed = static_cast<std::uint64_t>(deck.getInt("particles.seed"));
+  auto const length = domainLength(deck);
+  auto const low = deck.getDoubleList("particles.region.low");
+  for (int a = 0; a < 3; ++a) {
+    p.low[a] = a < dims && a < static_cast<int>(low.size()) ? low[a] : 0.0;
+    p.high[a] = length[a];
+  }
+  if (deck.has("particles.region.high")) {
+    auto const high = deck.getDoubleList("particles.region.high");
+    for (std::size_t a = 0; a < high.size() && a < 3; ++a) p.high[a] = high[a];
+  }
+  return p;
+}
+
+void check(io::Deck const& deck, io::DeckErrors& errors) {
+  if (!deck.has("fluids")) {
+    errors.add(deck, "particles", "particles are carried by a flow, and the deck has none",
+               "expected a fluids section");
+    return;
+  }
+  bool const random = deck.getString("particles.seeding") == "random";
+  if (random && !deck.has("particles.count"))
+    errors.add(deck, "particles", "seeds at random but gives no count", "expected particles.count");
+  if (!random && !deck.has("particles.lattice"))
+    errors.add(deck, "particles", "seeds a lattice but gives no lattice",
+               "expected particles.lattice (points per axis)");
+  if (random && deck.given("particles.lattice"))
+    errors.add(deck, "particles.lattice", "is given, but particles.seeding is 'random'",
+               "expected seeding: lattice (or remove lattice)");
+  if (!random && deck.given("particles.count"))
+    errors.add(deck, "particles.count", "is given, but particles.seeding is 'lattice'",
+               "expected seeding: random (or remove count)");
+  // Particles leaving through an open face are not taken out of the run.
+  int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
+  for (int a = 0; a < dims; ++a)
+    for (int side = 0; side < 2; ++side) {
+      std::string const key = "fluids.boundary." + fluids::FlowBoundaries::faceName(a, side);
+      if (!deck.has(key)) continue;
+      std::string const kind = deck.getString(key);
+      if (kind == "inflow" || kind == "outflow")
+        errors.add(deck, key, str("is an ", kind, " face, which particles cannot cross"),
+                   "expected walls or periodic faces in a run with particles");
+    }
+  // The keys of inertial spheres mean nothing to tracers; spheres need both of their sizes.
+  bool const inertial = deck.getString("particles.kind") == "inertial";
+  for (char const* key : kInertialKeys) {
+    std::string const path = str("particles.", key);
+    if (!inertial && deck.given(path))
+      errors.add(deck, path, "is given, but particles.kind is 'tracer'",
+                 "expected kind: inertial (or remove it)");
+  }
+  if (inertial && !deck.has("particles.diameter"))
+    errors.add(deck, "particles", "inertial particles without a diameter",
+               "expected particles.diameter");
+  if (inertial && !deck.has("particles.density"))
+    errors.add(deck, "particles", "inertial particles without a density",
+               "expected particles.density");
+  if ((random && !deck.has("particles.count")) || (!random && !deck.has("particles.lattice")) ||
+      (inertial && !(deck.has("particles.diameter") && deck.has("particles.density"))))
+    return;
+  auto const length = domainLength(deck);
+  auto const cells = deck.getIntList("grid.cells");
+  std::array<double, 3> h{1, 1, 1};
+  for (int a = 0; a < dims && a < static_cast<int>(cells.size()); ++a)
+    h[a] = cells[a] > 0 ? length[a] / static_cast<double>(cells[a]) : length[a];
+  for (auto const& v : particles::violations(parameters(deck), dims, length, h))
+    errors.add(deck, v.key == "kind" ? "fluids.viscosity" : "particles." + v.key, v.what,
+               v.expected);
+}
+
+std::vector<FieldInfo> fields(io::Deck const&) {
+  return {};
+}
+
+double bytesPerCell(io::Deck const& deck) {
+  if (!deck.has("fluids")) return 0.0;
+  double cells = 1;
+  for (auto n : deck.getIntList("grid.cells")) cells *= static_cast<double>(n);
+  particles::Parameters const p = parameters(deck);
+  int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
+  // 68 bytes per tracer, 92 per inertial particle, and 25% headroom.
+  double const bytes = p.kind == particles::Kind::Inertial ? 92.0 : 68.0;
+  return 1.25 * bytes * static_cast<double>(particles::seededCount(p, dims)) / cells;
+}
+
+class ParticlesModel final : public Model, public fluids::StageCoupling {
+ public:
+  explicit ParticlesModel(ModelContext const& c)
+      : m_decomp(c.decomp),
+        m_length(c.length),
+        m_params(parameters(c.deck)),
+        // The flow keeps two ghost layers in a run with particles (FluidsModel).
+        m_cloud(ExecSpace(), c.rt.comm(), c.decomp, c.length, 2, m_params) {}
+
+  std::vector<std::string> startLines() const override {
+    int const dims = m_decomp.dims();
+    auto const& p = m_params;
+    std::string region;
+    for (int a = 0; a < dims; ++a)
+      region += str(a ? " x " : "", "[", p.low[a], ", ", p.high[a], ")");
+    std::string const how =
+        p.seeding == particles::Seeding::Random
+            ? str("random (seed ", p.seed, ")")
+            : str("lattice ",
+                  listText(std::vector<long long>(p.lattice.begin(), p.lattice.begin() + dims)));
+    std::vector<std::string> lines;
+    if (inertial()) {
+      auto const& in = p.inertia;
+      lines.push_back(
+          str("particles: ", m_cloud.count(), " inertial spheres, ", how, " in ", region, "; d ",
+              in.diameter, " [L], rho_p ", in.density, " [M/L^3], drag ", toString(in.drag),
+              ", gravity ",
+              listText(std::vector<double>(in.gravity.begin(), in.gravity.begin() + dims)),
+              " [L/T^2], wall restitution ", in.wallRestitution));
+      lines.push_back(str("particles: response time tau_p ", in.responseTime(),
+                          " [T], Stokes settling velocity ", in.stokesSettling(),
+                          " [L/T]; exponential integrator (ETD2) after the flow's step"));
+    } else {
+      lines.push_back(str("particles: ", m_cloud.count(), " tracers, ", how, " in ", region,
+                          "; trilinear interpolation of the face velocity, advanced in the "
+                          "flow's RK3 stages"));
+    }
+    lines.push_back(
+        str("particles: ", static_cast<double>(m_cloud.bytes()) / std::max(1, m_cloud.local()),
+            " bytes per particle on rank 0 (", m_cloud.local(), " held)"));
+    return lines;
+  }
+
+  void couple(ModelSet& models) override {
+    auto* carrier = models.find<CarryingFlow>();
+    if (!carrier)
+      throw ConfigError("particles: no flow to carry them; the deck needs a fluids section");
+    m_flow = &carrier->flow();
+    EDDY_REQUIRE(m_flow->velocityGhosts() >= 2, "particles: the flow keeps ",
+                 m_flow->velocityGhosts(), " ghost layers of velocity; expected 2");
+    if (!inertial()) m_flow->couple(*this);
+  }
+  void begin(ExecSpace const& space, long long restartStep) override {
+    // A restart sampled the restored flow in restore().
+    if (restartStep < 0) m_cloud.sample(space, velocity(), !m_params.inertia.startAtRest);
+  }
+
+  // fluids::StageCoupling (tracers): no force on the flow.
+  void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
+               fluids::RkStage const& stage) override {
+    m_cloud.stage(space, u, stage);
+  }
+
+  double maxDt(ExecSpace const& space) override {
+    double const dt = m_cloud.maxDt(m_flow->currentRate(space));
+    return std::isfinite(dt) ? dt : std::numeric_limits<double>::max();
+  }
+  void step(ExecSpace const& space, double dt, long long, bool) override {
+    // Tracers: the stages ran inside the flow's step, which comes first in the registry.
+    // Inertial particles step here, with the flow at both ends of the step.
+    m_cloud.finishStep(space, dt, velocity());
+  }
+  long long stepCount() const override { return m_cloud.stepCount(); }
+  double time() const override { return m_cloud.time(); }
+  double lastDt() const override { return m_cloud.lastDt(); }
+  std::pair<double, std::string> work() const override {
+    return {static_cast<double>(m_cloud.count()), "particle-steps"};
+  }
+
+  std::string progress(ExecSpace const& space) override {
+    auto const d = m_cloud.diagnostics(space, velocity());
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s %lld  mean speed %.6e  max %.6e",
+                  inertial() ? "particles" : "tracers", d.count, d.meanSpeed, d.maxSpeed);
+    std::string line = buf;
+    if (inertial()) {
+      std::snprintf(buf, sizeof buf, "  settling %.6e", settling(d));
+      line += buf;
+    }
+    return line;
+  }
+  std::vector<Column> columns() const override {
+    if (!inertial())
+      return {{"count", "1"},       {"mean_speed", "L/T"},
+              {"max_speed", "L/T"}, {"kinetic_energy", "L^2/T^2"},
+              {"mean_u", "L/T"},    {"mean_v", "L/T"},
+              {"mean_w", "L/T"}};
+    return {{"count", "1"},          {"mean_speed", "L/T"},
+            {"max_speed", "L/T"},    {"kinetic_energy", "M L^2/T^2"},
+            {"momentum_x", "M L/T"}, {"momentum_y", "M L/T"},
+            {"momentum_z", "M L/T"}, {"settling_velocity", "L/T"}};
+  }
+  std::vector<double> values(ExecSpace const& space) override {
+    auto const d = m_cloud.diagnostics(space, velocity());
+    double const n = static_cast<double>(d.count);
+    if (!inertial())
+      return {n,
+              d.meanSpeed,
+              d.maxSpeed,
+              0.5 * d.meanSquare,
+              d.meanVelocity[0],
+              d.meanVelocity[1],
+              d.meanVelocity[2]};
+    double const m = m_params.inertia.mass();
+    return {n,
+            d.meanSpeed,
+            d.maxSpeed,
+            0.5 * m * n * d.meanSquare,
+            m * n * d.meanVelocity[0],
+            m * n * d.meanVelocity[1],
+            m * n * d.meanVelocity[2],
+            settling(d)};
+  }
+
+  void snapshot(ExecSpace const& space, std::vector<std::string> const&,
+                io::SnapshotData& data) override {
+    data.hasParticles = true;
+    particles::CloudRows const r = m_cloud.rows(space);
+    auto& out = data.particles;
+    out.position = r.x;
+    out.velocity = m_cloud.velocities(space, velocity());
+    out.id = r.id;
+    out.type.assign(r.count(), 0);
+    out.positionUnits = "L";
+    out.velocityUnits = "L/T";
+    out.hasImages = true;
+    out.image = r.image;
+    out.hasBox = true;
+    out.boxLow = {0, 0, 0};
+    out.boxLength = m_length;
+  }
+  /// The state: every particle's position, image counts, id and (inertial) velocity; how many
+  /// were seeded. The fluid velocity at an inertial particle is sampled again at a restart.
+  void save(ExecSpace const& space, StateOut& out) override {
+    out.integers("particles") = {m_cloud.count()};
+    out.reals("last_dt") = {m_cloud.lastDt()};
+    particles::CloudRows const r = m_cloud.rows(space);
+    io::CheckpointParticles p;
+    p.id = r.id;
+    p.type.assign(r.count(), 0);
+    // Image counts are small integers: exact in the float64 of a checkpoint column.
+    p.columns = {{"position", 3, "L", r.x},
+                 {"image", 3, "1", std::vector<double>(r.image.begin(), r.image.end())}};
+    if (inertial()) p.columns.push_back({"velocity", 3, "L/T", r.v});
+    out.particles(std::move(p));
+  }
+  void restore(ExecSpace const& space, StateIn const& in) override {
+    auto const& file = in.file();
+    in.requireSame("particle count", str(m_cloud.count()), str(in.integer("particles")));
+    in.requireSame("particle rows", str(m_cloud.count()), str(file.particleCount()));
+    particles::CloudRows mine;
+    long long const piece = 1 << 16;
+    for (long long first = 0; first < file.particleCount(); first += piece) {
+      io::CheckpointParticles const rows =
+          file.readParticles(first, std::min(piece, file.particleCount() - first));
+      auto column = [&](char const* name) {
+        auto const* c = rows.column(name);
+        if (!c || c->width != 3)
+          throw IoError(str("restart file '", file.path(), "': particle array '", name,
+                            "' (3 wide) expected for ", toString(m_params.kind), " particles"),
+                        true);
+        return c;
+      };
+      auto const *x = column("position"), *image = column("image");
+      auto const* v = inertial() ? column("velocity") : nullptr;
+      for (std::size_t i = 0; i < rows.count(); ++i) {
+        double const* p = &x->values[3 * i];
+        if (!m_cloud.owns(p)) continue;
+        mine.x.insert(mine.x.end(), p, p + 3);
+        for (int d = 0; d < 3; ++d)
+          mine.image.push_back(static_cast<std::int32_t>(image->values[3 * i + d]));
+        if (v) mine.v.insert(mine.v.end(), &v->values[3 * i], &v->values[3 * i] + 3);
+        mine.id.push_back(rows.id[i]);
+      }
+    }
+    m_cloud.restoreState(space, mine, file.step(), file.time(), in.real("last_dt"));
+    m_cloud.sample(space, velocity());
+  }
+
+  std::string finalLine(ExecSpace const& space, double, long long) override {
+    auto const d = m_cloud.diagnostics(space, velocity());
+    return str("t ", m_cloud.time(), " [T], ", d.count, inertial() ? " particles" : " tracers",
+               ", mean speed ", d.meanSpeed, " [L/T]",
+               inertial() ? str(", settling velocity ", settling(d), " [L/T]") : std::string(),
+               ", checksum ", hexBits(d.checksum), " (", d.checksum, ")");
+  }
+
+ private:
+  bool inertial() const { return m_params.kind == particles::Kind::Inertial; }
+  /// The mean velocity along gravity (0 without gravity).
+  double settling(particles::CloudDiagnostics const& d) const {
+    auto const& g = m_params.inertia.gravity;
+    double const norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    if (!(norm > 0)) return 0.0;
+    return (d.meanVelocity[0] * g[0] + d.meanVelocity[1] * g[1] + d.meanVelocity[2] * g[2]) / norm;
+  }
+  /// The flow's velocity now (ghosts current between steps).
+  particles::FaceVelocity velocity() const {
+    particles::FaceVelocity u;
+    int const dims = m_decomp.dims();
+    for (int c = 0; c < 3; ++c) u[c] = m_flow->velocity(c < dims ? c : 0).access();
+    return u;
+  }
+
+  CartDecomposition const& m_decomp;
+  std::array<double, 3> m_length;
+  particles::Parameters m_params;
+  particles::Cloud m_cloud;
+  fluids::Model* m_flow = nullptr;
+};
+
+}  // namespace
+
+ModelSpec particlesModel() {
+  return modelSpec<ParticlesModel>("particles", section, check, fields, bytesPerCell);
+}
+
+}  // namespace eddy::app
