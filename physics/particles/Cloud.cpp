@@ -443,13 +443,13 @@ double Cloud::maxDt(double rate) const {
   return limit > 0 ? reach / limit : std::numeric_limits<double>::infinity();
 }
 
-std::vector<double> Cloud::velocities(ExecSpace const& space, FaceVelocity const& u) const {
+Cloud::Velocities Cloud::velocityRows(ExecSpace const& space, FaceVelocity const& u) const {
   auto const a = m_set.arrays();
   MacStencil const s = m_stencil;
   auto const u0 = u[0], u1 = u[1], u2 = u[2];
   int const n = m_set.size();
   bool const inertial = m_params.kind == Kind::Inertial;
-  Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> v(
+  Velocities v(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "eddy::particles::velocities"), n);
   Kokkos::parallel_for(
       "eddy::particles::sampleVelocity", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
@@ -463,6 +463,12 @@ std::vector<double> Cloud::velocities(ExecSpace const& space, FaceVelocity const
         v(i, 1) = s.component(u1, 1, x, y, z);
         v(i, 2) = s.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0;
       });
+  return v;
+}
+
+std::vector<double> Cloud::velocities(ExecSpace const& space, FaceVelocity const& u) const {
+  Velocities const v = velocityRows(space, u);
+  int const n = m_set.size();
   std::vector<double> out(3 * static_cast<std::size_t>(n));
   Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace,
                Kokkos::MemoryTraits<Kokkos::Unmanaged>>
@@ -475,24 +481,8 @@ std::vector<double> Cloud::velocities(ExecSpace const& space, FaceVelocity const
 CloudDiagnostics Cloud::diagnostics(ExecSpace const& space, FaceVelocity const& u) const {
   ScopedRegion region("eddy::particles::diagnostics");
   auto const a = m_set.arrays();
-  MacStencil const s = m_stencil;
-  auto const u0 = u[0], u1 = u[1], u2 = u[2];
   int const n = m_set.size();
-  bool const inertial = m_params.kind == Kind::Inertial;
-  Kokkos::View<double* [3], MemSpace> v(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "eddy::particles::velocities"), n);
-  Kokkos::parallel_for(
-      "eddy::particles::sampleVelocity", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-      KOKKOS_LAMBDA(const int i) {
-        if (inertial) {
-          for (int d = 0; d < 3; ++d) v(i, d) = a.v(i, d);
-          return;
-        }
-        double const x = a.x(i, 0), y = a.x(i, 1), z = a.x(i, 2);
-        v(i, 0) = s.component(u0, 0, x, y, z);
-        v(i, 1) = s.component(u1, 1, x, y, z);
-        v(i, 2) = s.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0;
-      });
+  Velocities const v = velocityRows(space, u);
   CloudDiagnostics d;
   d.count = m_count;
   double const perParticle = m_count > 0 ? 1.0 / static_cast<double>(m_count) : 0.0;

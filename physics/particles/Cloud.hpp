@@ -255,6 +255,9 @@ class Cloud {
   std::size_t bytes() const;
 
   // Kernels; public only because CUDA lambdas may not live in private members.
+  /// The particles' velocities as velocities() gives them, on the device.
+  using Velocities = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
+  Velocities velocityRows(ExecSpace const& space, FaceVelocity const& u) const;
   void seed(ExecSpace const& space);
   void inertialStep(ExecSpace const& space, double dt, FaceVelocity const& u);
   void reflectAtWalls(ExecSpace const& space);
