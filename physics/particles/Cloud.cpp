@@ -183,7 +183,8 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
       m_params(params),
       m_stencil(MacStencil::make(decomp, length, ghost)),
       m_domain(decomp, length),
-      m_set(params.kind) {
+      m_set(params.kind),
+      m_scratch(params.kind) {
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
   throwFirst(violations(params, decomp.dims(), length, h));
@@ -193,6 +194,7 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   m_count = seededCount(params, decomp.dims());
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
   seed(space);
+  if (m_params.sortEvery > 0) sortByBin(space);
 }
 
 bool Cloud::owns(double const* x) const {
@@ -393,10 +395,32 @@ void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u)
   if (m_params.kind == Kind::Inertial) inertialStep(space, dt, u);
   reflectAtWalls(space);
   m_migration->migrate(space, m_set);
+  if (m_params.sortEvery > 0 && (m_step + 1) % m_params.sortEvery == 0) sortByBin(space);
   if (m_params.kind == Kind::Inertial) sample(space, u);
   ++m_step;
   m_time += dt;
   m_lastDt = dt;
+}
+
+void Cloud::sortByBin(ExecSpace const& space) {
+  ScopedRegion region("eddy::particles::sortByBin");
+  int const n = m_set.size();
+  double bin = 0.0;
+  for (int a = 0; a < m_decomp.dims(); ++a)
+    bin = std::fmax(bin, 4.0 * m_length[a] / m_decomp.globalCells()[a]);
+  m_bins.build(space, m_set.positions(), n, m_domain.lo, m_domain.hi, bin);
+  m_scratch.resize(space, n);
+  auto const perm = m_bins.permutation();
+  auto const from = m_set.migrationCodec();
+  auto const to = m_scratch.migrationCodec();
+  Kokkos::parallel_for(
+      "eddy::particles::sortByBin", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const int t) {
+        double row[CloudCodec::width];
+        from.pack(perm(t), row);
+        to.unpack(t, row);
+      });
+  std::swap(m_set, m_scratch);
 }
 
 void Cloud::sample(ExecSpace const& space, FaceVelocity const& u, bool setVelocity) {
@@ -568,6 +592,7 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
   Kokkos::deep_copy(space, a.image, image);
   Kokkos::deep_copy(space, a.id, id);
   Kokkos::deep_copy(space, a.v, v);
+  if (m_params.sortEvery > 0) sortByBin(space);
   space.fence();
   long long const mine = n;
   long long total = 0;
@@ -582,7 +607,9 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
 }
 
 std::size_t Cloud::bytes() const {
-  return static_cast<std::size_t>(m_set.capacity()) * m_set.bytesPerParticle();
+  return static_cast<std::size_t>(m_set.capacity() + m_scratch.capacity()) *
+             m_set.bytesPerParticle() +
+         (m_params.sortEvery > 0 ? 32 * static_cast<std::size_t>(m_set.capacity()) : 0);
 }
 
 }  // namespace eddy::particles
