@@ -112,6 +112,14 @@ particles::Parameters parameters(io::Deck const& deck) {
   for (std::size_t a = 0; a < g.size() && a < 3; ++a) in.gravity[a] = g[a];
   in.wallRestitution = deck.getDouble("particles.wall_restitution");
   in.startAtRest = choiceValue(kInitialVelocity, deck.getString("particles.initial_velocity"));
+  // Particles leave through the flow's inflows and outflows.
+  for (int a = 0; a < dims; ++a)
+    for (int side = 0; side < 2; ++side) {
+      std::string const key = "fluids.boundary." + fluids::FlowBoundaries::faceName(a, side);
+      if (!deck.has(key)) continue;
+      std::string const kind = deck.getString(key);
+      p.open[2 * a + side] = kind == "inflow" || kind == "outflow";
+    }
   p.seeding = choiceValue(kSeeding, deck.getString("particles.seeding"));
   if (deck.has("particles.count")) p.count = deck.getInt("particles.count");
   if (deck.has("particles.lattice")) {
@@ -150,17 +158,7 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   if (!random && deck.given("particles.count"))
     errors.add(deck, "particles.count", "is given, but particles.seeding is 'lattice'",
                "expected seeding: random (or remove count)");
-  // Particles leaving through an open face are not taken out of the run.
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
-  for (int a = 0; a < dims; ++a)
-    for (int side = 0; side < 2; ++side) {
-      std::string const key = "fluids.boundary." + fluids::FlowBoundaries::faceName(a, side);
-      if (!deck.has(key)) continue;
-      std::string const kind = deck.getString(key);
-      if (kind == "inflow" || kind == "outflow")
-        errors.add(deck, key, str("is an ", kind, " face, which particles cannot cross"),
-                   "expected walls or periodic faces in a run with particles");
-    }
   // The keys of inertial spheres mean nothing to tracers; spheres need both of their sizes.
   bool const inertial = deck.getString("particles.kind") == "inertial";
   for (char const* key : kInertialKeys) {
@@ -347,7 +345,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
   /// The state: every particle's position, image counts, id and (inertial) velocity; how many
   /// were seeded. The fluid velocity at an inertial particle is sampled again at a restart.
   void save(ExecSpace const& space, StateOut& out) override {
-    out.integers("particles") = {m_cloud.count()};
+    out.integers("particles") = {m_cloud.seeded()};
     out.reals("last_dt") = {m_cloud.lastDt()};
     particles::CloudRows const r = m_cloud.rows(space);
     io::CheckpointParticles p;
@@ -361,8 +359,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
   }
   void restore(ExecSpace const& space, StateIn const& in) override {
     auto const& file = in.file();
-    in.requireSame("particle count", str(m_cloud.count()), str(in.integer("particles")));
-    in.requireSame("particle rows", str(m_cloud.count()), str(file.particleCount()));
+    in.requireSame("particle count", str(m_cloud.seeded()), str(in.integer("particles")));
     particles::CloudRows mine;
     long long const piece = 1 << 16;
     for (long long first = 0; first < file.particleCount(); first += piece) {
@@ -388,7 +385,8 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
         mine.id.push_back(rows.id[i]);
       }
     }
-    m_cloud.restoreState(space, mine, file.step(), file.time(), in.real("last_dt"));
+    m_cloud.restoreState(space, mine, file.step(), file.time(), in.real("last_dt"),
+                         file.particleCount());
     m_cloud.sample(space, velocity());
   }
 

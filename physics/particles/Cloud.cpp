@@ -191,7 +191,7 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   EDDY_REQUIRE(ghost >= 2, "particles::Cloud: velocity fields with ", ghost,
                " ghost layers; expected at least 2 (the stages' reach)");
   for (int a = 0; a < 3; ++a) m_periodic[a] = a < decomp.dims() && decomp.isPeriodic(a);
-  m_count = seededCount(params, decomp.dims());
+  m_count = m_seeded = seededCount(params, decomp.dims());
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
   seed(space);
   if (m_params.sortEvery > 0) sortByBin(space);
@@ -352,7 +352,7 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
 }
 
 void Cloud::reflectAtWalls(ExecSpace const& space) {
-  bool wall[3];
+  bool wall[3], open[6];
   double lo[3], hi[3];
   bool any = false;
   // A particle's centre stays d / 2 from a wall (a tracer's at the wall).
@@ -362,6 +362,8 @@ void Cloud::reflectAtWalls(ExecSpace const& space) {
     lo[d] = r;
     hi[d] = m_length[d] - r;
     any = any || wall[d];
+    for (int side = 0; side < 2; ++side)
+      open[2 * d + side] = wall[d] && m_params.open[2 * d + side];
   }
   if (!any) return;
   auto const a = m_set.arrays();
@@ -374,8 +376,15 @@ void Cloud::reflectAtWalls(ExecSpace const& space) {
         for (int d = 0; d < 3; ++d) {
           if (!wall[d]) continue;
           double q = a.x(i, d);
+          // Through an open face (its centre beyond the face): out of the run, marked by a
+          // negative id.
+          if ((open[2 * d] && q < 0.0) || (open[2 * d + 1] && q >= length[d])) {
+            a.id(i) = -1 - a.id(i);
+            return;
+          }
           bool const low = q < lo[d], high = inertial ? q > hi[d] : q >= hi[d];
           if (!low && !high) continue;
+          if (low ? open[2 * d] : open[2 * d + 1]) continue;  // inside, near an open face
           // A particle moving into the wall bounces: its normal velocity, and the way it went
           // since the contact, reversed and scaled by the restitution coefficient.
           double const vn = inertial ? a.v(i, d) : 0.0;
@@ -390,10 +399,46 @@ void Cloud::reflectAtWalls(ExecSpace const& space) {
       });
 }
 
+void Cloud::removeLeavers(ExecSpace const& space) {
+  bool any = false;
+  for (bool o : m_params.open) any = any || o;
+  if (!any) return;
+  ScopedRegion region("eddy::particles::removeLeavers");
+  auto const a = m_set.arrays();
+  int const n = m_set.size();
+  int staying = 0;
+  Kokkos::parallel_reduce(
+      "eddy::particles::countStaying", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const int i, int& k) { k += a.id(i) >= 0 ? 1 : 0; }, staying);
+  long long const left = n - staying;
+  long long leftAll = 0;
+  checkMpi(MPI_Allreduce(&left, &leftAll, 1, MPI_LONG_LONG, MPI_SUM, m_comm),
+           "MPI_Allreduce(particles out)");
+  if (leftAll == 0) return;
+  m_count -= leftAll;
+  if (left == 0) return;
+  m_scratch.resize(space, staying);
+  auto const from = m_set.migrationCodec();
+  auto const to = m_scratch.migrationCodec();
+  Kokkos::parallel_scan(
+      "eddy::particles::keepStaying", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const int i, int& slot, const bool final) {
+        if (a.id(i) < 0) return;
+        if (final) {
+          double row[CloudCodec::width];
+          from.pack(i, row);
+          to.unpack(slot, row);
+        }
+        ++slot;
+      });
+  std::swap(m_set, m_scratch);
+}
+
 void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
   ScopedRegion region("eddy::particles::finishStep");
   if (m_params.kind == Kind::Inertial) inertialStep(space, dt, u);
   reflectAtWalls(space);
+  removeLeavers(space);
   m_migration->migrate(space, m_set);
   if (m_params.sortEvery > 0 && (m_step + 1) % m_params.sortEvery == 0) sortByBin(space);
   if (m_params.kind == Kind::Inertial) sample(space, u);
@@ -514,7 +559,7 @@ CloudDiagnostics Cloud::diagnostics(ExecSpace const& space, FaceVelocity const& 
     return math::sqrt(v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
   };
   d.meanSpeed = reproducibleSum(space, m_comm, n, speed) * perParticle;
-  d.maxSpeed = globalMax(space, m_comm, n, speed);
+  d.maxSpeed = m_count > 0 ? globalMax(space, m_comm, n, speed) : 0.0;
   d.meanSquare =
       perParticle * reproducibleSum(
                         space, m_comm, n, KOKKOS_LAMBDA(const std::int64_t i) {
@@ -567,7 +612,10 @@ CloudRows Cloud::rows(ExecSpace const& space) const {
 }
 
 void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
-                         double lastDt) {
+                         double lastDt, long long count) {
+  EDDY_REQUIRE(count >= 0 && count <= m_seeded, "Cloud::restoreState: ", count, " particles of ",
+               m_seeded, " seeded");
+  m_count = count;
   int const n = static_cast<int>(rows.count());
   m_set.resize(space, 0);
   m_set.resize(space, n);

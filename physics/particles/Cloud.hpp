@@ -24,7 +24,8 @@
 /// of the step; f = 1: Stokes drag), g' = (1 - rho_f / rho_p) g (gravity and buoyancy). The
 /// step moves a particle at most dt max(|v|, |a|) per axis: maxDt() keeps that within a cell.
 ///
-/// After each step a particle beyond a wall is reflected back: a tracer at the wall, an inertial
+/// After each step a particle beyond an open face (Parameters::open) leaves the run, and one
+/// beyond a wall is reflected back: a tracer at the wall, an inertial
 /// particle where its surface touches the wall (its centre d / 2 from it), its normal velocity
 /// reversed and scaled by the wall's restitution coefficient. Then the particles migrate to the
 /// ranks that own their positions (eddy::ParticleMigration), shifted by the box length across
@@ -114,6 +115,9 @@ struct Parameters {
   /// Reorder each rank's particles by where they are every this many steps (0: never), so that
   /// neighbouring threads read neighbouring faces. The order changes no result.
   int sortEvery = 10;
+  /// Domain faces (2 axis + side) the particles leave through (the flow's inflows and
+  /// outflows): a particle beyond one at the end of a step is taken out of the run.
+  std::array<bool, 6> open{false, false, false, false, false, false};
 };
 
 /// Every reason `p` cannot seed a `dims`-D domain [0, length) of cells `h` (keys relative to
@@ -244,14 +248,16 @@ class Cloud {
   /// The particles' velocities, 3 per particle: v, or the flow's `u` at a tracer.
   std::vector<double> velocities(ExecSpace const& space, FaceVelocity const& u) const;
   /// Collective: continues from saved rows, those of this rank's block (any order), after a
-  /// step `step` at `time`; inertial particles then need sample() of the flow. Throws
-  /// eddy::Error when the ranks' rows do not add up to the particles seeded.
+  /// step `step` at `time`, with `count` particles in all (fewer than seeded once some left
+  /// through open faces); inertial particles then need sample() of the flow. Throws
+  /// eddy::Error when the ranks' rows do not add up to `count`.
   void restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
-                    double lastDt);
+                    double lastDt, long long count);
   /// Whether `x` (3 coordinates) lies in this rank's block.
   bool owns(double const* x) const;
 
-  long long count() const { return m_count; }  ///< global
+  long long count() const { return m_count; }    ///< global, now
+  long long seeded() const { return m_seeded; }  ///< global, at the start
   int local() const { return m_set.size(); }
   long long stepCount() const { return m_step; }
   double time() const { return m_time; }
@@ -269,6 +275,8 @@ class Cloud {
   void seed(ExecSpace const& space);
   void inertialStep(ExecSpace const& space, double dt, FaceVelocity const& u);
   void reflectAtWalls(ExecSpace const& space);
+  /// Collective: takes the particles marked by reflectAtWalls (beyond an open face) out.
+  void removeLeavers(ExecSpace const& space);
   /// Reorders the rows by bins of 4 cells over this rank's block (x fastest).
   void sortByBin(ExecSpace const& space);
 
@@ -285,6 +293,7 @@ class Cloud {
   neighbor::BinList<ExecSpace> m_bins;
   std::unique_ptr<ParticleMigration<ExecSpace>> m_migration;
   long long m_count = 0;
+  long long m_seeded = 0;
   long long m_step = 0;
   double m_time = 0.0;
   double m_lastDt = 0.0;

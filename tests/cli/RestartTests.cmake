@@ -99,6 +99,12 @@ endforeach()
 eddy_restart_test(particles.np1 restart_particles tracers 10 15 20 1 1 1 "${_cavity_csvs}")
 eddy_restart_test(particles.np1_to_np4 restart_particles tracers 10 15 20 1 1 4 "${_cavity_csvs}")
 eddy_restart_test(particles.np2_to_np3 restart_particles tracers 10 15 20 2 2 3 "${_cavity_csvs}")
+# Tracers leaving a channel through its outflow (fewer rows in the checkpoint than seeded), from
+# 1 rank onto 3 and 2 onto 4.
+eddy_restart_test(particles_open.np1_to_np3 restart_particles_open openparticles 10 15 30 1 1 3
+                  "${_cavity_csvs}")
+eddy_restart_test(particles_open.np2_to_np4 restart_particles_open openparticles 10 15 30 2 2 4
+                  "${_cavity_csvs}")
 # Inertial spheres settling in a lid-driven cavity and bouncing off its walls (their velocities
 # in the checkpoint, the fluid's at each sphere sampled again), from 1 rank onto 4 and 2 onto 3.
 eddy_restart_test(inertial.np1_to_np4 restart_inertial spheres 10 15 20 1 1 4 "${_cavity_csvs}")

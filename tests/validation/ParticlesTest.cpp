@@ -224,7 +224,7 @@ std::vector<End> run(MPI_Comm comm, CartDecomposition const& decomp,
     start.id.push_back(static_cast<std::int64_t>(i));
     if (p.kind == particles::Kind::Inertial) start.v.insert(start.v.end(), {0.0, 0.0, 0.0});
   }
-  cloud.restoreState(space, start, 0, 0.0, 0.0);
+  cloud.restoreState(space, start, 0, 0.0, 0.0, p.count);
   cloud.sample(space, f.access(), !p.inertia.startAtRest);
   // The flow's low-storage RK3 (Williamson).
   double const a[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0},
@@ -347,6 +347,38 @@ TEST(Particles, TracerStepsAreThirdOrderInTime) {
   std::printf("cellular time errors at 12, 25, 50 steps: %.3e %.3e %.3e\n", cellular[0],
               cellular[1], cellular[2]);
   for (int r = 0; r + 1 < 3; ++r) EXPECT_GT(std::log2(cellular[r] / cellular[r + 1]), 2.7);
+}
+
+TEST(Particles, TracersLeaveThroughOpenFaces) {
+  // A uniform flow u = 1 along a channel [0, 2) x [0, 1), open at both x ends, periodic in y, on
+  // the world's ranks: after 0.75 T exactly the tracers seeded below x = 1.25 remain.
+  std::array<double, 3> const length{2.0, 1.0, 1.0};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 8, 1}, 2,
+                                                  eddy::Periodic3{false, true, false});
+  auto const f = faceFields(decomp, {length[0] / 16, length[1] / 8, 1.0},
+                            [](int c, Index3 const&, auto const&) { return c == 0 ? 1.0 : 0.0; });
+  eddy::ExecSpace space;
+  particles::Parameters p;
+  p.count = 1000;
+  p.high = length;
+  p.open = {true, true, false, false, false, false};
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  auto const start = cloud.rows(space);
+  long long below = 0, belowAll = 0;
+  for (std::size_t i = 0; i < start.count(); ++i) below += start.x[3 * i] < 1.25 ? 1 : 0;
+  MPI_Allreduce(&below, &belowAll, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  double const a[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0},
+               b[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
+  for (int s = 0; s < 30; ++s) {
+    for (int k = 0; k < 3; ++k) cloud.stage(space, f.access(), {k, 0.025, a[k], b[k]});
+    cloud.finishStep(space, 0.025, f.access());
+  }
+  EXPECT_EQ(cloud.count(), belowAll);
+  EXPECT_GT(belowAll, 500);
+  long long held = cloud.local(), heldAll = 0;
+  MPI_Allreduce(&held, &heldAll, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(heldAll, belowAll);
+  EXPECT_EQ(cloud.seeded(), 1000);
 }
 
 TEST(Particles, SortingTheRowsChangesNoTrajectory) {
@@ -521,7 +553,7 @@ TEST(Particles, ASphereBouncesOffAWallWithItsRestitutionCoefficient) {
     start.id.push_back(0);
     start.v = {0.2, -1.0, 0.0};
   }
-  cloud.restoreState(space, start, 0, 0.0, 0.0);
+  cloud.restoreState(space, start, 0, 0.0, 0.0, p.count);
   cloud.sample(space, f.access());
   // 0.15 T: down 0.095 to the contact, back up at half the speed.
   for (int s = 0; s < 30; ++s) cloud.finishStep(space, 0.005, f.access());
