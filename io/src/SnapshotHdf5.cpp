@@ -270,12 +270,15 @@ void Hdf5Output::createDataset(std::string const& path, hid_t fileType,
   if (H5Sclose(space) < 0) return fail("H5Sclose", path);
   if (m_dataset < 0) return fail("H5Dcreate2", path);
   m_datasetPath = path;
+  m_datasetEmpty = false;
+  for (hsize_t n : dims) m_datasetEmpty = m_datasetEmpty || n == 0;
   attribute(path, "units", units);
 }
 
 void Hdf5Output::writeBlock(hid_t memType, std::vector<hsize_t> const& offset,
                             std::vector<hsize_t> const& count, void const* data) {
-  if (!ok()) return;
+  // A dataset of no elements (no particles left) has no storage to write to, on any rank.
+  if (!ok() || m_datasetEmpty) return;
   BlockSelection b(m_dataset, offset, count, m_collective);
   errno = 0;
   bool const good =

@@ -87,7 +87,7 @@ class Hdf5Output {
                      std::string const& units);
   /// Writes the box [offset, offset + count) of the current dataset from the contiguous buffer
   /// `data` of `memType` (C order). A box of no elements is allowed (a rank with nothing to
-  /// write still takes part in a collective write).
+  /// write still takes part in a collective write); into a dataset of no elements, nothing.
   void writeBlock(hid_t memType, std::vector<hsize_t> const& offset,
                   std::vector<hsize_t> const& count, void const* data);
   /// Closes the current dataset.
@@ -104,6 +104,7 @@ class Hdf5Output {
   hid_t m_file = -1;
   hid_t m_dataset = -1;
   std::string m_datasetPath;
+  bool m_datasetEmpty = false;  ///< the current dataset has no elements
 };
 
 /// A file opened read-only. With `mpiio` (not MPI_COMM_NULL) it is opened through MPI-IO on that

@@ -308,6 +308,17 @@ eddy_add_cli_test(NAME cli.run.tracers_taylor_green.np2 RANKS 2 EXPECT_EXIT 0
                   ONCE "final particles"
                   COMMAND run inputs/tracers_taylor_green.yaml --set run.steps=40
                           --set run.output_dir=output/cli_tracers_taylor_green)
+# Every tracer leaves through the outflow: snapshots and checkpoints of no particles (gathered
+# through rank 0 and collective).
+foreach(_mode gather auto)
+  eddy_add_cli_test(NAME cli.run.particles_all_leave.${_mode}.np2 RANKS 2 EXPECT_EXIT 0
+                    MATCH "checkpoint step 40 written" "final particles: t [0-9.e+-]+ \\[T\\], 0 tracers"
+                    ONCE "final particles"
+                    COMMAND run tests/cli/decks/restart_particles_open.yaml --set run.steps=40
+                            --set particles.region.low=[2.05,0.5] --set output.mode=${_mode}
+                            --set checkpoint.mode=${_mode}
+                            --set run.output_dir=output/cli_particles_all_leave_${_mode})
+endforeach()
 eddy_add_cli_test(NAME cli.validate.particles_errors EXPECT_EXIT 3
                   MATCH "particles_errors.yaml:10:3: particles.lattice: is given, but particles.seeding is 'random'"
                         "particles_errors.yaml:13:5: particles.region.high: is 2.5 along x; expected above region.low \\(0.5\\) and at most the domain's 2"
