@@ -176,11 +176,13 @@ void CloudSet::resize(ExecSpace const& space, int n) {
 }
 
 Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-             std::array<double, 3> const& length, int ghost, Parameters const& params)
+             std::array<double, 3> const& length, int ghost, Parameters const& params,
+             ParticleTuning const& tuning)
     : m_comm(comm),
       m_decomp(decomp),
       m_length(length),
       m_params(params),
+      m_tuning(tuning),
       m_stencil(MacStencil::make(decomp, length, ghost)),
       m_domain(decomp, length),
       m_set(params.kind),
@@ -194,7 +196,7 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   m_count = m_seeded = seededCount(params, decomp.dims());
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
   seed(space);
-  if (m_params.sortEvery > 0) sortByBin(space);
+  if (m_tuning.sortEvery > 0) sortByBin(space);
 }
 
 bool Cloud::owns(double const* x) const {
@@ -440,7 +442,7 @@ void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u)
   reflectAtWalls(space);
   removeLeavers(space);
   m_migration->migrate(space, m_set);
-  if (m_params.sortEvery > 0 && (m_step + 1) % m_params.sortEvery == 0) sortByBin(space);
+  if (m_tuning.sortEvery > 0 && (m_step + 1) % m_tuning.sortEvery == 0) sortByBin(space);
   if (m_params.kind == Kind::Inertial) sample(space, u);
   ++m_step;
   m_time += dt;
@@ -640,7 +642,7 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
   Kokkos::deep_copy(space, a.image, image);
   Kokkos::deep_copy(space, a.id, id);
   Kokkos::deep_copy(space, a.v, v);
-  if (m_params.sortEvery > 0) sortByBin(space);
+  if (m_tuning.sortEvery > 0) sortByBin(space);
   space.fence();
   long long const mine = n;
   long long total = 0;
@@ -657,7 +659,7 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
 std::size_t Cloud::bytes() const {
   return static_cast<std::size_t>(m_set.capacity() + m_scratch.capacity()) *
              m_set.bytesPerParticle() +
-         (m_params.sortEvery > 0 ? 32 * static_cast<std::size_t>(m_set.capacity()) : 0);
+         (m_tuning.sortEvery > 0 ? 32 * static_cast<std::size_t>(m_set.capacity()) : 0);
 }
 
 }  // namespace eddy::particles

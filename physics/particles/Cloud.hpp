@@ -41,7 +41,7 @@
 /// n_x x n_y (x n_z) points at the centres of the region's lattice cells. Each rank keeps the
 /// ones in its block.
 ///
-/// Locality: every Parameters::sortEvery steps each rank reorders its particles by bins of four
+/// Locality: every ParticleTuning::sortEvery steps each rank reorders its particles by bins of four
 /// cells (eddy::neighbor::BinList), so that neighbouring threads gather neighbouring faces.
 ///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
@@ -58,6 +58,7 @@
 #include "fluids/StageCoupling.hpp"
 #include "neighbor/BinList.hpp"
 #include "particles/MacInterpolation.hpp"
+#include "particles/ParticleTuning.hpp"
 
 #include <mpi.h>
 
@@ -112,9 +113,6 @@ struct Parameters {
   std::array<double, 3> high{1, 1, 1};
   std::uint64_t seed = 1;  ///< of the random positions
   Inertia inertia;         ///< kind Inertial
-  /// Reorder each rank's particles by where they are every this many steps (0: never), so that
-  /// neighbouring threads read neighbouring faces. The order changes no result.
-  int sortEvery = 10;
   /// Domain faces (2 axis + side) the particles leave through (the flow's inflows and
   /// outflows): a particle beyond one at the end of a step is taken out of the run.
   std::array<bool, 6> open{false, false, false, false, false, false};
@@ -224,7 +222,8 @@ class Cloud {
   /// sample() of the flow before their first step (at rest until then). Throws
   /// eddy::ConfigError for parameters violations() refuses.
   Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-        std::array<double, 3> const& length, int ghost, Parameters const& params);
+        std::array<double, 3> const& length, int ghost, Parameters const& params,
+        ParticleTuning const& tuning = ParticleTuning::fromEnvironment());
 
   /// Tracers: one RK stage (see the file comment) with the face velocity `u` of the stage's
   /// start, ghosts current. Nothing for inertial particles.
@@ -286,6 +285,7 @@ class Cloud {
   std::array<double, 3> m_length;
   std::array<bool, 3> m_periodic{false, false, false};
   Parameters m_params;
+  ParticleTuning m_tuning;
   MacStencil m_stencil;
   ParticleDomain m_domain;
   CloudSet m_set;

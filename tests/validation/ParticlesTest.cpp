@@ -209,12 +209,13 @@ struct End {
 std::vector<End> run(MPI_Comm comm, CartDecomposition const& decomp,
                      std::array<double, 3> const& length, FaceFields const& f,
                      particles::Parameters p, std::vector<std::array<double, 2>> const& starts,
-                     double time, int steps) {
+                     double time, int steps,
+                     particles::ParticleTuning const& tuning = particles::ParticleTuning{}) {
   eddy::ExecSpace space;
   p.count = static_cast<long long>(starts.size());
   p.seeding = particles::Seeding::Random;
   p.high = length;
-  particles::Cloud cloud(space, comm, decomp, length, 2, p);
+  particles::Cloud cloud(space, comm, decomp, length, 2, p, tuning);
   particles::CloudRows start;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     double const x[3] = {starts[i][0], starts[i][1], 0.0};
@@ -401,12 +402,12 @@ TEST(Particles, SortingTheRowsChangesNoTrajectory) {
   sphere.inertia.diameter = 0.01;
   sphere.inertia.density = 2.0;
   sphere.inertia.viscosity = 1e-3;
+  particles::ParticleTuning sorted, unsorted;
+  sorted.sortEvery = 1;
+  unsorted.sortEvery = 0;
   for (auto base : {tracer, sphere}) {
-    auto sorted = base, unsorted = base;
-    sorted.sortEvery = 1;
-    unsorted.sortEvery = 0;
-    auto const a = run(MPI_COMM_WORLD, decomp, length, f, sorted, starts, 1.0, 30);
-    auto const b = run(MPI_COMM_WORLD, decomp, length, f, unsorted, starts, 1.0, 30);
+    auto const a = run(MPI_COMM_WORLD, decomp, length, f, base, starts, 1.0, 30, sorted);
+    auto const b = run(MPI_COMM_WORLD, decomp, length, f, base, starts, 1.0, 30, unsorted);
     for (std::size_t i = 0; i < starts.size(); ++i) {
       EXPECT_EQ(a[i].x, b[i].x) << toString(base.kind) << " " << i;
       EXPECT_EQ(a[i].v, b[i].v) << toString(base.kind) << " " << i;
