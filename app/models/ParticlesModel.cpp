@@ -28,6 +28,22 @@ constexpr Choice<bool> kInitialVelocity[] = {{"fluid", false}, {"rest", true}};
 /// The keys of inertial particles only.
 constexpr char const* kInertialKeys[] = {"diameter", "density",          "drag",
                                          "gravity",  "wall_restitution", "initial_velocity"};
+
+/// Whether the deck sets inertial key `key` to something other than its default (a resolved
+/// deck writes every default; those set nothing).
+bool setsInertialKey(io::Deck const& deck, std::string const& key) {
+  std::string const path = "particles." + key;
+  if (!deck.given(path)) return false;
+  if (key == "drag") return deck.getString(path) != "schiller_naumann";
+  if (key == "initial_velocity") return deck.getString(path) != "fluid";
+  if (key == "wall_restitution") return deck.getDouble(path) != 1.0;
+  if (key == "gravity") {
+    for (double g : deck.getDoubleList(path))
+      if (g != 0.0) return true;
+    return false;
+  }
+  return true;  // diameter, density: no default
+}
 constexpr Choice<particles::Seeding> kSeeding[] = {{"random", particles::Seeding::Random},
                                                    {"lattice", particles::Seeding::Lattice}};
 
@@ -163,7 +179,7 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   bool const inertial = deck.getString("particles.kind") == "inertial";
   for (char const* key : kInertialKeys) {
     std::string const path = str("particles.", key);
-    if (!inertial && deck.given(path))
+    if (!inertial && setsInertialKey(deck, key))
       errors.add(deck, path, "is given, but particles.kind is 'tracer'",
                  "expected kind: inertial (or remove it)");
   }

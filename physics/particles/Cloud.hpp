@@ -9,7 +9,7 @@
 /// third-order Runge-Kutta method on the joint state (second order once dt is short against a
 /// cell's crossing time: the interpolant has kinks at the faces). A stage moves a tracer at most
 /// 1.125 dt max|u_a| along axis a (the scheme's largest stage displacement); the stencil reaches
-/// 1.5 cells beyond the block with the flow's two ghost layers, so reachDt() keeps
+/// 1.5 cells beyond the block with the flow's two ghost layers, so maxDt() keeps
 /// dt sum_a max|u_a| / h_a within 4/3.
 ///
 /// Inertial particles (Maxey-Riley without the added mass, history and lift forces) step after
@@ -25,10 +25,10 @@
 /// step moves a particle at most dt max(|v|, |a|) per axis: maxDt() keeps that within a cell.
 ///
 /// After each step a particle beyond an open face (Parameters::open) leaves the run, and one
-/// beyond a wall is reflected back: a tracer at the wall, an inertial
-/// particle where its surface touches the wall (its centre d / 2 from it), its normal velocity
-/// reversed and scaled by the wall's restitution coefficient. Then the particles migrate to the
-/// ranks that own their positions (eddy::ParticleMigration), shifted by the box length across
+/// beyond a wall is reflected back: a tracer at the wall, an inertial particle where its surface
+/// touches the wall (its centre d / 2 from it), its normal velocity and the way it went since the
+/// contact reversed and scaled by the wall's restitution coefficient. Then the particles migrate to
+/// the ranks that own their positions (eddy::ParticleMigration), shifted by the box length across
 /// periodic faces with their image counts kept, so x + image * L is the unwrapped trajectory.
 ///
 /// Every particle's arithmetic reads only its own state and the faces around it, and its
@@ -41,8 +41,8 @@
 /// n_x x n_y (x n_z) points at the centres of the region's lattice cells. Each rank keeps the
 /// ones in its block.
 ///
-/// Locality: every ParticleTuning::sortEvery steps each rank reorders its particles by bins of four
-/// cells (eddy::neighbor::BinList), so that neighbouring threads gather neighbouring faces.
+/// Locality: every ParticleTuning::sortEvery steps each rank reorders its particles by bins of
+/// four cells (eddy::neighbor::BinList), so that neighbouring threads gather neighbouring faces.
 ///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
 /// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id); with
