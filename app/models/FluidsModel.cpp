@@ -5,6 +5,7 @@
 #include "../Model.hpp"
 #include "../SnapshotOutput.hpp"
 #include "CarryingFlow.hpp"
+#include "particles/MacInterpolation.hpp"
 
 #include "eddy/core/FieldHost.hpp"
 #include "eddy/io/ShapeFile.hpp"
@@ -433,7 +434,7 @@ fluids::Parameters parameters(io::Deck const& deck) {
   // auto = off for the flow: its interior / shell split adds launches to a latency-bound step.
   p.overlap = deck.getString("parallel.overlap") == "on";
   // Particles interpolate the velocity up to 1.5 cells beyond their block (particles/Cloud.hpp).
-  if (deck.has("particles")) p.ghostLayers = 2;
+  if (deck.has("particles")) p.ghostLayers = particles::kVelocityGhosts;
   return p;
 }
 

@@ -224,7 +224,8 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
         m_length(c.length),
         m_params(parameters(c.deck)),
         // The flow keeps two ghost layers in a run with particles (FluidsModel).
-        m_cloud(ExecSpace(), c.rt.comm(), c.decomp, c.length, 2, m_params) {}
+        m_cloud(ExecSpace(), c.rt.comm(), c.decomp, c.length, particles::kVelocityGhosts,
+                m_params) {}
 
   std::vector<std::string> startLines() const override {
     int const dims = m_decomp.dims();
@@ -265,8 +266,9 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
     if (!carrier)
       throw ConfigError("particles: no flow to carry them; the deck needs a fluids section");
     m_flow = &carrier->flow();
-    EDDY_REQUIRE(m_flow->velocityGhosts() >= 2, "particles: the flow keeps ",
-                 m_flow->velocityGhosts(), " ghost layers of velocity; expected 2");
+    EDDY_REQUIRE(m_flow->velocityGhosts() >= particles::kVelocityGhosts,
+                 "particles: the flow keeps ", m_flow->velocityGhosts(),
+                 " ghost layers of velocity; expected ", particles::kVelocityGhosts);
     if (!inertial()) m_flow->couple(*this);
   }
   void begin(ExecSpace const& space, long long restartStep) override {

@@ -174,18 +174,9 @@ class Particles {
   /// New arrays of `cap` rows holding the first `keep` rows of the old ones.
   template <class Exec>
   void realloc(Exec const& space, std::size_t cap, int keep) {
+    auto const kept = static_cast<std::size_t>(keep > 0 ? keep : 0);
     auto grow = [&](auto& view, char const* label) {
-      using V = std::decay_t<decltype(view)>;
-      V fresh(Kokkos::view_alloc(space, std::string(label)), cap);
-      if (keep > 0 && view.extent(0) > 0) {
-        auto const range = Kokkos::pair<std::size_t, std::size_t>(0, keep);
-        if constexpr (V::rank == 1)
-          Kokkos::deep_copy(space, Kokkos::subview(fresh, range), Kokkos::subview(view, range));
-        else
-          Kokkos::deep_copy(space, Kokkos::subview(fresh, range, Kokkos::ALL),
-                            Kokkos::subview(view, range, Kokkos::ALL));
-      }
-      view = fresh;
+      detail::growRows(space, view, cap, kept, label);
     };
     grow(m_x, "eddy::md::positions");
     grow(m_v, "eddy::md::velocities");

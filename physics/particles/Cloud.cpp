@@ -149,18 +149,9 @@ void CloudSet::resize(ExecSpace const& space, int n) {
   EDDY_REQUIRE(n >= 0, "CloudSet::resize: ", n, " rows; expected >= 0");
   if (n > capacity()) {
     std::size_t const cap = static_cast<std::size_t>(n) * 5 / 4 + 32;
+    auto const kept = static_cast<std::size_t>(m_size);
     auto grow = [&](auto& view, char const* label) {
-      using V = std::decay_t<decltype(view)>;
-      V fresh(Kokkos::view_alloc(space, std::string(label)), cap);
-      if (m_size > 0) {
-        auto const range = Kokkos::pair<std::size_t, std::size_t>(0, m_size);
-        if constexpr (V::rank == 1)
-          Kokkos::deep_copy(space, Kokkos::subview(fresh, range), Kokkos::subview(view, range));
-        else
-          Kokkos::deep_copy(space, Kokkos::subview(fresh, range, Kokkos::ALL),
-                            Kokkos::subview(view, range, Kokkos::ALL));
-      }
-      view = fresh;
+      detail::growRows(space, view, cap, kept, label);
     };
     grow(m_a.x, "eddy::particles::positions");
     if (m_kind == Kind::Tracer) {
@@ -190,8 +181,8 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
   throwFirst(violations(params, decomp.dims(), length, h));
-  EDDY_REQUIRE(ghost >= 2, "particles::Cloud: velocity fields with ", ghost,
-               " ghost layers; expected at least 2 (the stages' reach)");
+  EDDY_REQUIRE(ghost >= kVelocityGhosts, "particles::Cloud: velocity fields with ", ghost,
+               " ghost layers; expected at least ", kVelocityGhosts, " (the stages' reach)");
   for (int a = 0; a < 3; ++a) m_periodic[a] = a < decomp.dims() && decomp.isPeriodic(a);
   m_count = m_seeded = seededCount(params, decomp.dims());
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);

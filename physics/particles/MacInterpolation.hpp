@@ -84,6 +84,10 @@ struct MacStencil {
   }
 };
 
+/// Ghost layers of velocity a flow keeps for particles: the stencil then reaches 1.5 cells
+/// beyond the block, where a stage may carry a particle.
+inline constexpr int kVelocityGhosts = 2;
+
 /// The flow's velocity components as the interpolation reads them (components >= dims unused).
 using FaceVelocity = std::array<GhostedView<MemSpace>, 3>;
 

@@ -223,6 +223,23 @@ void ensureExtent(View& v, std::size_t n, char const* label) {
   v = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n * 5 / 4 + 16);
 }
 
+/// Replaces a per-particle array (rank 1 or 2, rows first) by one of `rows` rows that holds the
+/// first `keep` rows of the old one (a container's growth).
+template <class Exec, class View>
+void growRows(Exec const& space, View& view, std::size_t rows, std::size_t keep,
+              char const* label) {
+  View fresh(Kokkos::view_alloc(space, std::string(label)), rows);
+  if (keep > 0 && view.extent(0) > 0) {
+    auto const range = Kokkos::pair<std::size_t, std::size_t>(0, keep);
+    if constexpr (View::rank == 1)
+      Kokkos::deep_copy(space, Kokkos::subview(fresh, range), Kokkos::subview(view, range));
+    else
+      Kokkos::deep_copy(space, Kokkos::subview(fresh, range, Kokkos::ALL),
+                        Kokkos::subview(view, range, Kokkos::ALL));
+  }
+  view = fresh;
+}
+
 /// Splits the particles [0, n) into those with side(i) & 1 (to side 0) and side(i) & 2 (to
 /// side 1) -- both bits may be set -- and lists their indices, in increasing order, in
 /// list0 / list1 (grown as needed), by a ChunkedScan of both counts at once (side 0 in the low
