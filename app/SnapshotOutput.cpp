@@ -55,7 +55,8 @@ SnapshotOutput::SnapshotOutput(Runtime const& rt, io::Deck const& deck,
 }
 
 bool SnapshotOutput::due(NextStep const& next) const {
-  return active() && (m_schedule.due(next.step, next.before, next.after) || next.last);
+  return active() &&
+         (m_schedule.due(next.step, next.before, next.after) || (next.last && !next.stop));
 }
 
 bool SnapshotOutput::wants(std::string const& name) const {

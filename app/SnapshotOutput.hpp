@@ -32,7 +32,9 @@ class SnapshotOutput {
                  std::string const& timeUnits);
 
   bool active() const { return m_writer != nullptr; }
-  /// True at step 0, on the schedule (output.every or output.every_time), and at the last step.
+  /// True at step 0, on the schedule (output.every or output.every_time), and at the run's last
+  /// step; a step the run stops after (a signal, run.max_wall_time) only on the schedule, as the
+  /// run that continues it starts after that step.
   bool due(NextStep const& next) const;
   /// True when `name` was asked for.
   bool wants(std::string const& name) const;

@@ -24,7 +24,8 @@ struct NextStep {
 /// - `report(next)` says whether a progress line is due after the step (the caller prints the
 ///   first and the last); `progress()` prints one;
 /// - `sampleDue(next)` / `sample(next)` record diagnostics (sample checks itself what is due);
-/// - `snapshotDue(next)` / `snapshot()` write output;
+/// - `snapshotDue(next)` / `snapshot()` write output, also on a step the run stops after (the
+///   run continuing it starts after that step);
 /// - `checkpointDue(next)` / `checkpoint()` write the state, last, so that everything a step's
 ///   output holds is on disk before a checkpoint of that step exists (a stopped run's last step
 ///   always gets one).
@@ -65,7 +66,7 @@ NextStep runTimeLoop(bool fresh, NextStep const& start, Actions&& a) {
     if (next.step < 0) break;
     n = next;
     bool const report = !n.last && a.reportDue(n);
-    bool const snapshot = !n.stop && a.snapshotDue(n);
+    bool const snapshot = a.snapshotDue(n);
     bool const checkpoint = n.stop || a.checkpointDue(n);
     a.step(n, !n.last && !report && !a.sampleDue(n) && !snapshot && !checkpoint);
     if (report) a.progress();

@@ -1,10 +1,13 @@
 // Run control (app/RunControl.hpp): output schedules in steps and in simulated time, and the
-// wall-time limit's formats.
+// wall-time limit's formats, and what the time loop does on the step a run stops after.
 #include "RunControl.hpp"
+#include "TimeLoop.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace eddy::app {
 namespace {
@@ -61,6 +64,43 @@ TEST(WallTime, RefusesWhatIsNotATime) {
   for (char const* bad : {"", "abc", "1h", "-5", "1:30", "1:60:00", "1:00:60", "1::00",
                           "1:00:00:00", "x-1:00:00", "1e3"})
     EXPECT_FALSE(parseWallTime(bad).has_value()) << "'" << bad << "'";
+}
+
+// A run that stops on a step whose snapshot is due writes that snapshot before the checkpoint:
+// the run continuing it starts after the step and would never write it.
+TEST(TimeLoop, AStoppedStepWritesTheOutputDueOnIt) {
+  Schedule const output = Schedule::time(0.5);
+  std::vector<std::string> events;
+  long long count = 0;
+  double const dt = 0.25;
+  auto plan = [&] {
+    NextStep n;
+    n.step = count + 1;
+    n.dt = dt;
+    n.before = count * dt;
+    n.after = n.before + dt;
+    n.last = n.stop = n.step == 4;  // t = 1: an output time
+    return n;
+  };
+  auto step = [&](NextStep const& n, bool) {
+    count = n.step;
+    events.push_back("step " + std::to_string(n.step));
+  };
+  NextStep start;
+  NextStep const last =
+      runTimeLoop(true, start,
+                  loopActions(
+                      plan, step, [](NextStep const&) { return false; }, [] {},
+                      [](NextStep const&) { return false; }, [](NextStep const&) {},
+                      [&](NextStep const& n) { return output.due(n.step, n.before, n.after); },
+                      [&] { events.push_back("snapshot " + std::to_string(count)); },
+                      [](NextStep const&) { return false; },
+                      [&] { events.push_back("checkpoint " + std::to_string(count)); }));
+  EXPECT_TRUE(last.stop);
+  EXPECT_EQ(last.step, 4);
+  std::vector<std::string> const want{"snapshot 0", "step 1", "step 2",     "snapshot 2",
+                                      "step 3",     "step 4", "snapshot 4", "checkpoint 4"};
+  EXPECT_EQ(events, want);
 }
 
 }  // namespace
