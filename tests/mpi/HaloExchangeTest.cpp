@@ -11,6 +11,7 @@
 #include "eddy/core/Transport.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -375,6 +376,77 @@ TYPED_TEST(HaloExchangeTest, AMessageSetCarriesEveryRoundInOrder) {
     EXPECT_EQ(got, 0) << "values of " << rounds << " rounds arrived wrong on rank " << rank;
   }
   EXPECT_TRUE(eddy::test::allRanks(!::testing::Test::HasFailure()));
+}
+
+// sumIntoOwners is the adjoint of an exchange: for owned values U and ghost values G,
+// sum over owned entries of (sumIntoOwners(G) - G_owned) U equals sum over ghosts of G E(U), E
+// the exchange (ghosts it does not fill count 0). So every ghost is added to the entry an
+// exchange fills it from, once, on every rank count, transport and centering, and owned values
+// are kept.
+TYPED_TEST(HaloExchangeTest, SumIntoOwnersIsTheExchangeReversed) {
+  using Exec = TypeParam;
+  using Mem = typename Exec::memory_space;
+  using Int = std::int64_t;
+  Exec const space;
+  int const nranks = eddy::test::worldSize(), rank = eddy::test::worldRank();
+  for (Case const& c : cases()) {
+    Index3 const forced = c.allRanksAlongX ? Index3{nranks, 1, 1} : Index3{0, 0, 0};
+    auto const d = CartDecomposition::fromComm(MPI_COMM_WORLD, c.cells, c.dims, c.periodic, forced);
+    std::vector<Centering> centerings = {Centering::Cell, Centering::FaceX, Centering::FaceY};
+    if (c.dims == 3) centerings.push_back(Centering::FaceZ);
+    for (Centering centering : centerings)
+      for (int ghost : {1, 2})
+        for (eddy::TransportKind kind : eddy::transport::available()) {
+          std::string const what =
+              eddy::str(c.name, " (", d.describe(), "), ", eddy::toString(centering), ", ghost ",
+                        ghost, ", transport ", eddy::transport::name(kind));
+          SCOPED_TRACE(what);
+          eddy::Field<Mem, Int> u(space, "eddy::test::owned", d, ghost, centering);
+          eddy::Field<Mem, Int> g(space, "eddy::test::ghosts", d, ghost, centering);
+          eddy::HaloExchange<Exec, Int> halo(space, MPI_COMM_WORLD, d, u, kind);
+          auto hu = Kokkos::create_mirror_view(u.view());
+          auto hg = Kokkos::create_mirror(g.view());  // a copy: kept as it was
+          Box3 const all = u.allocatedBox(), own = u.ownedBox();
+          Index3 const gh = u.ghosts(), off = u.globalOffset();
+          auto owned = [&](int i, int j, int k) {
+            Index3 const e{i, j, k};
+            for (int a = 0; a < 3; ++a)
+              if (e[a] < own.lo[a] || e[a] >= own.hi[a]) return false;
+            return true;
+          };
+          for (int k = all.lo[2]; k < all.hi[2]; ++k)
+            for (int j = all.lo[1]; j < all.hi[1]; ++j)
+              for (int i = all.lo[0]; i < all.hi[0]; ++i) {
+                Int const global = (off[0] + i) + 31 * (off[1] + j) + 7 * (off[2] + k);
+                Int const local = (i - all.lo[0]) + 37 * (j - all.lo[1]) + 11 * (k - all.lo[2]);
+                hu(i + gh[0], j + gh[1], k + gh[2]) = owned(i, j, k) ? 1 + global % 97 : 0;
+                hg(i + gh[0], j + gh[1], k + gh[2]) = 1 + (131 * rank + local) % 89;
+              }
+          Kokkos::deep_copy(u.view(), hu);
+          Kokkos::deep_copy(g.view(), hg);
+          halo.exchange(space, u);
+          halo.sumIntoOwners(space, g);
+          space.fence();
+          auto const ru = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
+          auto const rg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.view());
+          long long sums[2] = {0, 0};  // owned side, ghost side
+          for (int k = all.lo[2]; k < all.hi[2]; ++k)
+            for (int j = all.lo[1]; j < all.hi[1]; ++j)
+              for (int i = all.lo[0]; i < all.hi[0]; ++i) {
+                int const a = i + gh[0], b = j + gh[1], e = k + gh[2];
+                if (owned(i, j, k)) {
+                  sums[0] += (rg(a, b, e) - hg(a, b, e)) * ru(a, b, e);
+                } else {
+                  sums[1] += hg(a, b, e) * ru(a, b, e);
+                  EXPECT_EQ(rg(a, b, e), hg(a, b, e)) << "ghost " << i << "," << j << "," << k;
+                }
+              }
+          long long total[2] = {0, 0};
+          MPI_Allreduce(sums, total, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+          EXPECT_EQ(total[0], total[1]);
+          ASSERT_TRUE(eddy::test::allRanks(!::testing::Test::HasFailure())) << what;
+        }
+  }
 }
 
 TEST(Transport, ChoicesAreValidatedAndNamed) {

@@ -4,12 +4,17 @@
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Environment.hpp"
 #include "eddy/core/Error.hpp"
+#include "eddy/core/FixedPoint.hpp"
 #include "eddy/core/Log.hpp"
 #include "eddy/core/ParticleComm.hpp"
 #include "eddy/core/PassFlags.hpp"
 #include "eddy/core/Timer.hpp"
 #include "eddy/core/Tuning.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -263,6 +268,44 @@ struct HashedSide {
 // selectSides lists the rows of each side in increasing order, counting both bits of a row,
 // whatever the row count against its chunks (none, one partial, exact multiples, many), into
 // lists too short at first.
+// A fixed-point sum rounds each term once to the scale's unit (error at most half a unit, the
+// unit at most 2^(bits - 61) of the largest term for 2^bits terms), never leaves the int64 range,
+// and is the same for every order of the terms.
+TEST(FixedPoint, SumsAreExactIntegersInAnyOrderWithinTheBound) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> terms(5000);
+  double largest = 0.0;
+  for (double& t : terms) {
+    t = dist(gen) * std::pow(10.0, dist(gen) * 6);
+    largest = std::max(largest, std::fabs(t));
+  }
+  eddy::FixedPoint const f =
+      eddy::FixedPoint::forBound(largest, static_cast<long long>(terms.size()));
+  EXPECT_LE(f.unit, largest * std::ldexp(1.0, 13 - 61));  // 5000 <= 2^13
+  EXPECT_EQ(f.unit * f.perUnit, 1.0);
+  std::int64_t sum = 0;
+  long double exact = 0;
+  for (double t : terms) {
+    std::int64_t const q = f.quantize(t);
+    EXPECT_LE(std::fabs(f.value(q) - t), 0.5 * f.unit) << t;
+    sum += q;
+    exact += t;
+  }
+  EXPECT_NEAR(f.value(sum), static_cast<double>(exact), 0.5 * f.unit * terms.size());
+  std::reverse(terms.begin(), terms.end());
+  std::shuffle(terms.begin(), terms.end(), gen);
+  std::int64_t again = 0;
+  for (double t : terms) again += f.quantize(t);
+  EXPECT_EQ(again, sum);
+  // The bound: every term at the largest magnitude, all of one sign, stays below 2^62.
+  std::int64_t const most = f.quantize(largest);
+  EXPECT_LT(static_cast<long double>(most) * terms.size(), std::ldexp(1.0L, 62));
+  EXPECT_EQ(f.quantize(-largest), -most);
+  // No bound (no nonzero term): the unit scale.
+  EXPECT_EQ(eddy::FixedPoint::forBound(0.0, 10).unit, 1.0);
+}
+
 TEST(ParticleComm, SelectSidesListsEachSideInIncreasingOrder) {
   using Mem = eddy::ExecSpace::memory_space;
   eddy::ExecSpace const space;

@@ -34,6 +34,7 @@
 #include <climits>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -83,8 +84,11 @@ struct HaloMessage {
 /// launch covers every region. Work item t copies entry t, or with `Rows` the t-th x line of the
 /// regions (its entries are neighbours in the field and in the buffer: HaloTuning::kRowCopies);
 /// it finds its region by a binary search over the regions' first entries (rows). The buffer
-/// holds values of the field's type T (the transport's double buffers seen as T).
-template <class Mem, bool Pack, bool Rows, class T = double>
+/// holds values of the field's type T (the transport's double buffers seen as T). With `Add`
+/// (integer fields, HaloExchange::sumIntoOwners) an unpack adds instead of copying, atomically
+/// (regions overlap there), and a region without buffer data adds the field at the box to the
+/// field at the source box: an exchange reversed.
+template <class Mem, bool Pack, bool Rows, class T = double, bool Add = false>
 struct HaloCopy {
   Kokkos::View<int* [kHaloColumns], Mem> regions;
   int nregions = 0;
@@ -105,6 +109,16 @@ struct HaloCopy {
     int const at = regions(lo, kHaloBuffer) + line * ex;  // entry li is at + li
     if constexpr (Pack) {
       for (int li = begin; li < end; ++li) buffer(at + li) = field(i + li, j, k);
+    } else if constexpr (Add) {
+      if (regions(lo, kHaloBuffer) >= 0) {
+        for (int li = begin; li < end; ++li)
+          Kokkos::atomic_add(&field(i + li, j, k), buffer(at + li));
+      } else {
+        int const si = regions(lo, kHaloSourceLo + 0), sj = regions(lo, kHaloSourceLo + 1) + lj,
+                  sk = regions(lo, kHaloSourceLo + 2) + lk;
+        for (int li = begin; li < end; ++li)
+          Kokkos::atomic_add(&field(si + li, sj, sk), field(i + li, j, k));
+      }
     } else if (regions(lo, kHaloBuffer) >= 0) {
       for (int li = begin; li < end; ++li) field(i + li, j, k) = buffer(at + li);
     } else {
@@ -241,6 +255,40 @@ class HaloExchange {
     finishPeers(haloSpace, field);
     compat::orderAfter(space, haloSpace);  // the ghosts unpacked on haloSpace are read on space
     shell();
+  }
+
+  /// The adjoint of an exchange, for integer fields: every ghost entry that an exchange fills
+  /// from its owner is added to that owned entry instead (across periodic wraps and from this
+  /// rank itself too; ghosts across a non-periodic domain boundary are left out). Owned entries
+  /// end as their own value plus every ghost copy of them on every rank; ghosts keep theirs.
+  /// Integer additions are exact in any order, so the result is the same on any decomposition
+  /// and transport (a floating-point sum would depend on the order of arrival). Collective;
+  /// blocks as exchange does, the additions enqueued on `space`.
+  void sumIntoOwners(Exec const& space, field_type& field) {
+    static_assert(std::is_integral_v<T>,
+                  "HaloExchange::sumIntoOwners: integer fields only (a floating-point sum "
+                  "depends on the order of its terms)");
+    ScopedRegion region("eddy::halo::sumIntoOwners");
+    checkField(field, "sumIntoOwners");
+    if (m_inFlight)
+      throw Error(str("HaloExchange::sumIntoOwners on field '", field.label(),
+                      "': an exchange is in flight"));
+    // An exchange's messages reversed: the ghosts of each receive region travel back in the
+    // receive buffer's layout and arrive in the send buffer's, where the owner adds them to the
+    // entries it would have sent.
+    int const regions = int(m_recvs.size());
+    if (m_recvTotal > 0)
+      copy<true, false>(space, m_recvRegions, regions, m_recvBuf, field, {0, m_recvTotal},
+                        {0, m_recvRows}, "eddy::halo::packGhosts");
+    if (!m_peerSends.empty() || !m_peerRecvs.empty())
+      m_peers.post(space, m_recvBuf, m_peerRecvs, m_sendBuf, m_peerSends);
+    copy<false, true>(space, m_recvRegions, regions, m_recvBuf, field,
+                      {m_recvTotal, m_unpackThreads}, {m_recvRows, m_unpackRows},
+                      "eddy::halo::addSelf");
+    if (m_peers.inFlight()) m_peers.wait(space);
+    if (m_sendTotal > 0)
+      copy<false, true>(space, m_sendRegions, int(m_peerSends.size()), m_sendBuf, field,
+                        {0, m_sendTotal}, {0, m_sendRows}, "eddy::halo::addGhosts");
   }
 
   /// `start` then `finish`.
@@ -454,7 +502,7 @@ class HaloExchange {
   }
   /// Packs (Pack) or unpacks the entries [entries[0], entries[1]) of `regions`, a work item per
   /// entry, or their rows [rows[0], rows[1]), a work item per row, where HaloTuning::kRowCopies.
-  template <bool Pack>
+  template <bool Pack, bool Add = false>
   void copy(Exec const& space,
             Kokkos::View<int * [detail::kHaloColumns], memory_space> const& regions, int nregions,
             Kokkos::View<double*, memory_space> const& buffer, field_type& field,
@@ -464,9 +512,9 @@ class HaloExchange {
     if (end <= begin) return;
     using Values = Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     Values const values(reinterpret_cast<T*>(buffer.data()), buffer.extent(0) * kPerDouble);
-    Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<Exec>(space, begin, end),
-        detail::HaloCopy<memory_space, Pack, byRows, T>{regions, nregions, values, field.access()});
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(space, begin, end),
+                         detail::HaloCopy<memory_space, Pack, byRows, T, Add>{
+                             regions, nregions, values, field.access()});
   }
 
   void checkField(field_type const& field, char const* what) const {
