@@ -357,6 +357,25 @@ void Model::forceBodies(ExecSpace const& space, int stage, double dt) {
   }
 }
 
+void Model::applyImpulses(ExecSpace const& space) {
+  bool any = false;
+  for (StageCoupling const* coupled : m_coupled) {
+    FaceImpulse const impulse = coupled->impulse();
+    if (!impulse.acts) continue;
+    any = true;
+    for (int c = 0; c < m_dims; ++c) {
+      auto const u = m_u[c]->access();
+      auto const du = impulse.du[c];
+      Box3 const& b = m_faces[c].whole;
+      forEachCell(
+          "eddy::fluids::applyImpulse", space, b.lo, b.hi,
+          KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) += du(i, j, k); });
+    }
+  }
+  if (any)
+    for (int c = 0; c < m_dims; ++c) fillGhosts(space, c);
+}
+
 void Model::rkStage(ExecSpace const& space, double dt, int stage) {
   auto const grid = mac::MacGrid::make(m_dims, m_h);
   mac::StageFields f;
@@ -584,6 +603,7 @@ StepStats Model::step(ExecSpace const& space, double dt) {
                     m_params.dt > 0 ? "fluids.dt" : "fluids.cfl"),
                 ExitCode::Failure, true);
   if (m_open->any()) applyOpenBoundaries(space, m_time + s.dt, s.dt);
+  applyImpulses(space);
   if (m_bodies) {
     m_bodies->beginStep();
     forceBodies(space, kBeforeStages, s.dt);

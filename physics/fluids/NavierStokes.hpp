@@ -287,9 +287,9 @@ class Model {
   /// Bytes of device memory held by the model: its fields, halo buffers and the Poisson solver.
   std::size_t bytes() const;
   /// Advances `coupled` inside every RK stage from now on (StageCoupling.hpp), after the models
-  /// coupled before it, and adds its body force to the momentum stage. The coupled model
-  /// outlives the flow's steps. A stage throws eddy::Error when two coupled models force the
-  /// flow.
+  /// coupled before it, adds its body force to the momentum stage and its impulse before the
+  /// stages. The coupled model outlives the flow's steps. A stage throws eddy::Error when two
+  /// coupled models force the flow.
   void couple(StageCoupling& coupled);
   /// Ghost layers of the velocity fields.
   int velocityGhosts() const { return m_u[0]->ghost(); }
@@ -301,6 +301,9 @@ class Model {
   /// a step of `dt`, -1 (the initial state) does not.
   void forceBodies(ExecSpace const& space, int stage, double dt);
   static constexpr int kBeforeStages = 3;
+  /// Adds the coupled models' impulses (StageCoupling::impulse) to the faces the stages
+  /// compute, then fills the ghosts; nothing when none acts.
+  void applyImpulses(ExecSpace const& space);
   /// Sets the open faces' normal velocity for `time`, the end of a step of `dt`
   /// (OpenBoundaries::apply), and the ghosts that follow from it.
   void applyOpenBoundaries(ExecSpace const& space, double time, double dt);

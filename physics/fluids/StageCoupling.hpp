@@ -1,13 +1,14 @@
 /// @file StageCoupling.hpp
-/// @brief The seam through which a model the flow carries (transported scalars) advances in the
-/// flow's own Runge-Kutta stages and pushes back on it with a body force.
+/// @brief The seam through which a model the flow carries (transported scalars, particles)
+/// advances in the flow's own Runge-Kutta stages and pushes back on it: with a body force in the
+/// stages, or with an impulse before them.
 ///
 /// Each of the three stages of a step goes: force(), the momentum stage (which adds that force),
-/// advance(), then the velocity buffers trade places. Both halves of a stage read the previous stage's values only:
-/// the body force of stage k is computed from the coupled fields of stage k - 1, and the coupled
-/// fields of stage k from the velocity of stage k - 1 (the velocity at the start of the stage,
-/// every ghost current). So the pair is one Runge-Kutta method on the joint state, of the
-/// flow's order. The projection at the end of the step touches the velocity only.
+/// advance(), then the velocity buffers trade places. Both halves of a stage read the previous
+/// stage's values only: the body force of stage k is computed from the coupled fields of stage k -
+/// 1, and the coupled fields of stage k from the velocity of stage k - 1 (the velocity at the start
+/// of the stage, every ghost current). So the pair is one Runge-Kutta method on the joint state, of
+/// the flow's order. The projection at the end of the step touches the velocity only.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -36,6 +37,15 @@ struct LinearForce {
   bool acts() const { return coefficient[0] != 0 || coefficient[1] != 0 || coefficient[2] != 0; }
 };
 
+/// A change of the flow's velocity per face [L/T] that a coupled model hands over before the
+/// stages of the flow's next step: the momentum it exchanged with the fluid over its last step
+/// (the particles' drag, two-way coupling), as an impulse. Read at the faces the flow computes
+/// (momentumFaces); the projection of that step makes the result divergence-free again.
+struct FaceImpulse {
+  std::array<GhostedView<MemSpace>, 3> du;  ///< per component (components >= dims unused)
+  bool acts = false;                        ///< false: nothing to add
+};
+
 /// A model advanced inside the flow's stages. The flow holds several, advanced in the order
 /// they were coupled; at most one of them forces the flow.
 class StageCoupling {
@@ -48,6 +58,8 @@ class StageCoupling {
     (void)stage;
     return {};
   }
+  /// The impulse the flow adds before its next step's stages; none by default.
+  virtual FaceImpulse impulse() const { return {}; }
   /// Advances the coupled fields by `stage` with the face velocity `u` (components >= dims
   /// unused) of the start of the stage, whose ghosts are current; leaves the coupled fields'
   /// ghosts current for the next stage.
