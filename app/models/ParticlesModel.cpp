@@ -25,7 +25,9 @@ constexpr Choice<particles::Kind> kKind[] = {{"tracer", particles::Kind::Tracer}
 constexpr Choice<particles::Drag> kDrag[] = {{"schiller_naumann", particles::Drag::SchillerNaumann},
                                              {"stokes", particles::Drag::Stokes}};
 constexpr Choice<bool> kInitialVelocity[] = {{"fluid", false}, {"rest", true}};
+constexpr Choice<bool> kCoupling[] = {{"one_way", false}, {"two_way", true}};
 /// The keys of inertial particles only.
+/// (particles.coupling: two_way is refused for tracers by particles::violations.)
 constexpr char const* kInertialKeys[] = {"diameter", "density",          "drag",
                                          "gravity",  "wall_restitution", "initial_velocity"};
 
@@ -81,6 +83,13 @@ Key section() {
       .add(Key::choice("initial_velocity", choiceNames(kInitialVelocity),
                        "inertial: the velocity at the start: the fluid's there, or rest.")
                .defaultValue("fluid"))
+      .add(Key::choice("coupling", choiceNames(kCoupling),
+                       "inertial: one_way (the flow carries the particles) or two_way (their "
+                       "drag acts on the fluid too: each step's drag impulse goes to the faces "
+                       "around each particle, with the interpolation's weights, before the "
+                       "flow's next step; momentum is exchanged exactly, and the sums are the "
+                       "same on any rank count).")
+               .defaultValue("one_way"))
       .add(Key::choice("seeding", choiceNames(kSeeding),
                        "Initial positions in the region: random (`count` uniform positions, the "
                        "same on any rank count) or lattice (the centres of a lattice of "
@@ -128,6 +137,7 @@ particles::Parameters parameters(io::Deck const& deck) {
   for (std::size_t a = 0; a < g.size() && a < 3; ++a) in.gravity[a] = g[a];
   in.wallRestitution = deck.getDouble("particles.wall_restitution");
   in.startAtRest = choiceValue(kInitialVelocity, deck.getString("particles.initial_velocity"));
+  p.twoWay = choiceValue(kCoupling, deck.getString("particles.coupling"));
   // Particles leave through the flow's inflows and outflows.
   for (int a = 0; a < dims; ++a)
     for (int side = 0; side < 2; ++side) {
@@ -212,9 +222,11 @@ double bytesPerCell(io::Deck const& deck) {
   for (auto n : deck.getIntList("grid.cells")) cells *= static_cast<double>(n);
   particles::Parameters const p = parameters(deck);
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
-  // 68 bytes per tracer, 92 per inertial particle, and 25% headroom.
-  double const bytes = p.kind == particles::Kind::Inertial ? 92.0 : 68.0;
-  return 1.25 * bytes * static_cast<double>(particles::seededCount(p, dims)) / cells;
+  // 68 bytes per tracer, 92 per inertial particle (116 two-way), and 25% headroom; two-way
+  // coupling's face sums, 8 bytes a component.
+  double const bytes = p.kind == particles::Kind::Inertial ? (p.twoWay ? 116.0 : 92.0) : 68.0;
+  return 1.25 * bytes * static_cast<double>(particles::seededCount(p, dims)) / cells +
+         (p.twoWay ? 8.0 * dims : 0.0);
 }
 
 class ParticlesModel final : public Model, public fluids::StageCoupling {
@@ -250,6 +262,12 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
       lines.push_back(str("particles: response time tau_p ", in.responseTime(),
                           " [T], Stokes settling velocity ", in.stokesSettling(),
                           " [L/T]; exponential integrator (ETD2) after the flow's step"));
+      lines.push_back(p.twoWay ? str("particles: two-way coupling: each step's drag impulse goes "
+                                     "to the faces around the particle before the flow's next "
+                                     "step (mass loading ",
+                                     massLoading(), ")")
+                               : std::string("particles: one-way coupling: the fluid does not "
+                                             "feel the particles"));
     } else {
       lines.push_back(str("particles: ", m_cloud.count(), " tracers, ", how, " in ", region,
                           "; trilinear interpolation of the face velocity, advanced in the "
@@ -269,18 +287,20 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
     EDDY_REQUIRE(m_flow->velocityGhosts() >= particles::kVelocityGhosts,
                  "particles: the flow keeps ", m_flow->velocityGhosts(),
                  " ghost layers of velocity; expected ", particles::kVelocityGhosts);
-    if (!inertial()) m_flow->couple(*this);
+    if (!inertial() || m_params.twoWay) m_flow->couple(*this);
   }
   void begin(ExecSpace const& space, long long restartStep) override {
     // A restart sampled the restored flow in restore().
     if (restartStep < 0) m_cloud.sample(space, velocity(), !m_params.inertia.startAtRest);
   }
 
-  // fluids::StageCoupling (tracers): no force on the flow.
+  // fluids::StageCoupling: tracers advance in the stages; two-way coupled particles hand the
+  // flow their last step's drag impulse.
   void advance(ExecSpace const& space, std::array<GhostedView<MemSpace>, 3> const& u,
                fluids::RkStage const& stage) override {
     m_cloud.stage(space, u, stage);
   }
+  fluids::FaceImpulse impulse() const override { return m_cloud.impulse(); }
 
   double maxDt(ExecSpace const& space) override {
     double const dt = m_cloud.maxDt(m_flow->currentRate(space));
@@ -373,6 +393,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
     p.columns = {{"position", 3, "L", r.x},
                  {"image", 3, "1", std::vector<double>(r.image.begin(), r.image.end())}};
     if (inertial()) p.columns.push_back({"velocity", 3, "L/T", r.v});
+    if (m_params.twoWay) p.columns.push_back({"impulse", 3, "M L/T", r.j});
     out.particles(std::move(p));
   }
   void restore(ExecSpace const& space, StateIn const& in) override {
@@ -393,6 +414,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
       };
       auto const *x = column("position"), *image = column("image");
       auto const* v = inertial() ? column("velocity") : nullptr;
+      auto const* j = m_params.twoWay ? column("impulse") : nullptr;
       for (std::size_t i = 0; i < rows.count(); ++i) {
         double const* p = &x->values[3 * i];
         if (!m_cloud.owns(p)) continue;
@@ -400,12 +422,14 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
         for (int d = 0; d < 3; ++d)
           mine.image.push_back(static_cast<std::int32_t>(image->values[3 * i + d]));
         if (v) mine.v.insert(mine.v.end(), &v->values[3 * i], &v->values[3 * i] + 3);
+        if (j) mine.j.insert(mine.j.end(), &j->values[3 * i], &j->values[3 * i] + 3);
         mine.id.push_back(rows.id[i]);
       }
     }
     m_cloud.restoreState(space, mine, file.step(), file.time(), in.real("last_dt"),
                          file.particleCount());
     m_cloud.sample(space, velocity());
+    if (m_params.twoWay) m_cloud.exchangeMomentum(space);
   }
 
   std::string finalLine(ExecSpace const& space, double, long long) override {
@@ -418,6 +442,13 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
 
  private:
   bool inertial() const { return m_params.kind == particles::Kind::Inertial; }
+  /// The particles' mass over the fluid's in the domain.
+  double massLoading() const {
+    double volume = 1.0;
+    for (int a = 0; a < m_decomp.dims(); ++a) volume *= m_length[a];
+    return static_cast<double>(m_cloud.count()) * m_params.inertia.mass() /
+           (m_params.inertia.fluidDensity * volume);
+  }
   /// The mean velocity along gravity (0 without gravity).
   double settling(particles::CloudDiagnostics const& d) const {
     auto const& g = m_params.inertia.gravity;

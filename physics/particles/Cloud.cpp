@@ -141,6 +141,12 @@ std::vector<Violation> violations(Parameters const& p, int dims,
                    "expected fluids.viscosity above 0 (the drag's)"});
     if (!(in.wallRestitution >= 0 && in.wallRestitution <= 1))
       v.push_back({"wall_restitution", str("is ", in.wallRestitution), "expected 0 to 1"});
+    if (p.twoWay && !(in.fluidDensity > 0))
+      v.push_back({"coupling", str("two_way with a fluid density of ", in.fluidDensity),
+                   "expected fluids.density above 0"});
+  } else if (p.twoWay) {
+    v.push_back({"coupling", "is two_way, but tracers are massless",
+                 "expected kind: inertial (or coupling: one_way)"});
   }
   return v;
 }
@@ -159,6 +165,7 @@ void CloudSet::resize(ExecSpace const& space, int n) {
     } else {
       grow(m_a.v, "eddy::particles::velocities");
       grow(m_a.w, "eddy::particles::fluid_velocities");
+      if (m_twoWay) grow(m_a.j, "eddy::particles::impulses");
     }
     grow(m_a.image, "eddy::particles::images");
     grow(m_a.id, "eddy::particles::ids");
@@ -176,8 +183,8 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
       m_tuning(tuning),
       m_stencil(MacStencil::make(decomp, length, ghost)),
       m_domain(decomp, length),
-      m_set(params.kind),
-      m_scratch(params.kind) {
+      m_set(params.kind, params.twoWay),
+      m_scratch(params.kind, params.twoWay) {
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
   throwFirst(violations(params, decomp.dims(), length, h));
@@ -186,6 +193,9 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   for (int a = 0; a < 3; ++a) m_periodic[a] = a < decomp.dims() && decomp.isPeriodic(a);
   m_count = m_seeded = seededCount(params, decomp.dims());
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
+  if (params.twoWay)
+    m_exchange = std::make_unique<MomentumExchange>(space, comm, decomp, length, ghost,
+                                                    params.inertia.fluidDensity);
   seed(space);
   if (m_tuning.sortEvery > 0) sortByBin(space);
 }
@@ -216,6 +226,7 @@ void Cloud::seed(ExecSpace const& space) {
             a.image(slot, d) = 0;
             if (a.dq.extent(0) > 0) a.dq(slot, d) = 0.0;
             if (a.v.extent(0) > 0) a.v(slot, d) = a.w(slot, d) = 0.0;
+            if (a.j.extent(0) > 0) a.j(slot, d) = 0.0;
           }
           a.id(slot) = id;
         }
@@ -316,6 +327,8 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
   MacStencil const s = m_stencil;
   InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
   auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  bool const twoWay = m_params.twoWay;
+  double const mass = m_params.inertia.mass();
   Kokkos::parallel_for(
       "eddy::particles::inertialStep", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
       KOKKOS_LAMBDA(const int i) {
@@ -339,7 +352,10 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
         for (int d = 0; d < rule.dims; ++d) {
           double const sl = (w1[d] + tau * rule.gravity[d] - a0[d]) / dt;
           a.x(i, d) = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2 + sl * dt * k.hPhi3);
-          a.v(i, d) = v0[d] * k.e + a0[d] * (dt / tau) * k.phi1 + sl * dt * k.hPhi2;
+          double const v1 = v0[d] * k.e + a0[d] * (dt / tau) * k.phi1 + sl * dt * k.hPhi2;
+          a.v(i, d) = v1;
+          // The drag's impulse: the change of momentum less what gravity and buoyancy gave.
+          if (twoWay) a.j(i, d) = mass * ((v1 - v0[d]) - rule.gravity[d] * dt);
         }
       });
 }
@@ -433,6 +449,7 @@ void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u)
   reflectAtWalls(space);
   removeLeavers(space);
   m_migration->migrate(space, m_set);
+  if (m_exchange) exchangeMomentum(space);
   if (m_tuning.sortEvery > 0 && (m_step + 1) % m_tuning.sortEvery == 0) sortByBin(space);
   if (m_params.kind == Kind::Inertial) sample(space, u);
   ++m_step;
@@ -573,6 +590,15 @@ CloudDiagnostics Cloud::diagnostics(ExecSpace const& space, FaceVelocity const& 
   return d;
 }
 
+fluids::FaceImpulse Cloud::impulse() const {
+  return m_exchange ? m_exchange->impulse() : fluids::FaceImpulse{};
+}
+
+void Cloud::exchangeMomentum(ExecSpace const& space) {
+  EDDY_REQUIRE(m_exchange, "Cloud::exchangeMomentum: the particles are not coupled two-way");
+  m_exchange->deposit(space, m_set.arrays().x, m_set.arrays().j, m_set.size(), m_count);
+}
+
 CloudRows Cloud::rows(ExecSpace const& space) const {
   // Whole arrays: the first n rows of a GPU's column-major (capacity, 3) array are not
   // contiguous, and a copy between memory spaces needs contiguous views.
@@ -582,14 +608,18 @@ CloudRows Cloud::rows(ExecSpace const& space) const {
   auto image = Kokkos::create_mirror_view(a.image);
   auto id = Kokkos::create_mirror_view(a.id);
   auto v = Kokkos::create_mirror_view(a.v);
+  auto j = Kokkos::create_mirror_view(a.j);
   Kokkos::deep_copy(space, x, a.x);
   Kokkos::deep_copy(space, image, a.image);
   Kokkos::deep_copy(space, id, a.id);
   Kokkos::deep_copy(space, v, a.v);
+  Kokkos::deep_copy(space, j, a.j);
   space.fence();
   CloudRows r;
   bool const inertial = m_params.kind == Kind::Inertial;
+  bool const twoWay = m_params.twoWay;
   if (inertial) r.v.resize(3 * static_cast<std::size_t>(n));
+  if (twoWay) r.j.resize(3 * static_cast<std::size_t>(n));
   r.x.resize(3 * static_cast<std::size_t>(n));
   r.image.resize(3 * static_cast<std::size_t>(n));
   r.id.resize(static_cast<std::size_t>(n));
@@ -598,6 +628,7 @@ CloudRows Cloud::rows(ExecSpace const& space) const {
       r.x[3 * i + d] = x(i, d);
       r.image[3 * i + d] = image(i, d);
       if (inertial) r.v[3 * i + d] = v(i, d);
+      if (twoWay) r.j[3 * i + d] = j(i, d);
     }
     r.id[i] = id(i);
   }
@@ -617,15 +648,21 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
   auto image = Kokkos::create_mirror_view(a.image);
   auto id = Kokkos::create_mirror_view(a.id);
   auto v = Kokkos::create_mirror_view(a.v);
+  auto j = Kokkos::create_mirror_view(a.j);
   bool const inertial = m_params.kind == Kind::Inertial;
+  bool const twoWay = m_params.twoWay;
   EDDY_REQUIRE(!inertial || rows.v.size() == rows.x.size(),
                "Cloud::restoreState: ", rows.v.size() / 3, " velocities for ", rows.count(),
                " inertial particles");
+  EDDY_REQUIRE(!twoWay || rows.j.size() == rows.x.size(),
+               "Cloud::restoreState: ", rows.j.size() / 3, " drag impulses for ", rows.count(),
+               " particles");
   for (int i = 0; i < n; ++i) {
     for (int d = 0; d < 3; ++d) {
       x(i, d) = rows.x[3 * i + d];
       image(i, d) = rows.image[3 * i + d];
       if (inertial) v(i, d) = rows.v[3 * i + d];
+      if (twoWay) j(i, d) = rows.j[3 * i + d];
     }
     id(i) = rows.id[i];
   }
@@ -633,6 +670,7 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
   Kokkos::deep_copy(space, a.image, image);
   Kokkos::deep_copy(space, a.id, id);
   Kokkos::deep_copy(space, a.v, v);
+  Kokkos::deep_copy(space, a.j, j);
   if (m_tuning.sortEvery > 0) sortByBin(space);
   space.fence();
   long long const mine = n;
@@ -650,7 +688,8 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
 std::size_t Cloud::bytes() const {
   return static_cast<std::size_t>(m_set.capacity() + m_scratch.capacity()) *
              m_set.bytesPerParticle() +
-         (m_tuning.sortEvery > 0 ? 32 * static_cast<std::size_t>(m_set.capacity()) : 0);
+         (m_tuning.sortEvery > 0 ? 32 * static_cast<std::size_t>(m_set.capacity()) : 0) +
+         (m_exchange ? m_exchange->bytes() : 0);
 }
 
 }  // namespace eddy::particles

@@ -44,10 +44,15 @@
 /// Locality: every ParticleTuning::sortEvery steps each rank reorders its particles by bins of
 /// four cells (eddy::neighbor::BinList), so that neighbouring threads gather neighbouring faces.
 ///
+/// Two-way coupling (Parameters::twoWay, inertial particles): each step's drag impulse goes back
+/// to the fluid's faces after the migration (MomentumExchange.hpp), for the flow's next step.
+/// A particle that leaves through an open face takes its last step's impulse with it.
+///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
-/// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id); with
-/// 25% headroom for arrivals; the sort keeps a second copy of the rows and 32 bytes of bins;
-/// plus the migration's buffers for the particles that cross blocks.
+/// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id), 116
+/// with two-way coupling (the drag impulse); with 25% headroom for arrivals; the sort keeps a
+/// second copy of the rows and 32 bytes of bins; plus the migration's buffers for the particles
+/// that cross blocks, and with two-way coupling the exchange's face fields.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -58,6 +63,7 @@
 #include "fluids/StageCoupling.hpp"
 #include "neighbor/BinList.hpp"
 #include "particles/MacInterpolation.hpp"
+#include "particles/MomentumExchange.hpp"
 #include "particles/ParticleTuning.hpp"
 
 #include <mpi.h>
@@ -116,6 +122,8 @@ struct Parameters {
   /// Domain faces (2 axis + side) the particles leave through (the flow's inflows and
   /// outflows): a particle beyond one at the end of a step is taken out of the run.
   std::array<bool, 6> open{false, false, false, false, false, false};
+  /// Inertial particles: their drag acts on the fluid too (MomentumExchange.hpp).
+  bool twoWay = false;
 };
 
 /// Every reason `p` cannot seed a `dims`-D domain [0, length) of cells `h` (keys relative to
@@ -129,29 +137,33 @@ long long seededCount(Parameters const& p, int dims);
 
 /// Per-particle arrays: position (n, 3), image counts, global id; tracers: the stage increment
 /// (n, 3); inertial particles: the velocity v and the fluid velocity w at the particle at the
-/// start of the next step (n, 3 each). The arrays a kind does not use are empty.
+/// start of the next step (n, 3 each), with two-way coupling the drag impulse j of the last
+/// step (n, 3). The arrays a kind does not use are empty.
 struct CloudArrays {
   Positions<MemSpace> x;
   ParticleVectors<MemSpace> dq;
   ParticleVectors<MemSpace> v;
   ParticleVectors<MemSpace> w;
+  ParticleVectors<MemSpace> j;
   Kokkos::View<int* [3], MemSpace> image;
   Kokkos::View<std::int64_t*, MemSpace> id;
 };
 
-/// Migration row: position, id, image counts, velocity (inertial; 10 doubles). The tracers'
-/// stage increment stays (a step starts with a = 0 and writes it before reading it), and so
-/// does w (sampled again after the migration).
+/// Migration row: position, id, image counts, velocity (inertial), drag impulse (two-way; 13
+/// doubles). The tracers' stage increment stays (a step starts with a = 0 and writes it before
+/// reading it), and so does w (sampled again after the migration).
 struct CloudCodec {
-  static constexpr int width = 10;
+  static constexpr int width = 13;
   static constexpr int imageSlot = 4;
   CloudArrays a;
   bool inertial = false;
+  bool twoWay = false;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) {
       row[d] = a.x(i, d);
       row[imageSlot + d] = static_cast<double>(a.image(i, d));
       row[7 + d] = inertial ? a.v(i, d) : 0.0;
+      row[10 + d] = twoWay ? a.j(i, d) : 0.0;
     }
     row[3] = detail::int64AsDouble(a.id(i));
   }
@@ -160,6 +172,7 @@ struct CloudCodec {
       a.x(i, d) = row[d];
       a.image(i, d) = static_cast<int>(row[imageSlot + d]);
       if (inertial) a.v(i, d) = row[7 + d];
+      if (twoWay) a.j(i, d) = row[10 + d];
     }
     a.id(i) = detail::doubleAsInt64(row[3]);
   }
@@ -168,6 +181,7 @@ struct CloudCodec {
       a.x(to, d) = a.x(from, d);
       a.image(to, d) = a.image(from, d);
       if (inertial) a.v(to, d) = a.v(from, d);
+      if (twoWay) a.j(to, d) = a.j(from, d);
     }
     a.id(to) = a.id(from);
   }
@@ -176,19 +190,21 @@ struct CloudCodec {
 /// A rank's particles as ParticleMigration handles them (ParticleComm.hpp's container concept).
 class CloudSet {
  public:
-  explicit CloudSet(Kind kind = Kind::Tracer) : m_kind(kind) {}
+  explicit CloudSet(Kind kind = Kind::Tracer, bool twoWay = false)
+      : m_kind(kind), m_twoWay(twoWay) {}
   int size() const { return m_size; }
   int capacity() const { return static_cast<int>(m_a.x.extent(0)); }
   /// Holds `n` rows, keeping the first min(n, size()); grows with 25% headroom.
   void resize(ExecSpace const& space, int n);
   Positions<MemSpace> const& positions() const { return m_a.x; }
   CloudArrays const& arrays() const { return m_a; }
-  CloudCodec migrationCodec() const { return {m_a, m_kind == Kind::Inertial}; }
+  CloudCodec migrationCodec() const { return {m_a, m_kind == Kind::Inertial, m_twoWay}; }
   /// Bytes per row of capacity.
-  int bytesPerParticle() const { return m_kind == Kind::Inertial ? 92 : 68; }
+  int bytesPerParticle() const { return m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68; }
 
  private:
   Kind m_kind;
+  bool m_twoWay = false;
   CloudArrays m_a;
   int m_size = 0;
 };
@@ -211,6 +227,7 @@ struct CloudRows {
   std::vector<std::int32_t> image;
   std::vector<std::int64_t> id;
   std::vector<double> v;  ///< 3 per particle (inertial); empty for tracers
+  std::vector<double> j;  ///< 3 per particle (two-way: the last step's drag impulse); else empty
   std::size_t count() const { return id.size(); }
 };
 
@@ -229,8 +246,15 @@ class Cloud {
   /// start, ghosts current. Nothing for inertial particles.
   void stage(ExecSpace const& space, FaceVelocity const& u, fluids::RkStage const& stage);
   /// Collective: closes a step of `dt`; `u` is the flow's velocity at its end, ghosts current.
-  /// Inertial particles take the step here. Then walls, migration and (inertial) sample().
+  /// Inertial particles take the step here. Then walls, migration, (two-way) the momentum
+  /// exchange and (inertial) sample().
   void finishStep(ExecSpace const& space, double dt, FaceVelocity const& u);
+  /// Two-way coupling: the velocity change the flow adds before its next step, from the drag
+  /// impulses of the last step (exchangeMomentum); none otherwise.
+  fluids::FaceImpulse impulse() const;
+  /// Collective, two-way coupling: deposits the particles' drag impulses (MomentumExchange);
+  /// finishStep does, and a restart after restoreState.
+  void exchangeMomentum(ExecSpace const& space);
   /// Inertial particles: the fluid velocity at each particle from `u` (the flow now), where the
   /// next step starts from; with `setVelocity`, the particles' velocity too. Collective: also
   /// measures the speed that maxDt() reads.
@@ -248,8 +272,9 @@ class Cloud {
   std::vector<double> velocities(ExecSpace const& space, FaceVelocity const& u) const;
   /// Collective: continues from saved rows, those of this rank's block (any order), after a
   /// step `step` at `time`, with `count` particles in all (fewer than seeded once some left
-  /// through open faces); inertial particles then need sample() of the flow. Throws
-  /// eddy::Error when the ranks' rows do not add up to `count`.
+  /// through open faces); inertial particles then need sample() of the flow, and with two-way
+  /// coupling exchangeMomentum(). Throws eddy::Error when the ranks' rows do not add up to
+  /// `count`.
   void restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
                     double lastDt, long long count);
   /// Whether `x` (3 coordinates) lies in this rank's block.
@@ -292,6 +317,7 @@ class Cloud {
   CloudSet m_scratch;  ///< the rows' other copy for sortByBin
   neighbor::BinList<ExecSpace> m_bins;
   std::unique_ptr<ParticleMigration<ExecSpace>> m_migration;
+  std::unique_ptr<MomentumExchange> m_exchange;  ///< two-way coupling
   long long m_count = 0;
   long long m_seeded = 0;
   long long m_step = 0;

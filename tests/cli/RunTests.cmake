@@ -335,6 +335,9 @@ eddy_add_cli_test(NAME cli.validate.particles_sphere_keys_on_tracers EXPECT_EXIT
                         "particles_inertial_errors.yaml:11:3: particles.density: is given, but particles.kind is 'tracer'"
                   COMMAND validate tests/cli/decks/particles_inertial_errors.yaml
                           --set particles.kind=tracer)
+eddy_add_cli_test(NAME cli.validate.particles_two_way_tracers EXPECT_EXIT 3
+                  MATCH "restart_two_way.yaml:[0-9]+:3: particles.coupling: is two_way, but tracers are massless; expected kind: inertial \\(or coupling: one_way\\)"
+                  COMMAND validate tests/cli/decks/restart_two_way.yaml --set particles.kind=tracer)
 
 # The scalars' example decks validate (rayleigh_benard_3d is sized for a GPU); Rayleigh-Benard
 # at Ra 1e4 two critical wavelengths wide runs to its steady state (two rolls: the plates' Nusselt
