@@ -34,11 +34,11 @@ MomentumExchange::MomentumExchange(ExecSpace const& space, MPI_Comm comm,
   char const* const duLabel[3] = {"eddy::particles::impulse_x", "eddy::particles::impulse_y",
                                   "eddy::particles::impulse_z"};
   for (int c = 0; c < m_dims; ++c) {
-    m_sum[c] = std::make_unique<Field<MemSpace, std::int64_t>>(space, sumLabel[c], decomp, ghost,
-                                                               faces[c]);
+    m_sum[c] =
+        std::make_unique<Field<MemSpace, long long>>(space, sumLabel[c], decomp, ghost, faces[c]);
     m_du[c] = std::make_unique<Field<MemSpace>>(duLabel[c], *m_sum[c]);
     m_halo[c] =
-        std::make_unique<HaloExchange<ExecSpace, std::int64_t>>(space, comm, decomp, *m_sum[c]);
+        std::make_unique<HaloExchange<ExecSpace, long long>>(space, comm, decomp, *m_sum[c]);
   }
 }
 
@@ -66,7 +66,7 @@ void MomentumExchange::deposit(ExecSpace const& space, Positions<MemSpace> const
   // 2 count x largest bounds every face's sum with the rounding of its terms included.
   m_rule.scale = FixedPoint::forBound(global, 2 * std::max(count, 1ll));
   DepositRule const rule = m_rule;
-  for (int c = 0; c < dims; ++c) Kokkos::deep_copy(space, m_sum[c]->view(), std::int64_t(0));
+  for (int c = 0; c < dims; ++c) Kokkos::deep_copy(space, m_sum[c]->view(), 0ll);
   auto const s0 = m_sum[0]->access();
   auto const s1 = dims > 1 ? m_sum[1]->access() : s0;
   auto const s2 = dims > 2 ? m_sum[2]->access() : s0;
@@ -89,7 +89,7 @@ void MomentumExchange::deposit(ExecSpace const& space, Positions<MemSpace> const
               e[a] = rule.onComputed(c, a, lo[a] + up);
               weight *= up ? w[a] : 1.0 - w[a];
             }
-            Kokkos::atomic_add(&sum(e[0], e[1], e[2]), rule.scale.quantize(weight * jc));
+            addExactly(&sum(e[0], e[1], e[2]), rule.scale.quantize(weight * jc));
           }
         }
       });
@@ -102,7 +102,7 @@ void MomentumExchange::deposit(ExecSpace const& space, Positions<MemSpace> const
     forEachCell(
         "eddy::particles::impulseVelocity", space, b.lo, b.hi,
         KOKKOS_LAMBDA(int i, int k2, int k3) {
-          std::int64_t const q = sum(i, k2, k3);
+          long long const q = sum(i, k2, k3);
           du(i, k2, k3) = -rule.scale.value(q) * rule.perVolume;
         });
   }

@@ -22,8 +22,8 @@
 /// decomposition: the fluid's velocity stays bitwise the same on any rank count. Each
 /// contribution is off by at most half the unit, 2^-61 of (2 x count x the largest |J_c|).
 ///
-/// Memory: three int64 face fields with the flow's ghost layers (24 bytes a cell plus ghosts);
-/// the velocity changes are written over them, and halo buffers.
+/// Memory: three 64-bit integer face fields with the flow's ghost layers (24 bytes a cell plus
+/// ghosts); the velocity changes are written over them, and halo buffers.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -82,9 +82,9 @@ class MomentumExchange {
   MPI_Comm m_comm;
   int m_dims;
   DepositRule m_rule;
-  std::array<std::unique_ptr<Field<MemSpace, std::int64_t>>, 3> m_sum;
+  std::array<std::unique_ptr<Field<MemSpace, long long>>, 3> m_sum;
   std::array<std::unique_ptr<Field<MemSpace>>, 3> m_du;  ///< over m_sum's storage
-  std::array<std::unique_ptr<HaloExchange<ExecSpace, std::int64_t>>, 3> m_halo;
+  std::array<std::unique_ptr<HaloExchange<ExecSpace, long long>>, 3> m_halo;
   bool m_acts = false;
 };
 

@@ -11,7 +11,6 @@
 #include "eddy/core/Transport.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -386,7 +385,7 @@ TYPED_TEST(HaloExchangeTest, AMessageSetCarriesEveryRoundInOrder) {
 TYPED_TEST(HaloExchangeTest, SumIntoOwnersIsTheExchangeReversed) {
   using Exec = TypeParam;
   using Mem = typename Exec::memory_space;
-  using Int = std::int64_t;
+  using Int = long long;
   Exec const space;
   int const nranks = eddy::test::worldSize(), rank = eddy::test::worldRank();
   for (Case const& c : cases()) {

@@ -284,10 +284,10 @@ TEST(FixedPoint, SumsAreExactIntegersInAnyOrderWithinTheBound) {
       eddy::FixedPoint::forBound(largest, static_cast<long long>(terms.size()));
   EXPECT_LE(f.unit, largest * std::ldexp(1.0, 13 - 61));  // 5000 <= 2^13
   EXPECT_EQ(f.unit * f.perUnit, 1.0);
-  std::int64_t sum = 0;
+  long long sum = 0;
   long double exact = 0;
   for (double t : terms) {
-    std::int64_t const q = f.quantize(t);
+    long long const q = f.quantize(t);
     EXPECT_LE(std::fabs(f.value(q) - t), 0.5 * f.unit) << t;
     sum += q;
     exact += t;
@@ -295,11 +295,11 @@ TEST(FixedPoint, SumsAreExactIntegersInAnyOrderWithinTheBound) {
   EXPECT_NEAR(f.value(sum), static_cast<double>(exact), 0.5 * f.unit * terms.size());
   std::reverse(terms.begin(), terms.end());
   std::shuffle(terms.begin(), terms.end(), gen);
-  std::int64_t again = 0;
+  long long again = 0;
   for (double t : terms) again += f.quantize(t);
   EXPECT_EQ(again, sum);
   // The bound: every term at the largest magnitude, all of one sign, stays below 2^62.
-  std::int64_t const most = f.quantize(largest);
+  long long const most = f.quantize(largest);
   EXPECT_LT(static_cast<long double>(most) * terms.size(), std::ldexp(1.0L, 62));
   EXPECT_EQ(f.quantize(-largest), -most);
   // No bound (no nonzero term): the unit scale.

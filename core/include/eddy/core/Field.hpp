@@ -15,7 +15,6 @@
 #include "eddy/core/Error.hpp"
 
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -139,14 +138,14 @@ struct FieldLayout {
 };
 
 /// A field of T (double unless asked otherwise) on this rank's block, with ghost layers, owned
-/// by this container. std::int64_t fields hold fixed-point sums (FixedPoint.hpp), whose
+/// by this container. long long fields hold fixed-point sums (FixedPoint.hpp), whose
 /// additions are exact in any order.
 ///
 /// Bytes per owned cell: sizeof(T) (nx + sx + 2g)(ny + sy + 2g)(nz + sz + 2gz) / (nx ny nz).
 template <class Mem = MemSpace, class T = double>
 class Field {
-  static_assert(std::is_floating_point_v<T> || std::is_same_v<T, std::int64_t>,
-                "Field: the value type must be float, double or std::int64_t (fixed-point sums)");
+  static_assert(std::is_floating_point_v<T> || std::is_same_v<T, long long>,
+                "Field: the value type must be float, double or long long (fixed-point sums)");
 
  public:
   using memory_space = Mem;

@@ -8,13 +8,14 @@
 /// A term x becomes the integer nearest x / 2^e (an exact scaling, then one rounding), and a sum
 /// is the integer total times 2^e. Integer additions are exact and associative: atomic adds in
 /// any order, on any backend, and across ranks (HaloExchange::sumIntoOwners) give the same
-/// bits. Each term is off by at most 2^(e-1), e.g. 2^-38 of `largest` with 2^24 terms.
+/// bits. Each term is off by at most 2^(e-1), e.g. 2^-38 of `largest` with 2^24 terms. The
+/// integers are long long, added atomically as unsigned long long (addExactly), which GPUs add
+/// natively; two's complement makes it the same sum.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
 
 #include <cmath>
-#include <cstdint>
 
 namespace eddy {
 
@@ -38,14 +39,19 @@ struct FixedPoint {
     return f;
   }
   /// x as a multiple of the unit, rounded to nearest (halves away from zero).
-  KOKKOS_INLINE_FUNCTION std::int64_t quantize(double x) const {
+  KOKKOS_INLINE_FUNCTION long long quantize(double x) const {
     double const s = x * perUnit;
-    return static_cast<std::int64_t>(s < 0 ? -math::floor(0.5 - s) : math::floor(s + 0.5));
+    return static_cast<long long>(s < 0 ? -math::floor(0.5 - s) : math::floor(s + 0.5));
   }
   /// The value of the integer sum q.
-  KOKKOS_INLINE_FUNCTION double value(std::int64_t q) const {
-    return static_cast<double>(q) * unit;
-  }
+  KOKKOS_INLINE_FUNCTION double value(long long q) const { return static_cast<double>(q) * unit; }
 };
+
+/// Adds q to *sum atomically. As unsigned long long: GPUs add those natively (a signed add goes
+/// through a compare-and-swap loop), and two's complement gives the same bits.
+KOKKOS_INLINE_FUNCTION void addExactly(long long* sum, long long q) {
+  Kokkos::atomic_add(reinterpret_cast<unsigned long long*>(sum),
+                     static_cast<unsigned long long>(q));
+}
 
 }  // namespace eddy

@@ -24,6 +24,7 @@
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Field.hpp"
+#include "eddy/core/FixedPoint.hpp"
 #include "eddy/core/Runtime.hpp"
 #include "eddy/core/Timer.hpp"
 #include "eddy/core/Transport.hpp"
@@ -85,9 +86,9 @@ struct HaloMessage {
 /// regions (its entries are neighbours in the field and in the buffer: HaloTuning::kRowCopies);
 /// it finds its region by a binary search over the regions' first entries (rows). The buffer
 /// holds values of the field's type T (the transport's double buffers seen as T). With `Add`
-/// (integer fields, HaloExchange::sumIntoOwners) an unpack adds instead of copying, atomically
-/// (regions overlap there), and a region without buffer data adds the field at the box to the
-/// field at the source box: an exchange reversed.
+/// (fixed-point sums, HaloExchange::sumIntoOwners) an unpack adds instead of copying,
+/// atomically (regions overlap there), and a region without buffer data adds the field at the
+/// box to the field at the source box: an exchange reversed.
 template <class Mem, bool Pack, bool Rows, class T = double, bool Add = false>
 struct HaloCopy {
   Kokkos::View<int* [kHaloColumns], Mem> regions;
@@ -111,13 +112,12 @@ struct HaloCopy {
       for (int li = begin; li < end; ++li) buffer(at + li) = field(i + li, j, k);
     } else if constexpr (Add) {
       if (regions(lo, kHaloBuffer) >= 0) {
-        for (int li = begin; li < end; ++li)
-          Kokkos::atomic_add(&field(i + li, j, k), buffer(at + li));
+        for (int li = begin; li < end; ++li) addExactly(&field(i + li, j, k), buffer(at + li));
       } else {
         int const si = regions(lo, kHaloSourceLo + 0), sj = regions(lo, kHaloSourceLo + 1) + lj,
                   sk = regions(lo, kHaloSourceLo + 2) + lk;
         for (int li = begin; li < end; ++li)
-          Kokkos::atomic_add(&field(si + li, sj, sk), field(i + li, j, k));
+          addExactly(&field(si + li, sj, sk), field(i + li, j, k));
       }
     } else if (regions(lo, kHaloBuffer) >= 0) {
       for (int li = begin; li < end; ++li) field(i + li, j, k) = buffer(at + li);
@@ -257,7 +257,8 @@ class HaloExchange {
     shell();
   }
 
-  /// The adjoint of an exchange, for integer fields: every ghost entry that an exchange fills
+  /// The adjoint of an exchange, for fixed-point sums (long long fields, FixedPoint.hpp): every
+  /// ghost entry that an exchange fills
   /// from its owner is added to that owned entry instead (across periodic wraps and from this
   /// rank itself too; ghosts across a non-periodic domain boundary are left out). Owned entries
   /// end as their own value plus every ghost copy of them on every rank; ghosts keep theirs.
@@ -265,9 +266,9 @@ class HaloExchange {
   /// and transport (a floating-point sum would depend on the order of arrival). Collective;
   /// blocks as exchange does, the additions enqueued on `space`.
   void sumIntoOwners(Exec const& space, field_type& field) {
-    static_assert(std::is_integral_v<T>,
-                  "HaloExchange::sumIntoOwners: integer fields only (a floating-point sum "
-                  "depends on the order of its terms)");
+    static_assert(std::is_same_v<T, long long>,
+                  "HaloExchange::sumIntoOwners: fixed-point (long long) fields only (a "
+                  "floating-point sum depends on the order of its terms)");
     ScopedRegion region("eddy::halo::sumIntoOwners");
     checkField(field, "sumIntoOwners");
     if (m_inFlight)
