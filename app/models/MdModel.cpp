@@ -9,6 +9,7 @@
 #include "eddy/io/ExtendedXyz.hpp"
 #include "eddy/io/H5md.hpp"
 #include "eddy/io/LammpsData.hpp"
+#include "eddy/io/ParticleFile.hpp"
 #include "eddy/io/TimeSeries.hpp"
 #include "md/Analysis.hpp"
 #include "md/System.hpp"
@@ -496,16 +497,6 @@ StartFile inDeckOrder(StartFile file, std::vector<std::string> const& deckNames,
   return file;
 }
 
-/// Whether the file at `path` begins with the HDF5 signature.
-bool isHdf5(std::string const& path) {
-  char head[8] = {};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  std::size_t const got = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  return got == sizeof head && std::memcmp(head, "\x89HDF\r\n\x1a\n", sizeof head) == 0;
-}
-
 /// The configuration of md.data_file (null for the lattice) in md.species' order, read and
 /// ordered once per file version and species: the check, the memory estimate and the run all
 /// ask for it. Keyed by the path, size and modification time, and the deck's species.
@@ -530,7 +521,7 @@ StartFile startFile(io::Deck const& deck) {
     return last->ordered;
   StartFile file;
   try {
-    if (isHdf5(path))
+    if (io::isHdf5File(path))
       file = configurationOfH5md(path);
     else if (io::isExtendedXyzPath(path))
       file = configurationOfXyz(io::readExtendedXyz(path), path);

@@ -7,6 +7,7 @@
 #include "../Model.hpp"
 #include "CarryingFlow.hpp"
 
+#include "eddy/io/ParticleFile.hpp"
 #include "particles/Cloud.hpp"
 
 #include <algorithm>
@@ -24,7 +25,10 @@ constexpr Choice<particles::Kind> kKind[] = {{"tracer", particles::Kind::Tracer}
                                              {"inertial", particles::Kind::Inertial}};
 constexpr Choice<particles::Drag> kDrag[] = {{"schiller_naumann", particles::Drag::SchillerNaumann},
                                              {"stokes", particles::Drag::Stokes}};
-constexpr Choice<bool> kInitialVelocity[] = {{"fluid", false}, {"rest", true}};
+/// Where inertial particles' velocities start.
+enum class StartVelocity { Fluid, Rest, File };
+constexpr Choice<StartVelocity> kInitialVelocity[] = {
+    {"fluid", StartVelocity::Fluid}, {"rest", StartVelocity::Rest}, {"file", StartVelocity::File}};
 constexpr Choice<bool> kCoupling[] = {{"one_way", false}, {"two_way", true}};
 /// The keys of inertial particles only.
 /// (particles.coupling: two_way is refused for tracers by particles::violations.)
@@ -47,7 +51,8 @@ bool setsInertialKey(io::Deck const& deck, std::string const& key) {
   return true;  // diameter, density: no default
 }
 constexpr Choice<particles::Seeding> kSeeding[] = {{"random", particles::Seeding::Random},
-                                                   {"lattice", particles::Seeding::Lattice}};
+                                                   {"lattice", particles::Seeding::Lattice},
+                                                   {"file", particles::Seeding::Given}};
 
 Key section() {
   return Key::section("particles",
@@ -81,7 +86,8 @@ Key section() {
                .atMost(1)
                .defaultValue(1.0))
       .add(Key::choice("initial_velocity", choiceNames(kInitialVelocity),
-                       "inertial: the velocity at the start: the fluid's there, or rest.")
+                       "inertial: the velocity at the start: the fluid's there, rest, or the "
+                       "particle file's (seeding: file).")
                .defaultValue("fluid"))
       .add(Key::choice("coupling", choiceNames(kCoupling),
                        "inertial: one_way (the flow carries the particles) or two_way (their "
@@ -92,9 +98,15 @@ Key section() {
                .defaultValue("one_way"))
       .add(Key::choice("seeding", choiceNames(kSeeding),
                        "Initial positions in the region: random (`count` uniform positions, the "
-                       "same on any rank count) or lattice (the centres of a lattice of "
-                       "`lattice` cells).")
+                       "same on any rank count), lattice (the centres of a lattice of "
+                       "`lattice` cells) or file (the particles of `file`).")
                .defaultValue("random"))
+      .add(Key::string("file",
+                       "seeding: file: the particles to start from (read from the working "
+                       "directory): a CSV file with a header naming its columns (x, y, z; "
+                       "optionally u, v, w and id), an extended XYZ file (.xyz or .extxyz: its "
+                       "last frame's pos, velo and id) or an H5MD trajectory (its last frame). "
+                       "Every position must lie in the domain."))
       .add(Key::integer("count", "seeding: random: how many particles.").atLeast(1))
       .add(Key::intList("lattice", "seeding: lattice: points per axis.")
                .lengths({2, 3})
@@ -136,7 +148,9 @@ particles::Parameters parameters(io::Deck const& deck) {
   auto const g = deck.getDoubleList("particles.gravity");
   for (std::size_t a = 0; a < g.size() && a < 3; ++a) in.gravity[a] = g[a];
   in.wallRestitution = deck.getDouble("particles.wall_restitution");
-  in.startAtRest = choiceValue(kInitialVelocity, deck.getString("particles.initial_velocity"));
+  auto const start = choiceValue(kInitialVelocity, deck.getString("particles.initial_velocity"));
+  in.startAtRest = start == StartVelocity::Rest;
+  in.startGiven = start == StartVelocity::File;
   p.twoWay = choiceValue(kCoupling, deck.getString("particles.coupling"));
   // Particles leave through the flow's inflows and outflows.
   for (int a = 0; a < dims; ++a)
@@ -147,6 +161,15 @@ particles::Parameters parameters(io::Deck const& deck) {
       p.open[2 * a + side] = kind == "inflow" || kind == "outflow";
     }
   p.seeding = choiceValue(kSeeding, deck.getString("particles.seeding"));
+  if (p.seeding == particles::Seeding::Given && deck.has("particles.file")) {
+    // Read here, so that `eddy validate` checks the file as the run reads it.
+    io::ParticleFile const f = io::readParticleFile(deck.getString("particles.file"), dims);
+    for (auto const& x : f.position)
+      p.given.position.insert(p.given.position.end(), x.begin(), x.end());
+    for (auto const& v : f.velocity)
+      p.given.velocity.insert(p.given.velocity.end(), v.begin(), v.end());
+    p.given.id = f.id;
+  }
   if (deck.has("particles.count")) p.count = deck.getInt("particles.count");
   if (deck.has("particles.lattice")) {
     auto const n = deck.getIntList("particles.lattice");
@@ -172,18 +195,42 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
                "expected a fluids section");
     return;
   }
-  bool const random = deck.getString("particles.seeding") == "random";
-  if (random && !deck.has("particles.count"))
-    errors.add(deck, "particles", "seeds at random but gives no count", "expected particles.count");
-  if (!random && !deck.has("particles.lattice"))
-    errors.add(deck, "particles", "seeds a lattice but gives no lattice",
-               "expected particles.lattice (points per axis)");
-  if (random && deck.given("particles.lattice"))
-    errors.add(deck, "particles.lattice", "is given, but particles.seeding is 'random'",
-               "expected seeding: lattice (or remove lattice)");
-  if (!random && deck.given("particles.count"))
-    errors.add(deck, "particles.count", "is given, but particles.seeding is 'lattice'",
-               "expected seeding: random (or remove count)");
+  // Each seeding has its own key (count, lattice, file) and refuses the others'.
+  std::string const seeding = deck.getString("particles.seeding");
+  struct Way {
+    char const* seeding;
+    char const* key;
+    char const* missing;
+  };
+  constexpr Way kWays[] = {
+      {"random", "count", "seeds at random but gives no count"},
+      {"lattice", "lattice", "seeds a lattice but gives no lattice"},
+      {"file", "file", "seeds from a file but names none"},
+  };
+  bool complete = true;
+  for (Way const& w : kWays) {
+    std::string const path = str("particles.", w.key);
+    if (seeding == w.seeding && !deck.has(path)) {
+      errors.add(deck, "particles", w.missing, str("expected ", path));
+      complete = false;
+    }
+    if (seeding != w.seeding && deck.given(path))
+      errors.add(deck, path, str("is given, but particles.seeding is '", seeding, "'"),
+                 str("expected seeding: ", w.seeding, " (or remove ", w.key, ")"));
+  }
+  if (seeding == "file") {
+    // A resolved deck writes the defaults (seed 1, region.low 0): those place nothing.
+    auto const low = deck.getDoubleList("particles.region.low");
+    bool const lowSet = std::any_of(low.begin(), low.end(), [](double x) { return x != 0.0; });
+    bool const placed[] = {deck.given("particles.region.low") && lowSet,
+                           deck.given("particles.region.high"),
+                           deck.given("particles.seed") && deck.getInt("particles.seed") != 1};
+    char const* const keys[] = {"particles.region.low", "particles.region.high", "particles.seed"};
+    for (int k = 0; k < 3; ++k)
+      if (placed[k])
+        errors.add(deck, keys[k], "is given, but the particles come from particles.file",
+                   "expected seeding: random or lattice (or remove it)");
+  }
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
   // The keys of inertial spheres mean nothing to tracers; spheres need both of their sizes.
   bool const inertial = deck.getString("particles.kind") == "inertial";
@@ -199,15 +246,26 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   if (inertial && !deck.has("particles.density"))
     errors.add(deck, "particles", "inertial particles without a density",
                "expected particles.density");
-  if ((random && !deck.has("particles.count")) || (!random && !deck.has("particles.lattice")) ||
-      (inertial && !(deck.has("particles.diameter") && deck.has("particles.density"))))
+  if (!complete || (inertial && !(deck.has("particles.diameter") && deck.has("particles.density"))))
     return;
   auto const length = domainLength(deck);
   auto const cells = deck.getIntList("grid.cells");
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < dims && a < static_cast<int>(cells.size()); ++a)
     h[a] = cells[a] > 0 ? length[a] / static_cast<double>(cells[a]) : length[a];
-  for (auto const& v : particles::violations(parameters(deck), dims, length, h))
+  particles::Parameters p;
+  try {
+    p = parameters(deck);
+  } catch (IoError const& e) {
+    // The reader's message ends in what it expected, when it says.
+    std::string const what = e.what();
+    auto const cut = what.rfind("; expected ");
+    errors.add(deck, "particles.file", what.substr(0, cut),
+               cut == std::string::npos ? "expected a readable CSV, extended XYZ or H5MD file"
+                                        : what.substr(cut + 2));
+    return;
+  }
+  for (auto const& v : particles::violations(p, dims, length, h))
     errors.add(deck, v.key == "kind" ? "fluids.viscosity" : "particles." + v.key, v.what,
                v.expected);
 }
@@ -235,6 +293,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
       : m_decomp(c.decomp),
         m_length(c.length),
         m_params(parameters(c.deck)),
+        m_file(c.deck.has("particles.file") ? c.deck.getString("particles.file") : ""),
         // The flow keeps two ghost layers in a run with particles (FluidsModel).
         m_cloud(ExecSpace(), c.rt.comm(), c.decomp, c.length, particles::kVelocityGhosts,
                 m_params) {}
@@ -245,11 +304,15 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
     std::string region;
     for (int a = 0; a < dims; ++a)
       region += str(a ? " x " : "", "[", p.low[a], ", ", p.high[a], ")");
-    std::string const how =
+    std::string how =
         p.seeding == particles::Seeding::Random
             ? str("random (seed ", p.seed, ")")
             : str("lattice ",
                   listText(std::vector<long long>(p.lattice.begin(), p.lattice.begin() + dims)));
+    if (p.seeding == particles::Seeding::Given) {
+      how = str("from ", m_file);
+      region = "the domain";
+    }
     std::vector<std::string> lines;
     if (inertial()) {
       auto const& in = p.inertia;
@@ -291,7 +354,9 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
   }
   void begin(ExecSpace const& space, long long restartStep) override {
     // A restart sampled the restored flow in restore().
-    if (restartStep < 0) m_cloud.sample(space, velocity(), !m_params.inertia.startAtRest);
+    if (restartStep < 0)
+      m_cloud.sample(space, velocity(),
+                     !m_params.inertia.startAtRest && !m_params.inertia.startGiven);
   }
 
   // fluids::StageCoupling: tracers advance in the stages; two-way coupled particles hand the
@@ -467,6 +532,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
   CartDecomposition const& m_decomp;
   std::array<double, 3> m_length;
   particles::Parameters m_params;
+  std::string m_file;  ///< particles.file (seeding: file)
   particles::Cloud m_cloud;
   fluids::Model* m_flow = nullptr;
 };

@@ -14,7 +14,7 @@ char const* toString(Kind k) {
   return k == Kind::Tracer ? "tracer" : "inertial";
 }
 char const* toString(Seeding s) {
-  return s == Seeding::Random ? "random" : "lattice";
+  return s == Seeding::Random ? "random" : (s == Seeding::Lattice ? "lattice" : "file");
 }
 char const* toString(Drag d) {
   return d == Drag::Stokes ? "stokes" : "schiller_naumann";
@@ -93,6 +93,7 @@ SeedRule seedRule(Parameters const& p, int dims, std::array<double, 3> const& le
 
 long long seededCount(Parameters const& p, int dims) {
   if (p.seeding == Seeding::Random) return p.count;
+  if (p.seeding == Seeding::Given) return static_cast<long long>(p.given.position.size() / 3);
   long long n = 1;
   for (int d = 0; d < dims; ++d) n *= p.lattice[d];
   return n;
@@ -106,6 +107,32 @@ std::vector<Violation> violations(Parameters const& p, int dims,
   if (p.seeding == Seeding::Random) {
     if (p.count < 1 || p.count > kMost)
       v.push_back({"count", str("is ", p.count), str("expected 1 to ", kMost, " particles")});
+  } else if (p.seeding == Seeding::Given) {
+    std::size_t const n = p.given.position.size() / 3;
+    if (n < 1 || n > static_cast<std::size_t>(kMost))
+      v.push_back({"file", str("holds ", n, " particles"), str("expected 1 to ", kMost)});
+    if (!p.given.id.empty() && p.given.id.size() != n)
+      v.push_back({"file", str("gives ", p.given.id.size(), " ids for ", n, " particles"),
+                   "expected one per particle"});
+    bool const velocities = p.given.velocity.size() == 3 * n;
+    if (p.kind == Kind::Inertial && p.inertia.startGiven && !velocities)
+      v.push_back({"initial_velocity", "is file, but the particle file gives no velocities",
+                   "expected velocity columns in the file (or initial_velocity: fluid or rest)"});
+    // The first particle outside the domain.
+    for (std::size_t i = 0; i < n; ++i) {
+      int bad = -1;
+      for (int d = 0; d < dims; ++d) {
+        double const x = p.given.position[3 * i + d];
+        if (!(x >= 0 && x < length[d])) bad = d;
+      }
+      if (bad < 0) continue;
+      v.push_back({"file",
+                   str("places particle ", i + 1, " (id ",
+                       p.given.id.empty() ? static_cast<long long>(i) : p.given.id[i], ") at ",
+                       kAxis[bad], " = ", p.given.position[3 * i + bad], ", outside the domain"),
+                   str("expected positions in [0, ", length[bad], ") along ", kAxis[bad])});
+      break;
+    }
   } else {
     long double n = 1;
     for (int d = 0; d < dims; ++d) {
@@ -118,7 +145,7 @@ std::vector<Violation> violations(Parameters const& p, int dims,
       v.push_back({"lattice", str("places ", static_cast<double>(n), " particles"),
                    str("expected at most ", kMost)});
   }
-  for (int d = 0; d < dims; ++d) {
+  for (int d = 0; d < dims && p.seeding != Seeding::Given; ++d) {  // (a file: no region)
     if (!(p.low[d] >= 0 && p.low[d] < length[d]))
       v.push_back({"region.low", str("is ", p.low[d], " along ", kAxis[d]),
                    str("expected a point of the domain [0, ", length[d], ")")});
@@ -208,6 +235,27 @@ bool Cloud::owns(double const* x) const {
 
 void Cloud::seed(ExecSpace const& space) {
   ScopedRegion region("eddy::particles::seed");
+  if (m_params.seeding == Seeding::Given) {
+    // The given particles in this rank's block, in file order.
+    auto const& g = m_params.given;
+    bool const velocities = m_params.kind == Kind::Inertial && m_params.inertia.startGiven;
+    CloudRows mine;
+    for (std::size_t i = 0; i < g.position.size() / 3; ++i) {
+      double const* x = &g.position[3 * i];
+      if (!owns(x)) continue;
+      mine.x.insert(mine.x.end(), x, x + 3);
+      mine.image.insert(mine.image.end(), {0, 0, 0});
+      mine.id.push_back(g.id.empty() ? static_cast<std::int64_t>(i) : g.id[i]);
+      if (m_params.kind == Kind::Inertial) {
+        double const zero[3] = {0, 0, 0};
+        double const* v = velocities ? &g.velocity[3 * i] : zero;
+        mine.v.insert(mine.v.end(), v, v + 3);
+      }
+      if (m_params.twoWay) mine.j.insert(mine.j.end(), {0.0, 0.0, 0.0});
+    }
+    load(space, mine);
+    return;
+  }
   SeedRule const rule = seedRule(m_params, m_decomp.dims(), m_length, m_domain);
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
   std::int64_t kept = 0;
@@ -635,11 +683,7 @@ CloudRows Cloud::rows(ExecSpace const& space) const {
   return r;
 }
 
-void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
-                         double lastDt, long long count) {
-  EDDY_REQUIRE(count >= 0 && count <= m_seeded, "Cloud::restoreState: ", count, " particles of ",
-               m_seeded, " seeded");
-  m_count = count;
+void Cloud::load(ExecSpace const& space, CloudRows const& rows) {
   int const n = static_cast<int>(rows.count());
   m_set.resize(space, 0);
   m_set.resize(space, n);
@@ -671,9 +715,18 @@ void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long lon
   Kokkos::deep_copy(space, a.id, id);
   Kokkos::deep_copy(space, a.v, v);
   Kokkos::deep_copy(space, a.j, j);
+  space.fence();  // the host copies die here
+}
+
+void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
+                         double lastDt, long long count) {
+  EDDY_REQUIRE(count >= 0 && count <= m_seeded, "Cloud::restoreState: ", count, " particles of ",
+               m_seeded, " seeded");
+  m_count = count;
+  load(space, rows);
   if (m_tuning.sortEvery > 0) sortByBin(space);
   space.fence();
-  long long const mine = n;
+  long long const mine = rows.count();
   long long total = 0;
   checkMpi(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m_comm),
            "MPI_Allreduce(restored particles)");

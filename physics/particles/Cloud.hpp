@@ -38,8 +38,8 @@
 ///
 /// Seeding: `count` particles uniformly at random in a box region (position of id i from a
 /// counter hash of the seed and the id: the same on any rank count), or a lattice of
-/// n_x x n_y (x n_z) points at the centres of the region's lattice cells. Each rank keeps the
-/// ones in its block.
+/// n_x x n_y (x n_z) points at the centres of the region's lattice cells, or given positions
+/// (a file). Each rank keeps the ones in its block.
 ///
 /// Locality: every ParticleTuning::sortEvery steps each rank reorders its particles by bins of
 /// four cells (eddy::neighbor::BinList), so that neighbouring threads gather neighbouring faces.
@@ -80,9 +80,10 @@ namespace eddy::particles {
 enum class Kind { Tracer, Inertial };
 /// "tracer", "inertial".
 char const* toString(Kind k);
-/// How the placement of the initial positions goes.
-enum class Seeding { Random, Lattice };
-/// "random", "lattice".
+/// How the placement of the initial positions goes: at random, on a lattice, or given (read from
+/// a file by the caller: Parameters::given).
+enum class Seeding { Random, Lattice, Given };
+/// "random", "lattice", "file".
 char const* toString(Seeding s);
 /// The drag law of inertial particles.
 enum class Drag { Stokes, SchillerNaumann };
@@ -98,7 +99,8 @@ struct Inertia {
   Drag drag = Drag::SchillerNaumann;
   std::array<double, 3> gravity{0, 0, 0};  ///< g [L/T^2]
   double wallRestitution = 1.0;            ///< normal speed after / before a wall contact
-  bool startAtRest = false;                ///< else with the fluid's velocity
+  bool startAtRest = false;                ///< else with the fluid's velocity ...
+  bool startGiven = false;                 ///< ... or with Parameters::given's velocities
   /// tau_p = rho_p d^2 / (18 rho_f nu) [T].
   double responseTime() const {
     return density * diameter * diameter / (18.0 * fluidDensity * viscosity);
@@ -118,6 +120,12 @@ struct Parameters {
   std::array<double, 3> low{0, 0, 0};         ///< the region seeded, [low, high) per axis [L]
   std::array<double, 3> high{1, 1, 1};
   std::uint64_t seed = 1;  ///< of the random positions
+  /// Seeding::Given: the particles (3 numbers per position and velocity, z 0 in 2D; ids >= 0 and
+  /// unique, or none: 0, 1, ... in order; velocities with Inertia::startGiven).
+  struct Given {
+    std::vector<double> position, velocity;
+    std::vector<long long> id;
+  } given;
   Inertia inertia;         ///< kind Inertial
   /// Domain faces (2 axis + side) the particles leave through (the flow's inflows and
   /// outflows): a particle beyond one at the end of a step is taken out of the run.
@@ -297,6 +305,8 @@ class Cloud {
   using Velocities = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
   Velocities velocityRows(ExecSpace const& space, FaceVelocity const& u) const;
   void seed(ExecSpace const& space);
+  /// Puts `rows` (this rank's) on the device as the particles.
+  void load(ExecSpace const& space, CloudRows const& rows);
   void inertialStep(ExecSpace const& space, double dt, FaceVelocity const& u);
   void reflectAtWalls(ExecSpace const& space);
   /// Collective: takes the particles marked by reflectAtWalls (beyond an open face) out.

@@ -113,6 +113,11 @@ eddy_restart_test(inertial.np2_to_np3 restart_inertial spheres 10 15 20 2 2 3 "$
 # fluid's share of them deposited again at the restart, from 1 rank onto 3 and 2 onto 4.
 eddy_restart_test(two_way.np1_to_np3 restart_two_way spheres2 10 15 20 1 1 3 "${_cavity_csvs}")
 eddy_restart_test(two_way.np2_to_np4 restart_two_way spheres2 10 15 20 2 2 4 "${_cavity_csvs}")
+# Spheres read from a CSV file with their ids and velocities, from 1 rank onto 3 and 2 onto 4.
+eddy_restart_test(particles_file.np1_to_np3 restart_particles_file filespheres 10 15 20 1 1 3
+                  "${_cavity_csvs}")
+eddy_restart_test(particles_file.np2_to_np4 restart_particles_file filespheres 10 15 20 2 2 4
+                  "${_cavity_csvs}")
 # A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
 eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
 # The direct pressure solve (fft: walls and a periodic axis) from 1 rank onto 3 and 2 onto 4.

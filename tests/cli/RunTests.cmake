@@ -335,6 +335,12 @@ eddy_add_cli_test(NAME cli.validate.particles_sphere_keys_on_tracers EXPECT_EXIT
                         "particles_inertial_errors.yaml:11:3: particles.density: is given, but particles.kind is 'tracer'"
                   COMMAND validate tests/cli/decks/particles_inertial_errors.yaml
                           --set particles.kind=tracer)
+eddy_add_cli_test(NAME cli.validate.particles_file_errors EXPECT_EXIT 3
+                  MATCH "particles.file: particle file 'tests/cli/decks/restart_two_way.yaml' line 6: the header 'run:' has no column x; expected columns x and y"
+                        "particles.seed: is given, but the particles come from particles.file"
+                  COMMAND validate tests/cli/decks/restart_particles_file.yaml
+                          --set particles.file=tests/cli/decks/restart_two_way.yaml
+                          --set particles.seed=3)
 eddy_add_cli_test(NAME cli.validate.particles_two_way_tracers EXPECT_EXIT 3
                   MATCH "restart_two_way.yaml:[0-9]+:3: particles.coupling: is two_way, but tracers are massless; expected kind: inertial \\(or coupling: one_way\\)"
                   COMMAND validate tests/cli/decks/restart_two_way.yaml --set particles.kind=tracer)

@@ -839,3 +839,63 @@ TEST(Particles, TwoWayCouplingConservesMomentumAndDrainsEnergy) {
   EXPECT_GT(pp3[0], 0.1 * p0[0] * 0.25);
   EXPECT_LT(fluidEnergy(false) - fluid0, -particlesKe);
 }
+
+// Particles given by the caller (a file): every rank keeps those in its block, with the ids and
+// velocities given; together the ranks hold each once, exactly as given, on 1-4 ranks.
+TEST(Particles, GivenParticlesStartWhereTheyAreGivenOnAnyRankCount) {
+  eddy::ExecSpace space;
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{10, 8, 6}, 3,
+                                                  eddy::Periodic3{true, false, true});
+  std::array<double, 3> const length{1.0, 0.8, 0.6};
+  auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
+  p.seeding = particles::Seeding::Given;
+  p.inertia.startGiven = true;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int const n = 250;
+  std::map<long long, std::array<double, 6>> want;
+  for (int i = 0; i < n; ++i) {
+    std::array<double, 6> row{};
+    for (int a = 0; a < 3; ++a) {
+      row[a] = length[a] * unit(rng);
+      row[3 + a] = unit(rng) - 0.5;
+      p.given.position.push_back(row[a]);
+      p.given.velocity.push_back(row[3 + a]);
+    }
+    long long const id = 1000 + 7 * (n - i);  // unique, not in file order
+    p.given.id.push_back(id);
+    want[id] = row;
+  }
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, particles::kVelocityGhosts, p);
+  EXPECT_EQ(cloud.count(), n);
+  EXPECT_EQ(cloud.seeded(), n);
+  auto const rows = cloud.rows(space);
+  long long wrong = 0;
+  for (std::size_t i = 0; i < rows.count(); ++i) {
+    auto const it = want.find(rows.id[i]);
+    if (it == want.end()) {
+      ++wrong;
+      continue;
+    }
+    EXPECT_TRUE(cloud.owns(&rows.x[3 * i]));
+    for (int a = 0; a < 3; ++a) {
+      wrong += rows.x[3 * i + a] != it->second[a];
+      wrong += rows.v[3 * i + a] != it->second[3 + a];
+      wrong += rows.image[3 * i + a] != 0;
+    }
+  }
+  long long const held = static_cast<long long>(rows.count());
+  long long all[2] = {0, 0}, mine[2] = {held, wrong};
+  MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(all[0], n);
+  EXPECT_EQ(all[1], 0);
+  // Outside the domain: refused, naming the particle.
+  p.given.position[3 * 5 + 1] = 0.8;
+  try {
+    particles::Cloud bad(space, MPI_COMM_WORLD, decomp, length, particles::kVelocityGhosts, p);
+    ADD_FAILURE() << "a particle at y = 0.8 was accepted";
+  } catch (eddy::ConfigError const& e) {
+    EXPECT_NE(std::string(e.what()).find("particle 6 (id 2715) at y = 0.8"), std::string::npos)
+        << e.what();
+  }
+}
