@@ -308,6 +308,19 @@ eddy_add_cli_test(NAME cli.run.tracers_taylor_green.np2 RANKS 2 EXPECT_EXIT 0
                   ONCE "final particles"
                   COMMAND run inputs/tracers_taylor_green.yaml --set run.steps=40
                           --set run.output_dir=output/cli_tracers_taylor_green)
+# The particle-laden Taylor-Green deck (GPU sized, two-way) validates, and runs on 2 ranks at a
+# 32^3 grid with the spheres per cell kept (mass loading 7812 m_p / (2 pi)^3 = 0.00206).
+eddy_add_cli_test(NAME cli.validate.particle_laden_tg3d EXPECT_EXIT 0 MATCH "coupling: \"two_way\""
+                  COMMAND validate inputs/particle_laden_tg3d.yaml)
+eddy_add_cli_test(NAME cli.run.particle_laden_tg3d.np2 RANKS 2 EXPECT_EXIT 0
+                  MATCH "particles: 7812 inertial spheres"
+                        "two-way coupling: .*mass loading 0\\.00206"
+                        "final particles: t 0\\.2 \\[T\\], 7812 particles"
+                  ONCE "final particles"
+                  COMMAND run inputs/particle_laden_tg3d.yaml --set grid.cells=[32,32,32]
+                          --set particles.count=7812 --set run.end_time=0.2
+                          --set output.every_time=0.1
+                          --set run.output_dir=output/cli_particle_laden_tg3d)
 # Every tracer leaves through the outflow: snapshots and checkpoints of no particles (gathered
 # through rank 0 and collective).
 foreach(_mode gather auto)
