@@ -50,6 +50,7 @@ bool setsInertialKey(io::Deck const& deck, std::string const& key) {
   }
   return true;  // diameter, density: no default
 }
+constexpr char const* kFaceNames[] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
 constexpr Choice<particles::Seeding> kSeeding[] = {{"random", particles::Seeding::Random},
                                                    {"lattice", particles::Seeding::Lattice},
                                                    {"file", particles::Seeding::Given}};
@@ -112,6 +113,16 @@ Key section() {
                .lengths({2, 3})
                .sameLengthAs("grid.cells"))
       .add(Key::integer("seed", "Seed of the random positions.").atLeast(0).defaultValue(1))
+      .add(Key::section("injection",
+                        "Particles entering through an inflow face at a steady rate, at random "
+                        "places over the face (the same on any rank count), with the fluid's "
+                        "velocity there (inertial: or at rest, as initial_velocity says).")
+               .optional()
+               .add(Key::choice("face", {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"},
+                                "The face (its fluids.boundary must be inflow)."))
+               .add(Key::real("rate", "Particles entering per unit time.")
+                        .greaterThan(0)
+                        .unit("1/T")))
       .add(Key::section("region",
                         "The box seeded, [low, high) per axis; the whole domain by "
                         "default.")
@@ -160,6 +171,12 @@ particles::Parameters parameters(io::Deck const& deck) {
       std::string const kind = deck.getString(key);
       p.open[2 * a + side] = kind == "inflow" || kind == "outflow";
     }
+  if (deck.has("particles.injection")) {
+    std::string const face = deck.getString("particles.injection.face");
+    for (int f = 0; f < 6; ++f)
+      if (face == kFaceNames[f]) p.injection.face = f;
+    p.injection.rate = deck.getDouble("particles.injection.rate");
+  }
   p.seeding = choiceValue(kSeeding, deck.getString("particles.seeding"));
   if (p.seeding == particles::Seeding::Given && deck.has("particles.file")) {
     // Read here, so that `eddy validate` checks the file as the run reads it.
@@ -246,6 +263,18 @@ void check(io::Deck const& deck, io::DeckErrors& errors) {
   if (inertial && !deck.has("particles.density"))
     errors.add(deck, "particles", "inertial particles without a density",
                "expected particles.density");
+  if (deck.has("particles.injection")) {
+    std::string const face = deck.getString("particles.injection.face");
+    std::string const key = "fluids.boundary." + face;
+    bool const axisExists = (face[0] - 'x') < dims;
+    if (!axisExists || !deck.has(key) || deck.getString(key) != "inflow")
+      errors.add(
+          deck, "particles.injection.face",
+          str("is ", face, ", ",
+              axisExists ? str("whose boundary is '", deck.has(key) ? deck.getString(key) : "", "'")
+                         : str("not a face of a ", dims, "D grid")),
+          "expected an inflow face (fluids.boundary." + face + ": inflow)");
+  }
   if (!complete || (inertial && !(deck.has("particles.diameter") && deck.has("particles.density"))))
     return;
   auto const length = domainLength(deck);
@@ -336,6 +365,9 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
                           "; trilinear interpolation of the face velocity, advanced in the "
                           "flow's RK3 stages"));
     }
+    if (p.injection.face >= 0)
+      lines.push_back(str("particles: ", p.injection.rate, " [1/T] entering through ",
+                          kFaceNames[p.injection.face], " (inflow), at random places over it"));
     lines.push_back(
         str("particles: ", static_cast<double>(m_cloud.bytes()) / std::max(1, m_cloud.local()),
             " bytes per particle on rank 0 (", m_cloud.local(), " held)"));
@@ -449,6 +481,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
   /// were seeded. The fluid velocity at an inertial particle is sampled again at a restart.
   void save(ExecSpace const& space, StateOut& out) override {
     out.integers("particles") = {m_cloud.seeded()};
+    out.integers("injected") = {m_cloud.injected()};
     out.reals("last_dt") = {m_cloud.lastDt()};
     particles::CloudRows const r = m_cloud.rows(space);
     io::CheckpointParticles p;
@@ -492,7 +525,8 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
       }
     }
     m_cloud.restoreState(space, mine, file.step(), file.time(), in.real("last_dt"),
-                         file.particleCount());
+                         file.particleCount(),
+                         in.hasInteger("injected") ? in.integer("injected") : 0);
     m_cloud.sample(space, velocity());
     if (m_params.twoWay) m_cloud.exchangeMomentum(space);
   }

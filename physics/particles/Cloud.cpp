@@ -497,12 +497,104 @@ void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u)
   reflectAtWalls(space);
   removeLeavers(space);
   m_migration->migrate(space, m_set);
+  if (m_params.injection.face >= 0) inject(space, dt, u);
   if (m_exchange) exchangeMomentum(space);
   if (m_tuning.sortEvery > 0 && (m_step + 1) % m_tuning.sortEvery == 0) sortByBin(space);
   if (m_params.kind == Kind::Inertial) sample(space, u);
   ++m_step;
   m_time += dt;
   m_lastDt = dt;
+}
+
+void Cloud::inject(ExecSpace const& space, double dt, FaceVelocity const& u) {
+  ScopedRegion region("eddy::particles::inject");
+  double const rate = m_params.injection.rate;
+  // Whole particles by the end of the step, less those by its start: the same on every rank.
+  long long const entered = static_cast<long long>(std::floor(rate * (m_time + dt))) -
+                            static_cast<long long>(std::floor(rate * m_time));
+  if (entered <= 0) return;
+  int const axis = m_params.injection.face / 2;
+  bool const high = m_params.injection.face % 2 == 1;
+  int const dims = m_decomp.dims();
+  // Only the ranks whose block has the face place particles.
+  bool const touches = high ? m_decomp.isHighBoundary(axis) : m_decomp.isLowBoundary(axis);
+  std::int64_t const first = m_seeded + m_injected;
+  m_injected += entered;
+  m_count += entered;
+  if (!touches) return;
+  std::uint64_t const key = mix64(m_params.seed ^ 0x696e6a6563746564ull);  // "injected"
+  MacStencil const s = m_stencil;
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  double lo[3], hi[3], length[3];
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = m_domain.lo[d];
+    hi[d] = m_domain.hi[d];
+    length[d] = m_length[d];
+  }
+  bool const inertial = m_params.kind == Kind::Inertial;
+  bool const rest = m_params.inertia.startAtRest;
+  // Candidate q's place; whether it is this rank's (its tangential coordinates in the block).
+  auto const place = KOKKOS_LAMBDA(const std::int64_t q, double* x) {
+    std::int64_t const id = first + q;
+    bool mine = true;
+    for (int d = 0; d < 3; ++d) {
+      double p = 0.0;
+      if (d < dims && d != axis) {
+        p = length[d] * unitFromKey(key + static_cast<std::uint64_t>(3 * id + d));
+        p = p < length[d] ? p : below(length[d]);
+        mine = mine && p >= lo[d] && p < hi[d];
+      }
+      x[d] = p;
+    }
+    if (!mine) return false;
+    // Into the domain by s dt u_n, u_n the inflow's normal velocity at the face point.
+    x[axis] = high ? below(length[axis]) : 0.0;
+    auto const& un = axis == 0 ? u0 : (axis == 1 ? u1 : u2);
+    double const normal = s.component(un, axis, x[0], x[1], x[2]) * (high ? -1.0 : 1.0);
+    double const depth = unitFromKey(key + static_cast<std::uint64_t>(3 * id + axis)) * dt *
+                         (normal > 0.0 ? normal : 0.0);
+    double const inside = high ? length[axis] - depth : depth;
+    // Within the block (a step moves the fluid less than a cell).
+    x[axis] = inside < lo[axis] ? lo[axis] : (inside < hi[axis] ? inside : below(hi[axis]));
+    return true;
+  };
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  std::int64_t mine = 0;
+  Kokkos::parallel_reduce(
+      "eddy::particles::countInjected", Policy(space, 0, entered),
+      KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& k) {
+        double x[3];
+        k += place(q, x) ? 1 : 0;
+      },
+      mine);
+  if (mine == 0) return;
+  int const before = m_set.size();
+  m_set.resize(space, before + static_cast<int>(mine));
+  auto const a = m_set.arrays();
+  Kokkos::parallel_scan(
+      "eddy::particles::placeInjected", Policy(space, 0, entered),
+      KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& slot, const bool final) {
+        double x[3];
+        if (!place(q, x)) return;
+        if (final) {
+          int const i = before + static_cast<int>(slot);
+          double const w[3] = {s.component(u0, 0, x[0], x[1], x[2]),
+                               s.component(u1, 1, x[0], x[1], x[2]),
+                               dims == 3 ? s.component(u2, 2, x[0], x[1], x[2]) : 0.0};
+          for (int d = 0; d < 3; ++d) {
+            a.x(i, d) = x[d];
+            a.image(i, d) = 0;
+            if (a.dq.extent(0) > 0) a.dq(i, d) = 0.0;
+            if (inertial) {
+              a.w(i, d) = w[d];
+              a.v(i, d) = rest ? 0.0 : w[d];
+            }
+            if (a.j.extent(0) > 0) a.j(i, d) = 0.0;
+          }
+          a.id(i) = first + q;
+        }
+        ++slot;
+      });
 }
 
 void Cloud::sortByBin(ExecSpace const& space) {
@@ -719,10 +811,12 @@ void Cloud::load(ExecSpace const& space, CloudRows const& rows) {
 }
 
 void Cloud::restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
-                         double lastDt, long long count) {
-  EDDY_REQUIRE(count >= 0 && count <= m_seeded, "Cloud::restoreState: ", count, " particles of ",
-               m_seeded, " seeded");
+                         double lastDt, long long count, long long injected) {
+  EDDY_REQUIRE(count >= 0 && count <= m_seeded + injected && injected >= 0,
+               "Cloud::restoreState: ", count, " particles of ", m_seeded, " seeded and ", injected,
+               " injected");
   m_count = count;
+  m_injected = injected;
   load(space, rows);
   if (m_tuning.sortEvery > 0) sortByBin(space);
   space.fence();

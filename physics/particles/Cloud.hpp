@@ -24,6 +24,13 @@
 /// of the step; f = 1: Stokes drag), g' = (1 - rho_f / rho_p) g (gravity and buoyancy). The
 /// step moves a particle at most dt max(|v|, |a|) per axis: maxDt() keeps that within a cell.
 ///
+/// Injection (Parameters::injection): by the end of a step at time t, floor(rate t) particles have
+/// entered through the face in all; the new ones of a step get the next ids (after the seeded and
+/// earlier injected ones), tangential coordinates uniform over the face and a normal distance
+/// s dt u_n into the domain (s uniform in [0, 1): as if they had crossed the face during the
+/// step; u_n the flow's normal velocity there), each from a counter hash of the seed and the id:
+/// the same on any rank count. Inertial ones start with the fluid's velocity (or at rest).
+///
 /// After each step a particle beyond an open face (Parameters::open) leaves the run, and one
 /// beyond a wall is reflected back: a tracer at the wall, an inertial particle where its surface
 /// touches the wall (its centre d / 2 from it), its normal velocity and the way it went since the
@@ -132,6 +139,12 @@ struct Parameters {
   std::array<bool, 6> open{false, false, false, false, false, false};
   /// Inertial particles: their drag acts on the fluid too (MomentumExchange.hpp).
   bool twoWay = false;
+  /// Particles entering through an open face (an inflow): `rate` per unit time [1/T], at random
+  /// places over the face (none when face < 0; face = 2 axis + side).
+  struct Injection {
+    int face = -1;
+    double rate = 0.0;
+  } injection;
 };
 
 /// Every reason `p` cannot seed a `dims`-D domain [0, length) of cells `h` (keys relative to
@@ -284,12 +297,13 @@ class Cloud {
   /// coupling exchangeMomentum(). Throws eddy::Error when the ranks' rows do not add up to
   /// `count`.
   void restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
-                    double lastDt, long long count);
+                    double lastDt, long long count, long long injected = 0);
   /// Whether `x` (3 coordinates) lies in this rank's block.
   bool owns(double const* x) const;
 
-  long long count() const { return m_count; }    ///< global, now
-  long long seeded() const { return m_seeded; }  ///< global, at the start
+  long long count() const { return m_count; }        ///< global, now
+  long long seeded() const { return m_seeded; }      ///< global, at the start
+  long long injected() const { return m_injected; }  ///< global, entered since the start
   int local() const { return m_set.size(); }
   long long stepCount() const { return m_step; }
   double time() const { return m_time; }
@@ -311,6 +325,9 @@ class Cloud {
   void reflectAtWalls(ExecSpace const& space);
   /// Collective: takes the particles marked by reflectAtWalls (beyond an open face) out.
   void removeLeavers(ExecSpace const& space);
+  /// Adds the particles that entered through the injection face during the step of `dt` that
+  /// ends now (m_time + dt), `u` the flow's velocity at its end.
+  void inject(ExecSpace const& space, double dt, FaceVelocity const& u);
   /// Reorders the rows by bins of 4 cells over this rank's block (x fastest).
   void sortByBin(ExecSpace const& space);
 
@@ -330,6 +347,7 @@ class Cloud {
   std::unique_ptr<MomentumExchange> m_exchange;  ///< two-way coupling
   long long m_count = 0;
   long long m_seeded = 0;
+  long long m_injected = 0;
   long long m_step = 0;
   double m_time = 0.0;
   double m_lastDt = 0.0;

@@ -354,6 +354,10 @@ eddy_add_cli_test(NAME cli.validate.particles_file_errors EXPECT_EXIT 3
                   COMMAND validate tests/cli/decks/restart_particles_file.yaml
                           --set particles.file=tests/cli/decks/restart_two_way.yaml
                           --set particles.seed=3)
+eddy_add_cli_test(NAME cli.validate.particles_injection_face EXPECT_EXIT 3
+                  MATCH "particles.injection.face: is y_low, whose boundary is 'auto'; expected an inflow face \\(fluids.boundary.y_low: inflow\\)"
+                  COMMAND validate tests/cli/decks/restart_injection.yaml
+                          --set particles.injection.face=y_low)
 eddy_add_cli_test(NAME cli.validate.particles_two_way_tracers EXPECT_EXIT 3
                   MATCH "restart_two_way.yaml:[0-9]+:3: particles.coupling: is two_way, but tracers are massless; expected kind: inertial \\(or coupling: one_way\\)"
                   COMMAND validate tests/cli/decks/restart_two_way.yaml --set particles.kind=tracer)

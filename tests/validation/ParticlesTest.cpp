@@ -899,3 +899,54 @@ TEST(Particles, GivenParticlesStartWhereTheyAreGivenOnAnyRankCount) {
         << e.what();
   }
 }
+
+// Tracers entering a channel [0, 2) x [0, 1) through its open x_low face at 10,000 per unit time
+// in the uniform flow u = 1, on the world's ranks: by time t exactly floor(10^4 t) have entered,
+// with the next ids; entering evenly over each step, they fill [0, t) along x uniformly (mean
+// t / 2, spread t / sqrt(12)) and the whole face along y; none leaves before t = 2.
+TEST(Particles, TracersEnterThroughAnInflowFaceAtTheirRate) {
+  std::array<double, 3> const length{2.0, 1.0, 1.0};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 8, 1}, 2,
+                                                  eddy::Periodic3{false, true, false});
+  auto const f = faceFields(decomp, {length[0] / 16, length[1] / 8, 1.0},
+                            [](int c, Index3 const&, auto const&) { return c == 0 ? 1.0 : 0.0; });
+  eddy::ExecSpace space;
+  particles::Parameters p;
+  p.count = 10;
+  p.low = {1.5, 0.0, 0.0};
+  p.high = length;
+  p.open = {true, true, false, false, false, false};
+  p.injection.face = 0;
+  p.injection.rate = 1e4;
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  double const a[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0},
+               b[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
+  for (int s = 0; s < 8; ++s) {
+    for (int k = 0; k < 3; ++k) cloud.stage(space, f.access(), {k, 0.0125, a[k], b[k]});
+    cloud.finishStep(space, 0.0125, f.access());
+  }
+  double const t = cloud.time();
+  long long const entered = static_cast<long long>(std::floor(1e4 * t));
+  EXPECT_EQ(cloud.injected(), entered);
+  EXPECT_EQ(cloud.count(), 10 + entered);
+  auto const rows = cloud.rows(space);
+  double sums[5] = {0, 0, 0, 0, 0};  // count, sum x, sum x^2, sum y, ids out of range
+  for (std::size_t i = 0; i < rows.count(); ++i) {
+    if (rows.id[i] < 10) continue;
+    double const x = rows.x[3 * i], y = rows.x[3 * i + 1];
+    sums[0] += 1;
+    sums[1] += x;
+    sums[2] += x * x;
+    sums[3] += y;
+    sums[4] += rows.id[i] >= 10 + entered || x < 0 || x >= t + 1e-12 ? 1 : 0;
+  }
+  double all[5];
+  MPI_Allreduce(sums, all, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(all[0], static_cast<double>(entered));
+  EXPECT_EQ(all[4], 0.0);
+  double const mean = all[1] / all[0];
+  double const spread = std::sqrt(all[2] / all[0] - mean * mean);
+  EXPECT_NEAR(mean / t, 0.5, 0.03);  // 1000 samples: 0.009 a standard error
+  EXPECT_NEAR(spread / t, 1.0 / std::sqrt(12.0), 0.03);
+  EXPECT_NEAR(all[3] / all[0], 0.5, 0.03);
+}
