@@ -355,20 +355,30 @@ TEST(Particles, TracerStepsAreThirdOrderInTime) {
   for (int r = 0; r + 1 < 3; ++r) EXPECT_GT(std::log2(cellular[r] / cellular[r + 1]), 2.7);
 }
 
-TEST(Particles, TracersLeaveThroughOpenFaces) {
-  // A uniform flow u = 1 along a channel [0, 2) x [0, 1), open at both x ends, periodic in y, on
-  // the world's ranks: after 0.75 T exactly the tracers seeded below x = 1.25 remain.
-  std::array<double, 3> const length{2.0, 1.0, 1.0};
-  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 8, 1}, 2,
-                                                  eddy::Periodic3{false, true, false});
-  auto const f = faceFields(decomp, {length[0] / 16, length[1] / 8, 1.0},
+/// A uniform flow u = 1 along a channel [0, 2) x [0, 1) of 16 x 8 cells, open at both x ends
+/// (Parameters::open), periodic in y, on the world's ranks; tracers seeded over the channel.
+struct UniformChannel {
+  std::array<double, 3> length{2.0, 1.0, 1.0};
+  CartDecomposition decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 8, 1}, 2,
+                                                         eddy::Periodic3{false, true, false});
+  FaceFields f = faceFields(decomp, {length[0] / 16, length[1] / 8, 1.0},
                             [](int c, Index3 const&, auto const&) { return c == 0 ? 1.0 : 0.0; });
+  particles::Parameters tracers(long long count) const {
+    particles::Parameters p;
+    p.count = count;
+    p.high = length;
+    p.open = {true, true, false, false, false, false};
+    return p;
+  }
+};
+
+TEST(Particles, TracersLeaveThroughOpenFaces) {
+  // After 0.75 T exactly the tracers seeded below x = 1.25 remain.
+  UniformChannel const channel;
+  auto const& f = channel.f;
   eddy::ExecSpace space;
-  particles::Parameters p;
-  p.count = 1000;
-  p.high = length;
-  p.open = {true, true, false, false, false, false};
-  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  particles::Cloud cloud(space, MPI_COMM_WORLD, channel.decomp, channel.length, 2,
+                         channel.tracers(1000));
   auto const start = cloud.rows(space);
   long long below = 0, belowAll = 0;
   for (std::size_t i = 0; i < start.count(); ++i) below += start.x[3 * i] < 1.25 ? 1 : 0;
@@ -905,20 +915,14 @@ TEST(Particles, GivenParticlesStartWhereTheyAreGivenOnAnyRankCount) {
 // with the next ids; entering evenly over each step, they fill [0, t) along x uniformly (mean
 // t / 2, spread t / sqrt(12)) and the whole face along y; none leaves before t = 2.
 TEST(Particles, TracersEnterThroughAnInflowFaceAtTheirRate) {
-  std::array<double, 3> const length{2.0, 1.0, 1.0};
-  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 8, 1}, 2,
-                                                  eddy::Periodic3{false, true, false});
-  auto const f = faceFields(decomp, {length[0] / 16, length[1] / 8, 1.0},
-                            [](int c, Index3 const&, auto const&) { return c == 0 ? 1.0 : 0.0; });
+  UniformChannel const channel;
+  auto const& f = channel.f;
   eddy::ExecSpace space;
-  particles::Parameters p;
-  p.count = 10;
+  particles::Parameters p = channel.tracers(10);
   p.low = {1.5, 0.0, 0.0};
-  p.high = length;
-  p.open = {true, true, false, false, false, false};
   p.injection.face = 0;
   p.injection.rate = 1e4;
-  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  particles::Cloud cloud(space, MPI_COMM_WORLD, channel.decomp, channel.length, 2, p);
   double const a[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0},
                b[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
   for (int s = 0; s < 8; ++s) {
