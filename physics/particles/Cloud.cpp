@@ -5,6 +5,7 @@
 #include "eddy/core/ReproducibleSum.hpp"
 #include "eddy/core/Timer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -219,6 +220,9 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
                " ghost layers; expected at least ", kVelocityGhosts, " (the stages' reach)");
   for (int a = 0; a < 3; ++a) m_periodic[a] = a < decomp.dims() && decomp.isPeriodic(a);
   m_count = m_seeded = seededCount(params, decomp.dims());
+  // Injected ids follow every seeded one: a file's ids may run past the count.
+  m_firstInjectedId = m_seeded;
+  for (long long id : params.given.id) m_firstInjectedId = std::max(m_firstInjectedId, id + 1);
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
   if (params.twoWay)
     m_exchange = std::make_unique<MomentumExchange>(space, comm, decomp, length, ghost,
@@ -518,7 +522,7 @@ void Cloud::inject(ExecSpace const& space, double dt, FaceVelocity const& u) {
   int const dims = m_decomp.dims();
   // Only the ranks whose block has the face place particles.
   bool const touches = high ? m_decomp.isHighBoundary(axis) : m_decomp.isLowBoundary(axis);
-  std::int64_t const first = m_seeded + m_injected;
+  std::int64_t const first = m_firstInjectedId + m_injected;
   m_injected += entered;
   m_count += entered;
   if (!touches) return;

@@ -25,11 +25,11 @@
 /// step moves a particle at most dt max(|v|, |a|) per axis: maxDt() keeps that within a cell.
 ///
 /// Injection (Parameters::injection): by the end of a step at time t, floor(rate t) particles have
-/// entered through the face in all; the new ones of a step get the next ids (after the seeded and
-/// earlier injected ones), tangential coordinates uniform over the face and a normal distance
-/// s dt u_n into the domain (s uniform in [0, 1): as if they had crossed the face during the
-/// step; u_n the flow's normal velocity there), each from a counter hash of the seed and the id:
-/// the same on any rank count. Inertial ones start with the fluid's velocity (or at rest).
+/// entered through the face in all; the new ones of a step get the next ids (above every seeded
+/// id and after the earlier injected ones), tangential coordinates uniform over the face and a
+/// normal distance s dt u_n into the domain (s uniform in [0, 1): as if they had crossed the face
+/// during the step; u_n the flow's normal velocity there), each from a counter hash of the seed and
+/// the id: the same on any rank count. Inertial ones start with the fluid's velocity (or at rest).
 ///
 /// After each step a particle beyond an open face (Parameters::open) leaves the run, and one
 /// beyond a wall is reflected back: a tracer at the wall, an inertial particle where its surface
@@ -348,6 +348,7 @@ class Cloud {
   long long m_count = 0;
   long long m_seeded = 0;
   long long m_injected = 0;
+  long long m_firstInjectedId = 0;  ///< above every seeded id
   long long m_step = 0;
   double m_time = 0.0;
   double m_lastDt = 0.0;

@@ -954,3 +954,37 @@ TEST(Particles, TracersEnterThroughAnInflowFaceAtTheirRate) {
   EXPECT_NEAR(spread / t, 1.0 / std::sqrt(12.0), 0.03);
   EXPECT_NEAR(all[3] / all[0], 0.5, 0.03);
 }
+
+// Injected ids follow every seeded id, also a file's ids that run past the count: no id twice.
+TEST(Particles, InjectedIdsFollowEveryGivenId) {
+  UniformChannel const channel;
+  eddy::ExecSpace space;
+  particles::Parameters p = channel.tracers(0);
+  p.seeding = particles::Seeding::Given;
+  p.given.position = {1.5, 0.25, 0.0, 1.5, 0.75, 0.0};
+  p.given.id = {100, 5};
+  p.injection.face = 0;
+  p.injection.rate = 1e4;
+  particles::Cloud cloud(space, MPI_COMM_WORLD, channel.decomp, channel.length, 2, p);
+  double const a[3] = {0.0, -5.0 / 9.0, -153.0 / 128.0},
+               b[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
+  for (int k = 0; k < 3; ++k) cloud.stage(space, channel.f.access(), {k, 0.0125, a[k], b[k]});
+  cloud.finishStep(space, 0.0125, channel.f.access());
+  ASSERT_EQ(cloud.injected(), 125);
+  auto const rows = cloud.rows(space);
+  std::vector<long long> mine(rows.id.begin(), rows.id.end());
+  int const n = static_cast<int>(mine.size()), ranks = eddy::test::worldSize();
+  std::vector<int> counts(ranks), offsets(ranks, 0);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < ranks; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<long long> ids(offsets.back() + counts.back());
+  MPI_Allgatherv(mine.data(), n, MPI_LONG_LONG, ids.data(), counts.data(), offsets.data(),
+                 MPI_LONG_LONG, MPI_COMM_WORLD);
+  std::sort(ids.begin(), ids.end());
+  ASSERT_EQ(ids.size(), 127u);
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+  EXPECT_EQ(ids.front(), 5);
+  EXPECT_EQ(ids[1], 100);
+  EXPECT_EQ(ids[2], 101);
+  EXPECT_EQ(ids.back(), 225);
+}
