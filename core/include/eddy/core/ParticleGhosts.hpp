@@ -145,7 +145,22 @@ class ParticleGhosts {
       refreshByRoutes(space, x);
       return;
     }
-    detail::PositionCodec<memory_space> const codec{x};
+    refreshRows(space, detail::PositionCodec<memory_space>{x});
+  }
+  void refreshPositions(Positions<memory_space> const& x) { refreshPositions(Exec(), x); }
+
+  /// Collective: refreshPositions for a codec that carries more than the position (its first
+  /// three doubles, shifted across periodic edges), e.g. velocities: each ghost row gets its
+  /// source row's current values along the routes of the last build.
+  template <class Codec>
+  void refresh(Exec const& space, Codec const& codec) {
+    ScopedRegion region("eddy::particles::ghostRefresh");
+    refreshRows(space, codec);
+  }
+  /// refresh() along the stages (no composed routes), outside a profiling region.
+  template <class Codec>
+  void refreshRows(Exec const& space, Codec const& codec) {
+    constexpr int W = Codec::width;
     for (int a = 0; a < 3; ++a) {
       Stage const& st = m_stage[a];
       if (m_messenger.selfOnly(a)) {  // one launch instead of pack, two copies and unpack
@@ -153,17 +168,16 @@ class ParticleGhosts {
                                st.first);
         continue;
       }
-      detail::ensureExtent(m_sendBuf, static_cast<std::size_t>(st.send[0] + st.send[1]) * 3,
+      detail::ensureExtent(m_sendBuf, static_cast<std::size_t>(st.send[0] + st.send[1]) * W,
                            "eddy::particles::ghostSend");
-      detail::ensureExtent(m_recvBuf, static_cast<std::size_t>(st.recv[0] + st.recv[1]) * 3,
+      detail::ensureExtent(m_recvBuf, static_cast<std::size_t>(st.recv[0] + st.recv[1]) * W,
                            "eddy::particles::ghostRecv");
       detail::packRows(space, codec, st.list[0], st.list[1], st.send, a, st.shift, m_sendBuf);
-      m_messenger.rows(space, a, kTagBase + 16, m_sendBuf, {st.send[0] * 3, st.send[1] * 3},
-                       m_recvBuf, {st.recv[0] * 3, st.recv[1] * 3});
+      m_messenger.rows(space, a, kTagBase + 16, m_sendBuf, {st.send[0] * W, st.send[1] * W},
+                       m_recvBuf, {st.recv[0] * W, st.recv[1] * W});
       detail::unpackRows(space, codec, st.first, st.recv[0] + st.recv[1], m_recvBuf);
     }
   }
-  void refreshPositions(Positions<memory_space> const& x) { refreshPositions(Exec(), x); }
 
   /// Collective: adds the ghost rows of `f` (n, 3) to the rows they were copied from, stage by
   /// stage backwards, so every owned row ends with the sum over all its copies. Ghost rows are
