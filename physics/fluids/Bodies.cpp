@@ -118,34 +118,16 @@ std::shared_ptr<SampledShape const> sampledShape(bool fraction, int dims, std::a
 }
 
 double SampledShape::level(int i, int j, int k) const {
-  i = std::clamp(i, 0, n[0] - 1);
-  j = std::clamp(j, 0, n[1] - 1);
-  k = std::clamp(k, 0, n[2] - 1);
-  double const v = values[(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
-  return fraction ? (0.5 - v) * finest : v;
+  return levels()(i, j, k);
 }
 
 double SampledShape::distance(double const (&p)[3]) const {
-  int base[3] = {0, 0, 0};
-  double t[3] = {0, 0, 0}, outside = 0.0;
-  for (int a = 0; a < dims; ++a) {
-    double const width = n[a] * spacing[a];
-    double const x = std::clamp(p[a] + 0.5 * width, 0.5 * spacing[a], width - 0.5 * spacing[a]);
-    double const beyond = std::fabs(p[a] + 0.5 * width - x);
-    if (p[a] + 0.5 * width < 0 || p[a] + 0.5 * width > width) outside += beyond * beyond;
-    double const u = x / spacing[a] - 0.5;
-    base[a] = std::min(static_cast<int>(std::floor(u)), n[a] - 2);
-    t[a] = u - base[a];
-  }
-  double v = 0.0;
-  for (int dk = 0; dk < (dims == 3 ? 2 : 1); ++dk)
-    for (int dj = 0; dj < 2; ++dj)
-      for (int di = 0; di < 2; ++di) {
-        double const w = (di ? t[0] : 1 - t[0]) * (dj ? t[1] : 1 - t[1]) *
-                         (dims == 3 ? (dk ? t[2] : 1 - t[2]) : 1.0);
-        v += w * level(base[0] + di, base[1] + dj, base[2] + dk);
-      }
-  return v + std::sqrt(outside);
+  SampleLevels const l = levels();
+  return sampledLevel(dims, l.n, spacing.data(), p, l);
+}
+
+SampleLevels SampledShape::levels() const {
+  return SampleLevels{values.data(), {n[0], n[1], n[2]}, fraction, finest};
 }
 
 std::array<double, 3> Body::lower(std::array<double, 3> const&) const {

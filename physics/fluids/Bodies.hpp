@@ -69,6 +69,54 @@ enum class BodyShape {
 /// "circle", "rectangle", "sphere", "cylinder", "box", "file".
 char const* toString(BodyShape s);
 
+/// The level set of a shape file's samples at sample (i, j, k), the indices clamped to the box:
+/// the distance, or (1/2 - fraction) times the finest spacing for a solid fraction (the surface
+/// is where half a cell is solid). Device-copyable where `values` lies in device memory.
+struct SampleLevels {
+  double const* values = nullptr;  ///< n[0] n[1] n[2] samples, x fastest
+  int n[3] = {1, 1, 1};
+  bool fraction = false;
+  double finest = 1.0;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
+    i = i < 0 ? 0 : (n[0] - 1 < i ? n[0] - 1 : i);
+    j = j < 0 ? 0 : (n[1] - 1 < j ? n[1] - 1 : j);
+    k = k < 0 ? 0 : (n[2] - 1 < k ? n[2] - 1 : k);
+    double const v = values[(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
+    return fraction ? (0.5 - v) * finest : v;
+  }
+};
+
+/// The level set of samples at the cell centres of a box n * spacing wide (`level(i, j, k)`:
+/// SampleLevels) at p relative to the box's centre: trilinear between the
+/// samples, and beyond the box the value at its nearest point plus the distance to it. On the
+/// host and the device (the particles' contacts with a shape file's body).
+template <class Level>
+KOKKOS_INLINE_FUNCTION double sampledLevel(int dims, int const n[3], double const spacing[3],
+                                           double const p[3], Level const& level) {
+  int base[3] = {0, 0, 0};
+  double t[3] = {0, 0, 0}, outside = 0.0;
+  for (int a = 0; a < dims; ++a) {
+    double const width = n[a] * spacing[a];
+    double const lo = 0.5 * spacing[a], hi = width - 0.5 * spacing[a], q = p[a] + 0.5 * width;
+    double const x = q < lo ? lo : (hi < q ? hi : q);
+    double const beyond = math::fabs(q - x);
+    if (q < 0 || q > width) outside += beyond * beyond;
+    double const u = x / spacing[a] - 0.5;
+    int const b = static_cast<int>(math::floor(u));
+    base[a] = b < n[a] - 2 ? b : n[a] - 2;
+    t[a] = u - base[a];
+  }
+  double v = 0.0;
+  for (int dk = 0; dk < (dims == 3 ? 2 : 1); ++dk)
+    for (int dj = 0; dj < 2; ++dj)
+      for (int di = 0; di < 2; ++di) {
+        double const w = (di ? t[0] : 1 - t[0]) * (dj ? t[1] : 1 - t[1]) *
+                         (dims == 3 ? (dk ? t[2] : 1 - t[2]) : 1.0);
+        v += w * level(base[0] + di, base[1] + dj, base[2] + dk);
+      }
+  return v + math::sqrt(outside);
+}
+
 /// A shape sampled on a uniform grid (a shape file): its signed distance, or its solid fraction,
 /// at the centres of the cells of a box n * spacing wide, x fastest.
 struct SampledShape {
@@ -86,6 +134,8 @@ struct SampledShape {
   /// The level set at p relative to the box's centre: trilinear between the samples, and beyond
   /// the box the value at its nearest point plus the distance to it.
   double distance(double const (&p)[3]) const;
+  /// The samples as sampledLevel reads them (pointing into `values`).
+  SampleLevels levels() const;
 
   double finest = 1.0;      ///< the smallest spacing: a solid fraction's level scale
   bool anySolid = false;    ///< some sample is inside
