@@ -97,6 +97,36 @@ Key section() {
                        "flow's next step; momentum is exchanged exactly, and the sums are the "
                        "same on any rank count).")
                .defaultValue("one_way"))
+      .add(Key::section("collisions",
+                        "inertial: the spheres collide with each other and with the walls as "
+                        "soft spheres: a linear spring-dashpot normal force with Coulomb "
+                        "friction (LAMMPS' gran/hooke without shear history), integrated in "
+                        "substeps of the flow's step (docs/particles.md).")
+               .optional()
+               .add(Key::real("stiffness",
+                              "The spring constant k_n. A stiffer spring means smaller overlaps "
+                              "and shorter contacts (more substeps): a sphere resting under its "
+                              "weight overlaps a wall by m g / k_n.")
+                        .greaterThan(0)
+                        .unit("M/T^2")
+                        .required())
+               .add(Key::real("restitution",
+                              "The rebound speed of two spheres over their approach speed (the "
+                              "dashpot follows from it; walls have wall_restitution).")
+                        .atLeast(0)
+                        .atMost(1)
+                        .defaultValue(0.9))
+               .add(Key::real("friction",
+                              "The Coulomb coefficient mu: the tangential force is at most mu "
+                              "times the normal force (0: frictionless, no rotation).")
+                        .atLeast(0)
+                        .defaultValue(0.0))
+               .add(Key::integer("steps_per_contact",
+                                 "Substeps per contact time t_c (the flow's step is split into "
+                                 "as many substeps as that needs).")
+                        .atLeast(1)
+                        .atMost(10000)
+                        .defaultValue(50)))
       .add(Key::choice("seeding", choiceNames(kSeeding),
                        "Initial positions in the region: random (`count` uniform positions, the "
                        "same on any rank count), lattice (the centres of a lattice of "
@@ -163,6 +193,15 @@ particles::Parameters parameters(io::Deck const& deck) {
   in.startAtRest = start == StartVelocity::Rest;
   in.startGiven = start == StartVelocity::File;
   p.twoWay = choiceValue(kCoupling, deck.getString("particles.coupling"));
+  if (deck.has("particles.collisions")) {
+    auto& c = p.collisions;
+    c.enabled = true;
+    if (deck.has("particles.collisions.stiffness"))
+      c.stiffness = deck.getDouble("particles.collisions.stiffness");
+    c.restitution = deck.getDouble("particles.collisions.restitution");
+    c.friction = deck.getDouble("particles.collisions.friction");
+    c.stepsPerContact = static_cast<int>(deck.getInt("particles.collisions.steps_per_contact"));
+  }
   // Particles leave through the flow's inflows and outflows.
   for (int a = 0; a < dims; ++a)
     for (int side = 0; side < 2; ++side) {
@@ -309,9 +348,10 @@ double bytesPerCell(io::Deck const& deck) {
   for (auto n : deck.getIntList("grid.cells")) cells *= static_cast<double>(n);
   particles::Parameters const p = parameters(deck);
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
-  // 68 bytes per tracer, 92 per inertial particle (116 two-way), and 25% headroom; two-way
-  // coupling's face sums, 8 bytes a component.
-  double const bytes = p.kind == particles::Kind::Inertial ? (p.twoWay ? 116.0 : 92.0) : 68.0;
+  // 68 bytes per tracer, 92 per inertial particle (116 two-way), 144 more with collisions, and
+  // 25% headroom; two-way coupling's face sums, 8 bytes a component.
+  double const bytes = (p.kind == particles::Kind::Inertial ? (p.twoWay ? 116.0 : 92.0) : 68.0) +
+                       (p.collisions.enabled ? 144.0 : 0.0);
   return 1.25 * bytes * static_cast<double>(particles::seededCount(p, dims)) / cells +
          (p.twoWay ? 8.0 * dims : 0.0);
 }
@@ -323,6 +363,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
         m_length(c.length),
         m_params(parameters(c.deck)),
         m_file(c.deck.has("particles.file") ? c.deck.getString("particles.file") : ""),
+        m_bodies(c.deck.has("fluids") ? c.deck.names("fluids.bodies").size() : 0),
         // The flow keeps two ghost layers in a run with particles (FluidsModel).
         m_cloud(ExecSpace(), c.rt.comm(), c.decomp, c.length, particles::kVelocityGhosts,
                 m_params) {}
@@ -360,6 +401,23 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
                                      massLoading(), ")")
                                : std::string("particles: one-way coupling: the fluid does not "
                                              "feel the particles"));
+      if (p.collisions.enabled) {
+        auto const& c = p.collisions;
+        double const tc = particles::contactTime(in.mass(), c);
+        double g = 0.0;
+        for (double x : in.gravity) g += x * x;
+        double const weight = in.mass() * (1.0 - in.fluidDensity / in.density) * std::sqrt(g);
+        lines.push_back(str("particles: collisions: soft spheres, stiffness ", c.stiffness,
+                            " [M/T^2], restitution ", c.restitution, " (walls ", in.wallRestitution,
+                            "), friction ", c.friction, "; contact time ", tc, " [T], ",
+                            c.stepsPerContact, " substeps per contact; the walls",
+                            m_bodies > 0 ? str(" and ", m_bodies, " bodies") : std::string(),
+                            " are contacts too"));
+        if (weight > 0)
+          lines.push_back(str("particles: a sphere resting on a wall overlaps it by ",
+                              weight / c.stiffness / in.diameter,
+                              " diameters (its weight over the stiffness)"));
+      }
     } else {
       lines.push_back(str("particles: ", m_cloud.count(), " tracers, ", how, " in ", region,
                           "; trilinear interpolation of the face velocity, advanced in the "
@@ -383,6 +441,8 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
                  "particles: the flow keeps ", m_flow->velocityGhosts(),
                  " ghost layers of velocity; expected ", particles::kVelocityGhosts);
     if (!inertial() || m_params.twoWay) m_flow->couple(*this);
+    if (m_params.collisions.enabled && m_flow->bodies())
+      m_cloud.collideWithBodies(m_flow->bodies()->bodies());
   }
   void begin(ExecSpace const& space, long long restartStep) override {
     // A restart sampled the restored flow in restore().
@@ -492,6 +552,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
                  {"image", 3, "1", std::vector<double>(r.image.begin(), r.image.end())}};
     if (inertial()) p.columns.push_back({"velocity", 3, "L/T", r.v});
     if (m_params.twoWay) p.columns.push_back({"impulse", 3, "M L/T", r.j});
+    if (m_params.collisions.enabled) p.columns.push_back({"angular_velocity", 3, "1/T", r.omega});
     out.particles(std::move(p));
   }
   void restore(ExecSpace const& space, StateIn const& in) override {
@@ -513,6 +574,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
       auto const *x = column("position"), *image = column("image");
       auto const* v = inertial() ? column("velocity") : nullptr;
       auto const* j = m_params.twoWay ? column("impulse") : nullptr;
+      auto const* w = m_params.collisions.enabled ? column("angular_velocity") : nullptr;
       for (std::size_t i = 0; i < rows.count(); ++i) {
         double const* p = &x->values[3 * i];
         if (!m_cloud.owns(p)) continue;
@@ -521,6 +583,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
           mine.image.push_back(static_cast<std::int32_t>(image->values[3 * i + d]));
         if (v) mine.v.insert(mine.v.end(), &v->values[3 * i], &v->values[3 * i] + 3);
         if (j) mine.j.insert(mine.j.end(), &j->values[3 * i], &j->values[3 * i] + 3);
+        if (w) mine.omega.insert(mine.omega.end(), &w->values[3 * i], &w->values[3 * i] + 3);
         mine.id.push_back(rows.id[i]);
       }
     }
@@ -567,6 +630,7 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
   std::array<double, 3> m_length;
   particles::Parameters m_params;
   std::string m_file;  ///< particles.file (seeding: file)
+  std::size_t m_bodies = 0;  ///< the flow's bodies
   particles::Cloud m_cloud;
   fluids::Model* m_flow = nullptr;
 };

@@ -172,10 +172,25 @@ std::vector<Violation> violations(Parameters const& p, int dims,
     if (p.twoWay && !(in.fluidDensity > 0))
       v.push_back({"coupling", str("two_way with a fluid density of ", in.fluidDensity),
                    "expected fluids.density above 0"});
+    auto const& c = p.collisions;
+    if (c.enabled) {
+      if (!(c.stiffness > 0))
+        v.push_back({"collisions.stiffness", str("is ", c.stiffness), "expected above 0"});
+      if (!(c.restitution >= 0 && c.restitution <= 1))
+        v.push_back({"collisions.restitution", str("is ", c.restitution), "expected 0 to 1"});
+      if (!(c.friction >= 0))
+        v.push_back({"collisions.friction", str("is ", c.friction), "expected at least 0"});
+      if (c.stepsPerContact < 1)
+        v.push_back(
+            {"collisions.steps_per_contact", str("is ", c.stepsPerContact), "expected at least 1"});
+    }
   } else if (p.twoWay) {
     v.push_back({"coupling", "is two_way, but tracers are massless",
                  "expected kind: inertial (or coupling: one_way)"});
   }
+  if (p.kind == Kind::Tracer && p.collisions.enabled)
+    v.push_back({"collisions", "is given, but tracers are points without a size",
+                 "expected kind: inertial (or remove collisions)"});
   return v;
 }
 
@@ -194,6 +209,14 @@ void CloudSet::resize(ExecSpace const& space, int n) {
       grow(m_a.v, "eddy::particles::velocities");
       grow(m_a.w, "eddy::particles::fluid_velocities");
       if (m_twoWay) grow(m_a.j, "eddy::particles::impulses");
+      if (m_collide) {
+        grow(m_a.dq, "eddy::particles::fluid_rates");
+        grow(m_a.omega, "eddy::particles::angular_velocities");
+        grow(m_a.f, "eddy::particles::contact_forces");
+        grow(m_a.t, "eddy::particles::contact_torques");
+        grow(m_a.vc, "eddy::particles::contact_velocities");
+        grow(m_a.wc, "eddy::particles::contact_angular_velocities");
+      }
     }
     grow(m_a.image, "eddy::particles::images");
     grow(m_a.id, "eddy::particles::ids");
@@ -211,8 +234,8 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
       m_tuning(tuning),
       m_stencil(MacStencil::make(decomp, length, ghost)),
       m_domain(decomp, length),
-      m_set(params.kind, params.twoWay),
-      m_scratch(params.kind, params.twoWay) {
+      m_set(params.kind, params.twoWay, params.collisions.enabled),
+      m_scratch(params.kind, params.twoWay, params.collisions.enabled) {
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
   throwFirst(violations(params, decomp.dims(), length, h));
@@ -227,8 +250,26 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   if (params.twoWay)
     m_exchange = std::make_unique<MomentumExchange>(space, comm, decomp, length, ghost,
                                                     params.inertia.fluidDensity);
+  if (params.collisions.enabled) {
+    // The domain's faces that are neither periodic nor open are walls.
+    std::array<bool, 6> wall{};
+    for (int a = 0; a < decomp.dims(); ++a)
+      for (int side = 0; side < 2; ++side)
+        wall[2 * a + side] = !m_periodic[a] && !params.open[2 * a + side];
+    auto const& in = params.inertia;
+    m_contacts = std::make_unique<Contacts>(
+        comm, decomp, m_domain,
+        contactLaw(in.diameter, in.mass(), params.collisions, in.wallRestitution, decomp.dims(),
+                   wall, length),
+        params.collisions.stepsPerContact, contactTime(in.mass(), params.collisions));
+  }
   seed(space);
   if (m_tuning.sortEvery > 0) sortByBin(space);
+}
+
+void Cloud::collideWithBodies(std::vector<fluids::Body> const& bodies) {
+  EDDY_REQUIRE(m_contacts, "Cloud::collideWithBodies: the particles do not collide");
+  m_contacts->setBodies(bodies);
 }
 
 bool Cloud::owns(double const* x) const {
@@ -321,9 +362,12 @@ struct EtdWeights {
   KOKKOS_INLINE_FUNCTION explicit EtdWeights(double h) {
     e = math::exp(-h);
     if (h < 0.5) {
-      // phi_k(-h) = sum_j (-h)^j / (j + k)!
+      // phi_k(-h) = sum_j (-h)^j / (j + k)!, up to the first term below 1e-18: the later ones
+      // (each smaller) are below half an ulp of every sum (phi1 > 0.78, phi2 > 0.39, phi3 >
+      // 0.13 here), so the sums are those of all 24 terms, in few for the short substeps of
+      // colliding particles.
       double p1 = 0.0, p2 = 0.0, p3 = 0.0, term = 1.0;  // term = (-h)^j / (j + 1)!
-      for (int j = 0; j < 24; ++j) {
+      for (int j = 0; j < 24 && math::fabs(term) >= 1e-18; ++j) {
         p1 += term;
         double const t2 = term / (j + 2);
         p2 += t2;
@@ -412,12 +456,127 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
       });
 }
 
+void Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& u) {
+  auto const a = m_set.arrays();
+  MacStencil const s = m_stencil;
+  InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  bool const twoWay = m_params.twoWay;
+  Kokkos::parallel_for(
+      "eddy::particles::predictFluid", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
+      KOKKOS_LAMBDA(const int i) {
+        double slip[3];
+        for (int d = 0; d < 3; ++d) slip[d] = a.w(i, d) - a.v(i, d);
+        // inertialStep's predictor: where the particle would go without contacts.
+        double const tau = rule.tau(slip);
+        EtdWeights const k(dt / tau);
+        double xs[3];
+        for (int d = 0; d < 3; ++d)
+          xs[d] =
+              a.x(i, d) + dt * (a.v(i, d) * k.phi1 + (a.w(i, d) + tau * rule.gravity[d]) * k.hPhi2);
+        double const w1[3] = {s.component(u0, 0, xs[0], xs[1], xs[2]),
+                              s.component(u1, 1, xs[0], xs[1], xs[2]),
+                              rule.dims == 3 ? s.component(u2, 2, xs[0], xs[1], xs[2]) : 0.0};
+        for (int d = 0; d < 3; ++d) {
+          a.dq(i, d) = d < rule.dims ? (w1[d] - a.w(i, d)) / dt : 0.0;
+          if (twoWay) a.j(i, d) = 0.0;
+          a.vc(i, d) = a.v(i, d);  // the contacts at the step's start
+          a.wc(i, d) = a.omega(i, d);
+        }
+      });
+}
+
+void Cloud::kickDrift(ExecSpace const& space, double h, double s, int owned,
+                      Contacts::Watch const& watch) {
+  auto const a = m_set.arrays();
+  InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
+  ContactLaw const law = m_contacts->law();
+  bool const twoWay = m_params.twoWay;
+  double const mass = m_params.inertia.mass();
+  Kokkos::parallel_for(
+      "eddy::particles::kickDrift", Kokkos::RangePolicy<ExecSpace>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        double v0[3], wf[3], slip[3], spin[3];
+        for (int d = 0; d < 3; ++d) {
+          v0[d] = a.v(i, d) + (0.5 * h) * law.inverseMass * a.f(i, d);
+          spin[d] = a.omega(i, d) + (0.5 * h) * law.inverseInertia * a.t(i, d);
+          a.omega(i, d) = spin[d];
+          wf[d] = a.w(i, d) + s * a.dq(i, d);  // the fluid velocity s into the step
+          slip[d] = wf[d] - v0[d];
+        }
+        // Drag and gravity over h: the target wf + tau g', changing at the fluid's rate dq.
+        double const tau = rule.tau(slip);
+        EtdWeights const k(h / tau);
+        double x1[3] = {a.x(i, 0), a.x(i, 1), a.x(i, 2)};
+        for (int d = 0; d < rule.dims; ++d) {
+          double const a0 = wf[d] + tau * rule.gravity[d], sl = a.dq(i, d);
+          x1[d] += h * (v0[d] * k.phi1 + a0 * k.hPhi2 + sl * h * k.hPhi3);
+          double const v1 = v0[d] * k.e + a0 * (h / tau) * k.phi1 + sl * h * k.hPhi2;
+          a.x(i, d) = x1[d];
+          a.v(i, d) = v1;
+          // The drag's impulse: the drift's change of momentum less gravity's and buoyancy's.
+          if (twoWay) a.j(i, d) += mass * ((v1 - v0[d]) - rule.gravity[d] * h);
+        }
+        for (int d = rule.dims; d < 3; ++d) a.v(i, d) = v0[d];
+        // What the contacts at the new positions see: the end of the substep, predicted with
+        // the last contact force.
+        for (int d = 0; d < 3; ++d) {
+          a.vc(i, d) = a.v(i, d) + (0.5 * h) * law.inverseMass * a.f(i, d);
+          a.wc(i, d) = spin[d] + (0.5 * h) * law.inverseInertia * a.t(i, d);
+        }
+        watch(i, x1[0], x1[1], x1[2]);
+      });
+}
+
+void Cloud::kick(ExecSpace const& space, double h, int owned) {
+  auto const a = m_set.arrays();
+  ContactLaw const law = m_contacts->law();
+  Kokkos::parallel_for(
+      "eddy::particles::kick", Kokkos::RangePolicy<ExecSpace>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) {
+          a.v(i, d) += (0.5 * h) * law.inverseMass * a.f(i, d);
+          a.omega(i, d) += (0.5 * h) * law.inverseInertia * a.t(i, d);
+        }
+      });
+}
+
+void Cloud::collidingStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
+  ScopedRegion region("eddy::particles::collidingStep");
+  predictFluid(space, dt, u);
+  int const n = m_contacts->substeps(dt);
+  double const h = dt / n;
+  int owned = m_set.size();
+  m_contacts->build(space, m_set, owned);
+  m_contacts->forces(space, m_set.contactArrays(), h);
+  for (int k = 0; k < n; ++k) {
+    auto const watch = m_contacts->watch();
+    kickDrift(space, h, k * h, owned, watch);
+    if (m_contacts->rebuildDue(space, m_comm, watch)) {
+      // Migration within the step: the rows carry the step's state (CloudCodec).
+      m_set.resize(space, owned);
+      reflectAtWalls(space);
+      removeLeavers(space);
+      m_migration->migrate(space, m_set);
+      owned = m_set.size();
+      m_contacts->build(space, m_set, owned);
+    } else {
+      m_contacts->refresh(space, m_set.contactArrays());
+    }
+    m_contacts->forces(space, m_set.contactArrays(), h);
+    kick(space, h, owned);
+  }
+  m_set.resize(space, owned);
+}
+
 void Cloud::reflectAtWalls(ExecSpace const& space) {
   bool wall[3], open[6];
   double lo[3], hi[3];
   bool any = false;
-  // A particle's centre stays d / 2 from a wall (a tracer's at the wall).
-  double const r = m_params.kind == Kind::Inertial ? 0.5 * m_params.inertia.diameter : 0.0;
+  // A particle's centre stays d / 2 from a wall (a tracer's at the wall; with collisions the
+  // walls are contacts, and this holds the centre in the domain).
+  double const r =
+      m_params.kind == Kind::Inertial && !m_contacts ? 0.5 * m_params.inertia.diameter : 0.0;
   for (int d = 0; d < 3; ++d) {
     wall[d] = d < m_decomp.dims() && !m_periodic[d];
     lo[d] = r;
@@ -443,7 +602,7 @@ void Cloud::reflectAtWalls(ExecSpace const& space) {
             a.id(i) = -1 - a.id(i);
             return;
           }
-          bool const low = q < lo[d], high = inertial ? q > hi[d] : q >= hi[d];
+          bool const low = q<lo[d], high = r> 0 ? q > hi[d] : q >= hi[d];
           if (!low && !high) continue;
           if (low ? open[2 * d] : open[2 * d + 1]) continue;  // inside, near an open face
           // A particle moving into the wall bounces: its normal velocity, and the way it went
@@ -497,7 +656,10 @@ void Cloud::removeLeavers(ExecSpace const& space) {
 
 void Cloud::finishStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
   ScopedRegion region("eddy::particles::finishStep");
-  if (m_params.kind == Kind::Inertial) inertialStep(space, dt, u);
+  if (m_contacts)
+    collidingStep(space, dt, u);
+  else if (m_params.kind == Kind::Inertial)
+    inertialStep(space, dt, u);
   reflectAtWalls(space);
   removeLeavers(space);
   m_migration->migrate(space, m_set);
@@ -594,6 +756,7 @@ void Cloud::inject(ExecSpace const& space, double dt, FaceVelocity const& u) {
               a.v(i, d) = rest ? 0.0 : w[d];
             }
             if (a.j.extent(0) > 0) a.j(i, d) = 0.0;
+            if (a.omega.extent(0) > 0) a.omega(i, d) = 0.0;
           }
           a.id(i) = first + q;
         }
@@ -753,17 +916,21 @@ CloudRows Cloud::rows(ExecSpace const& space) const {
   auto id = Kokkos::create_mirror_view(a.id);
   auto v = Kokkos::create_mirror_view(a.v);
   auto j = Kokkos::create_mirror_view(a.j);
+  auto omega = Kokkos::create_mirror_view(a.omega);
   Kokkos::deep_copy(space, x, a.x);
   Kokkos::deep_copy(space, image, a.image);
   Kokkos::deep_copy(space, id, a.id);
   Kokkos::deep_copy(space, v, a.v);
   Kokkos::deep_copy(space, j, a.j);
+  Kokkos::deep_copy(space, omega, a.omega);
   space.fence();
   CloudRows r;
   bool const inertial = m_params.kind == Kind::Inertial;
   bool const twoWay = m_params.twoWay;
+  bool const collide = m_contacts != nullptr;
   if (inertial) r.v.resize(3 * static_cast<std::size_t>(n));
   if (twoWay) r.j.resize(3 * static_cast<std::size_t>(n));
+  if (collide) r.omega.resize(3 * static_cast<std::size_t>(n));
   r.x.resize(3 * static_cast<std::size_t>(n));
   r.image.resize(3 * static_cast<std::size_t>(n));
   r.id.resize(static_cast<std::size_t>(n));
@@ -773,6 +940,7 @@ CloudRows Cloud::rows(ExecSpace const& space) const {
       r.image[3 * i + d] = image(i, d);
       if (inertial) r.v[3 * i + d] = v(i, d);
       if (twoWay) r.j[3 * i + d] = j(i, d);
+      if (collide) r.omega[3 * i + d] = omega(i, d);
     }
     r.id[i] = id(i);
   }
@@ -789,20 +957,27 @@ void Cloud::load(ExecSpace const& space, CloudRows const& rows) {
   auto id = Kokkos::create_mirror_view(a.id);
   auto v = Kokkos::create_mirror_view(a.v);
   auto j = Kokkos::create_mirror_view(a.j);
+  auto omega = Kokkos::create_mirror_view(a.omega);
   bool const inertial = m_params.kind == Kind::Inertial;
   bool const twoWay = m_params.twoWay;
+  // Angular velocities start at 0 where the rows give none (a start from a file).
+  bool const spins = m_contacts && !rows.omega.empty();
   EDDY_REQUIRE(!inertial || rows.v.size() == rows.x.size(),
                "Cloud::restoreState: ", rows.v.size() / 3, " velocities for ", rows.count(),
                " inertial particles");
   EDDY_REQUIRE(!twoWay || rows.j.size() == rows.x.size(),
                "Cloud::restoreState: ", rows.j.size() / 3, " drag impulses for ", rows.count(),
                " particles");
+  EDDY_REQUIRE(!spins || rows.omega.size() == rows.x.size(),
+               "Cloud::restoreState: ", rows.omega.size() / 3, " angular velocities for ",
+               rows.count(), " particles");
   for (int i = 0; i < n; ++i) {
     for (int d = 0; d < 3; ++d) {
       x(i, d) = rows.x[3 * i + d];
       image(i, d) = rows.image[3 * i + d];
       if (inertial) v(i, d) = rows.v[3 * i + d];
       if (twoWay) j(i, d) = rows.j[3 * i + d];
+      if (m_contacts) omega(i, d) = spins ? rows.omega[3 * i + d] : 0.0;
     }
     id(i) = rows.id[i];
   }
@@ -811,6 +986,7 @@ void Cloud::load(ExecSpace const& space, CloudRows const& rows) {
   Kokkos::deep_copy(space, a.id, id);
   Kokkos::deep_copy(space, a.v, v);
   Kokkos::deep_copy(space, a.j, j);
+  Kokkos::deep_copy(space, a.omega, omega);
   space.fence();  // the host copies die here
 }
 

@@ -55,11 +55,26 @@
 /// to the fluid's faces after the migration (MomentumExchange.hpp), for the flow's next step.
 /// A particle that leaves through an open face takes its last step's impulse with it.
 ///
+/// Collisions (Parameters::collisions, inertial particles): soft spheres (Contacts.hpp) in
+/// substeps of h = dt / n, n from the contact time. The step first predicts the fluid velocity
+/// along the way as above, w(t + s) = w_0 + s (w_1 - w_0) / dt, without contacts; each substep is
+/// then a Strang splitting: half a kick by the contact force and torque, the drag and gravity
+/// over h by the exponential integrator with that fluid velocity as its target, the contacts at
+/// the new positions, the other half kick (velocity Verlet where the drag is negligible). The
+/// dashpot and friction act on the velocity at the substep's end predicted with the last contact
+/// force (the half-kicked velocity would make the damping first order in h). The walls and the
+/// flow's bodies (collideWithBodies) are contacts too, with the wall restitution; the
+/// reflection at the walls stays only as a backstop for a centre that went through one. When some
+/// particle moved more than the list's skin / 2, the particles migrate and the lists are built
+/// again within the step.
+///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
 /// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id), 116
-/// with two-way coupling (the drag impulse); with 25% headroom for arrivals; the sort keeps a
-/// second copy of the rows and 32 bytes of bins; plus the migration's buffers for the particles
-/// that cross blocks, and with two-way coupling the exchange's face fields.
+/// with two-way coupling (the drag impulse), 144 more with collisions (angular velocity, contact
+/// force and torque, the velocities the contacts see, the fluid velocity's rate); with 25% headroom
+/// for arrivals; the sort keeps a second copy of the rows and 32 bytes of bins; plus the
+/// migration's buffers for the particles that cross blocks, with two-way coupling the exchange's
+/// face fields, with collisions the ghost rows, bins and neighbour list (Contacts.hpp).
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -69,6 +84,7 @@
 #include "eddy/core/ParticleMigration.hpp"
 #include "fluids/StageCoupling.hpp"
 #include "neighbor/BinList.hpp"
+#include "particles/Contacts.hpp"
 #include "particles/MacInterpolation.hpp"
 #include "particles/MomentumExchange.hpp"
 #include "particles/ParticleTuning.hpp"
@@ -134,6 +150,7 @@ struct Parameters {
     std::vector<long long> id;
   } given;
   Inertia inertia;         ///< kind Inertial
+  Collisions collisions;   ///< kind Inertial: soft-sphere contacts (Contacts.hpp)
   /// Domain faces (2 axis + side) the particles leave through (the flow's inflows and
   /// outflows): a particle beyond one at the end of a step is taken out of the run.
   std::array<bool, 6> open{false, false, false, false, false, false};
@@ -159,32 +176,46 @@ long long seededCount(Parameters const& p, int dims);
 /// Per-particle arrays: position (n, 3), image counts, global id; tracers: the stage increment
 /// (n, 3); inertial particles: the velocity v and the fluid velocity w at the particle at the
 /// start of the next step (n, 3 each), with two-way coupling the drag impulse j of the last
-/// step (n, 3). The arrays a kind does not use are empty.
+/// step (n, 3); with collisions the angular velocity, the contact force and torque, the
+/// velocities the contacts see, and in dq the fluid velocity's rate of change over the step. The
+/// arrays a kind does not use are empty.
 struct CloudArrays {
   Positions<MemSpace> x;
   ParticleVectors<MemSpace> dq;
   ParticleVectors<MemSpace> v;
   ParticleVectors<MemSpace> w;
   ParticleVectors<MemSpace> j;
+  ParticleVectors<MemSpace> omega, f, t;
+  /// Collisions: the velocity and angular velocity the contacts see (at the end of a substep,
+  /// predicted from the last contact force: the dashpot then acts on a second-order velocity).
+  ParticleVectors<MemSpace> vc, wc;
   Kokkos::View<int* [3], MemSpace> image;
   Kokkos::View<std::int64_t*, MemSpace> id;
 };
 
-/// Migration row: position, id, image counts, velocity (inertial), drag impulse (two-way; 13
-/// doubles). The tracers' stage increment stays (a step starts with a = 0 and writes it before
-/// reading it), and so does w (sampled again after the migration).
+/// Migration row: position, id, image counts, velocity (inertial), drag impulse (two-way), with
+/// collisions the fluid velocity and its rate, the angular velocity and the velocities the
+/// contacts see (28 doubles: the particles may migrate within a step). Otherwise the tracers' stage
+/// increment stays (a step starts with a = 0 and writes it before reading it), and so does w
+/// (sampled again after the migration).
 struct CloudCodec {
-  static constexpr int width = 13;
+  static constexpr int width = 28;
   static constexpr int imageSlot = 4;
   CloudArrays a;
   bool inertial = false;
   bool twoWay = false;
+  bool collide = false;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) {
       row[d] = a.x(i, d);
       row[imageSlot + d] = static_cast<double>(a.image(i, d));
       row[7 + d] = inertial ? a.v(i, d) : 0.0;
       row[10 + d] = twoWay ? a.j(i, d) : 0.0;
+      row[13 + d] = collide ? a.w(i, d) : 0.0;
+      row[16 + d] = collide ? a.dq(i, d) : 0.0;
+      row[19 + d] = collide ? a.omega(i, d) : 0.0;
+      row[22 + d] = collide ? a.vc(i, d) : 0.0;
+      row[25 + d] = collide ? a.wc(i, d) : 0.0;
     }
     row[3] = detail::int64AsDouble(a.id(i));
   }
@@ -194,6 +225,13 @@ struct CloudCodec {
       a.image(i, d) = static_cast<int>(row[imageSlot + d]);
       if (inertial) a.v(i, d) = row[7 + d];
       if (twoWay) a.j(i, d) = row[10 + d];
+      if (collide) {
+        a.w(i, d) = row[13 + d];
+        a.dq(i, d) = row[16 + d];
+        a.omega(i, d) = row[19 + d];
+        a.vc(i, d) = row[22 + d];
+        a.wc(i, d) = row[25 + d];
+      }
     }
     a.id(i) = detail::doubleAsInt64(row[3]);
   }
@@ -203,6 +241,13 @@ struct CloudCodec {
       a.image(to, d) = a.image(from, d);
       if (inertial) a.v(to, d) = a.v(from, d);
       if (twoWay) a.j(to, d) = a.j(from, d);
+      if (collide) {
+        a.w(to, d) = a.w(from, d);
+        a.dq(to, d) = a.dq(from, d);
+        a.omega(to, d) = a.omega(from, d);
+        a.vc(to, d) = a.vc(from, d);
+        a.wc(to, d) = a.wc(from, d);
+      }
     }
     a.id(to) = a.id(from);
   }
@@ -211,21 +256,27 @@ struct CloudCodec {
 /// A rank's particles as ParticleMigration handles them (ParticleComm.hpp's container concept).
 class CloudSet {
  public:
-  explicit CloudSet(Kind kind = Kind::Tracer, bool twoWay = false)
-      : m_kind(kind), m_twoWay(twoWay) {}
+  explicit CloudSet(Kind kind = Kind::Tracer, bool twoWay = false, bool collide = false)
+      : m_kind(kind), m_twoWay(twoWay), m_collide(collide) {}
   int size() const { return m_size; }
   int capacity() const { return static_cast<int>(m_a.x.extent(0)); }
   /// Holds `n` rows, keeping the first min(n, size()); grows with 25% headroom.
   void resize(ExecSpace const& space, int n);
   Positions<MemSpace> const& positions() const { return m_a.x; }
   CloudArrays const& arrays() const { return m_a; }
-  CloudCodec migrationCodec() const { return {m_a, m_kind == Kind::Inertial, m_twoWay}; }
+  CloudCodec migrationCodec() const { return {m_a, m_kind == Kind::Inertial, m_twoWay, m_collide}; }
+  /// With collisions: the rows as the contacts see them, owned rows and ghosts.
+  ContactArrays contactArrays() const { return {m_a.x, m_a.vc, m_a.wc, m_a.f, m_a.t, m_a.id}; }
+  ContactGhostCodec ghostCodec() const { return {contactArrays()}; }
   /// Bytes per row of capacity.
-  int bytesPerParticle() const { return m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68; }
+  int bytesPerParticle() const {
+    return (m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68) + (m_collide ? 144 : 0);
+  }
 
  private:
   Kind m_kind;
   bool m_twoWay = false;
+  bool m_collide = false;
   CloudArrays m_a;
   int m_size = 0;
 };
@@ -249,6 +300,7 @@ struct CloudRows {
   std::vector<std::int64_t> id;
   std::vector<double> v;  ///< 3 per particle (inertial); empty for tracers
   std::vector<double> j;  ///< 3 per particle (two-way: the last step's drag impulse); else empty
+  std::vector<double> omega;  ///< 3 per particle (collisions: angular velocity); else empty
   std::size_t count() const { return id.size(); }
 };
 
@@ -298,6 +350,9 @@ class Cloud {
   /// `count`.
   void restoreState(ExecSpace const& space, CloudRows const& rows, long long step, double time,
                     double lastDt, long long count, long long injected = 0);
+  /// Collisions: the spheres touch the fixed `bodies` of the flow too (as walls, with the wall
+  /// restitution).
+  void collideWithBodies(std::vector<fluids::Body> const& bodies);
   /// Whether `x` (3 coordinates) lies in this rank's block.
   bool owns(double const* x) const;
 
@@ -330,6 +385,19 @@ class Cloud {
   void inject(ExecSpace const& space, double dt, FaceVelocity const& u);
   /// Reorders the rows by bins of 4 cells over this rank's block (x fastest).
   void sortByBin(ExecSpace const& space);
+  /// Collisions: the step of inertial particles in substeps (see the file comment).
+  void collidingStep(ExecSpace const& space, double dt, FaceVelocity const& u);
+  /// Collisions: the fluid velocity's rate of change over the step of `dt` into dq, from the
+  /// flow `u` at its end at each particle's position predicted without contacts; zero impulses.
+  void predictFluid(ExecSpace const& space, double dt, FaceVelocity const& u);
+  /// Collisions: half a kick by the contact force and torque, then drag and gravity over `h` from
+  /// `s` into the step, on the `owned` rows; their new positions go to `watch`.
+  void kickDrift(ExecSpace const& space, double h, double s, int owned,
+                 Contacts::Watch const& watch);
+  /// Collisions: half a kick of a substep `h` by the contact force and torque.
+  void kick(ExecSpace const& space, double h, int owned);
+  /// Collisions: the contact law and the substeps of a step; null without.
+  Contacts const* contacts() const { return m_contacts.get(); }
 
  private:
   MPI_Comm m_comm;
@@ -345,6 +413,7 @@ class Cloud {
   neighbor::BinList<ExecSpace> m_bins;
   std::unique_ptr<ParticleMigration<ExecSpace>> m_migration;
   std::unique_ptr<MomentumExchange> m_exchange;  ///< two-way coupling
+  std::unique_ptr<Contacts> m_contacts;          ///< collisions
   long long m_count = 0;
   long long m_seeded = 0;
   long long m_injected = 0;

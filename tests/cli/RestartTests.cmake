@@ -122,6 +122,12 @@ eddy_restart_test(particles_file.np2_to_np4 restart_particles_file filespheres 1
 # checkpoint, the ids continuing after it), from 1 rank onto 3 and 2 onto 4.
 eddy_restart_test(injection.np1_to_np3 restart_injection injected 10 15 30 1 1 3 "${_cavity_csvs}")
 eddy_restart_test(injection.np2_to_np4 restart_injection injected 10 15 30 2 2 4 "${_cavity_csvs}")
+# Colliding spheres (their angular velocities in the checkpoint; contacts through ghosts across
+# the rank boundaries), from 1 rank onto 3 and 2 onto 4.
+eddy_restart_test(collisions.np1_to_np3 restart_collisions colliding 10 15 20 1 1 3
+                  "${_cavity_csvs}")
+eddy_restart_test(collisions.np2_to_np4 restart_collisions colliding 10 15 20 2 2 4
+                  "${_cavity_csvs}")
 # A 3D cavity (faces of all three components, walls on every side) from 2 ranks onto 4.
 eddy_restart_test(cavity_3d.np2_to_np4 restart_cavity_3d cavity3d 4 6 8 2 2 4 "${_cavity_csvs}")
 # The direct pressure solve (fft: walls and a periodic axis) from 1 rank onto 3 and 2 onto 4.

@@ -757,48 +757,52 @@ double overFaces(eddy::fluids::Model const& flow, eddy::fluids::FaceImpulse cons
 
 }  // namespace
 
-// Spheres released at rest into a uniform flow in a periodic box, their drag acting on the fluid
-// (mass loading 0.25): the fluid's momentum, the particles' and the impulse not yet handed to
-// the fluid add up to the initial momentum to round-off at every step; the particles gain
-// kinetic energy, the fluid loses more (the drag dissipates), and the total never grows.
-TEST(Particles, TwoWayCouplingConservesMomentumAndDrainsEnergy) {
+/// Spheres of `pp` (two-way coupled) in a uniform flow (1, 0.5, 0.25) of nu 0.01 in the periodic
+/// unit cube of 12^3 cells; its momentum and energy sums.
+struct TwoWayBox {
   eddy::ExecSpace space;
-  int const n = 12, dims = 3;
-  std::array<double, 3> const length{1.0, 1.0, 1.0};
-  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{n, n, n}, dims,
-                                                  eddy::Periodic3{true, true, true});
-  eddy::fluids::Parameters fp;
-  fp.viscosity = 0.01;
-  fp.initial = eddy::fluids::InitialCondition::Uniform;
-  fp.uniformVelocity = {1.0, 0.5, 0.25};
-  fp.ghostLayers = particles::kVelocityGhosts;
-  for (int a = 0; a < 3; ++a)
-    for (int side = 0; side < 2; ++side)
-      fp.boundaries.at(a, side).kind = eddy::fluids::BoundaryKind::Periodic;
-  eddy::fluids::Model flow(space, MPI_COMM_WORLD, decomp, length, fp);
-  particles::Parameters pp;
-  pp.kind = particles::Kind::Inertial;
-  pp.count = 300;
-  pp.seed = 3;
-  pp.inertia.diameter = 0.02;
-  pp.inertia.density = 200.0;  // tau_p = 0.44, about 18 steps
-  pp.inertia.fluidDensity = 1.0;
-  pp.inertia.viscosity = fp.viscosity;
-  pp.inertia.startAtRest = true;
-  pp.twoWay = true;
-  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, particles::kVelocityGhosts, pp);
+  static constexpr int n = 12, dims = 3;
+  std::array<double, 3> length{1.0, 1.0, 1.0};
+  CartDecomposition decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{n, n, n}, dims,
+                                                         eddy::Periodic3{true, true, true});
+  std::unique_ptr<eddy::fluids::Model> flow;
+  std::unique_ptr<particles::Cloud> cloud;
   Coupled coupled;
-  coupled.cloud = &cloud;
-  flow.couple(coupled);
-  auto velocity = [&] {
+  double mass = 0.0, cellVolume = std::pow(1.0 / n, 3);
+
+  explicit TwoWayBox(particles::Parameters pp) {
+    eddy::fluids::Parameters fp;
+    fp.viscosity = 0.01;
+    fp.initial = eddy::fluids::InitialCondition::Uniform;
+    fp.uniformVelocity = {1.0, 0.5, 0.25};
+    fp.ghostLayers = particles::kVelocityGhosts;
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side)
+        fp.boundaries.at(a, side).kind = eddy::fluids::BoundaryKind::Periodic;
+    flow = std::make_unique<eddy::fluids::Model>(space, MPI_COMM_WORLD, decomp, length, fp);
+    pp.inertia.fluidDensity = 1.0;
+    pp.inertia.viscosity = fp.viscosity;
+    pp.twoWay = true;
+    cloud = std::make_unique<particles::Cloud>(space, MPI_COMM_WORLD, decomp, length,
+                                               particles::kVelocityGhosts, pp);
+    coupled.cloud = cloud.get();
+    flow->couple(coupled);
+    cloud->sample(space, velocity());
+    mass = pp.inertia.mass();
+  }
+  particles::FaceVelocity velocity() const {
     particles::FaceVelocity u;
-    for (int c = 0; c < 3; ++c) u[c] = flow.velocity(c).access();
+    for (int c = 0; c < 3; ++c) u[c] = flow->velocity(c).access();
     return u;
-  };
-  cloud.sample(space, velocity());
-  double const mass = pp.inertia.mass(), cellVolume = std::pow(1.0 / n, 3);
-  auto particleSums = [&](std::array<double, 3>& momentum) {
-    auto const rows = cloud.rows(space);
+  }
+  void step() {
+    double const dt = std::min(flow->stableDt(space), cloud->maxDt(flow->currentRate(space)));
+    flow->step(space, dt);
+    cloud->finishStep(space, dt, velocity());
+  }
+  /// The particles' kinetic energy; their momentum into `momentum`.
+  double particleSums(std::array<double, 3>& momentum) const {
+    auto const rows = cloud->rows(space);
     double local[4] = {0, 0, 0, 0};
     for (std::size_t i = 0; i < rows.count(); ++i)
       for (int c = 0; c < 3; ++c) {
@@ -809,35 +813,55 @@ TEST(Particles, TwoWayCouplingConservesMomentumAndDrainsEnergy) {
     MPI_Allreduce(local, all, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     momentum = {all[0], all[1], all[2]};
     return all[3];
-  };
-  auto fluidMomentum = [&](int c, bool pending) {
-    return cellVolume * overFaces(flow, cloud.impulse(), dims, [&](int cc, double u, double du) {
+  }
+  /// The fluid's momentum along c, with (`pending`) the impulse it has still to receive.
+  double fluidMomentum(int c, bool pending) const {
+    return cellVolume * overFaces(*flow, cloud->impulse(), dims, [&](int cc, double u, double du) {
              return cc == c ? u + (pending ? du : 0.0) : 0.0;
            });
-  };
-  auto fluidEnergy = [&](bool pending) {
-    return 0.5 * cellVolume * overFaces(flow, cloud.impulse(), dims, [&](int, double u, double du) {
+  }
+  double fluidEnergy(bool pending) const {
+    return 0.5 * cellVolume *
+           overFaces(*flow, cloud->impulse(), dims, [&](int, double u, double du) {
              double const v = u + (pending ? du : 0.0);
              return v * v;
            });
-  };
+  }
+};
+
+particles::Parameters twoWaySpheres(double diameter) {
+  particles::Parameters pp;
+  pp.kind = particles::Kind::Inertial;
+  pp.count = 300;
+  pp.seed = 3;
+  pp.inertia.diameter = diameter;
+  pp.inertia.density = 200.0;  // tau_p = 0.44 at d 0.02, about 18 steps
+  return pp;
+}
+
+// Spheres released at rest into a uniform flow in a periodic box, their drag acting on the fluid
+// (mass loading 0.25): the fluid's momentum, the particles' and the impulse not yet handed to
+// the fluid add up to the initial momentum to round-off at every step; the particles gain
+// kinetic energy, the fluid loses more (the drag dissipates), and the total never grows.
+TEST(Particles, TwoWayCouplingConservesMomentumAndDrainsEnergy) {
+  auto pp = twoWaySpheres(0.02);
+  pp.inertia.startAtRest = true;
+  TwoWayBox box(pp);
   std::array<double, 3> p0{};
-  for (int c = 0; c < 3; ++c) p0[c] = fluidMomentum(c, false);
-  double const fluid0 = fluidEnergy(false);
+  for (int c = 0; c < 3; ++c) p0[c] = box.fluidMomentum(c, false);
+  double const fluid0 = box.fluidEnergy(false);
   EXPECT_NEAR(p0[0], 1.0, 1e-14);
   double lastTotal = fluid0, lastParticles = 0.0;
   for (int step = 1; step <= 40; ++step) {
-    double const dt = std::min(flow.stableDt(space), cloud.maxDt(flow.currentRate(space)));
-    flow.step(space, dt);
-    cloud.finishStep(space, dt, velocity());
+    box.step();
     std::array<double, 3> pp3{};
-    double const particlesKe = particleSums(pp3);
+    double const particlesKe = box.particleSums(pp3);
     for (int c = 0; c < 3; ++c) {
-      double const total = fluidMomentum(c, true) + pp3[c];
+      double const total = box.fluidMomentum(c, true) + pp3[c];
       EXPECT_NEAR(total, p0[c], 1e-13) << "component " << c << ", step " << step;
     }
     // Energy with the impulse the fluid has still to receive counted as received.
-    double const total = fluidEnergy(true) + particlesKe;
+    double const total = box.fluidEnergy(true) + particlesKe;
     EXPECT_LE(total, lastTotal * (1 + 1e-14)) << "step " << step;
     EXPECT_GT(particlesKe, lastParticles) << "step " << step;
     lastTotal = total;
@@ -845,9 +869,60 @@ TEST(Particles, TwoWayCouplingConservesMomentumAndDrainsEnergy) {
   }
   // The particles picked up a good part of the mean flow; the fluid lost more than they gained.
   std::array<double, 3> pp3{};
-  double const particlesKe = particleSums(pp3);
+  double const particlesKe = box.particleSums(pp3);
   EXPECT_GT(pp3[0], 0.1 * p0[0] * 0.25);
-  EXPECT_LT(fluidEnergy(false) - fluid0, -particlesKe);
+  EXPECT_LT(box.fluidEnergy(false) - fluid0, -particlesKe);
+}
+
+// The same with colliding spheres (d 0.05, 2% by volume, with friction) thrown at random
+// velocities of up to 2 from places at least a diameter apart: contacts move momentum between
+// particles only, so the sum stays the initial one to round-off, and they spin the spheres.
+TEST(Particles, TwoWayCouplingWithCollisionsConservesMomentum) {
+  auto pp = twoWaySpheres(0.05);
+  pp.seeding = particles::Seeding::Given;
+  pp.inertia.startGiven = true;
+  pp.collisions.enabled = true;
+  pp.collisions.stiffness = 1000.0;
+  pp.collisions.restitution = 0.8;
+  pp.collisions.friction = 0.3;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto& g = pp.given;
+  while (g.position.size() < 3 * 300) {
+    double const x[3] = {unit(rng), unit(rng), unit(rng)};
+    bool apart = true;
+    for (std::size_t j = 0; j < g.position.size() && apart; j += 3) {
+      double r2 = 0.0;
+      for (int a = 0; a < 3; ++a) {
+        double d = std::abs(x[a] - g.position[j + a]);
+        d = std::min(d, 1.0 - d);
+        r2 += d * d;
+      }
+      apart = r2 > 0.05 * 0.05;
+    }
+    if (!apart) continue;
+    g.position.insert(g.position.end(), x, x + 3);
+    for (int a = 0; a < 3; ++a) g.velocity.push_back(4.0 * unit(rng) - 2.0);
+  }
+  TwoWayBox box(pp);
+  std::array<double, 3> p0{};
+  box.particleSums(p0);
+  for (int c = 0; c < 3; ++c) p0[c] += box.fluidMomentum(c, false);
+  for (int step = 1; step <= 40; ++step) {
+    box.step();
+    std::array<double, 3> pp3{};
+    box.particleSums(pp3);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(box.fluidMomentum(c, true) + pp3[c], p0[c], 1e-13)
+          << "component " << c << ", step " << step;
+  }
+  auto const rows = box.cloud->rows(box.space);
+  double spin = 0.0;
+  for (double w : rows.omega) spin = std::max(spin, std::abs(w));
+  double all = 0.0;
+  MPI_Allreduce(&spin, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  std::printf("collisions in the two-way box: largest angular velocity %.3e\n", all);
+  EXPECT_GT(all, 1.0);
 }
 
 // Particles given by the caller (a file): every rank keeps those in its block, with the ids and
@@ -987,4 +1062,264 @@ TEST(Particles, InjectedIdsFollowEveryGivenId) {
   EXPECT_EQ(ids[1], 100);
   EXPECT_EQ(ids[2], 101);
   EXPECT_EQ(ids.back(), 225);
+}
+
+// Collisions (Contacts.hpp) among spheres in still fluid whose drag is negligible (Stokes drag,
+// tau_p 1e12 T), in a periodic unit cube of 16^3 cells: d 0.05, rho_p 2 (m 1.31e-4), stiffness
+// 100 (a contact lasts about 2.6e-3 T).
+namespace {
+
+/// A sphere's end state: position (unwrapped), velocity, angular velocity.
+struct Sphere {
+  std::array<double, 3> x, v, w;
+};
+
+particles::Parameters collidingSpheres(double restitution, double friction) {
+  auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
+  p.inertia.diameter = 0.05;
+  p.inertia.viscosity = 2.0 * 0.05 * 0.05 / (18.0 * 1e12);
+  p.collisions.enabled = true;
+  p.collisions.stiffness = 100.0;
+  p.collisions.restitution = restitution;
+  p.collisions.friction = friction;
+  return p;
+}
+
+/// Spheres of `p` started at `start` (positions and velocities, angular velocity 0) in the still
+/// fluid of `decomp` over [0, length), with fixed `bodies`, after `steps` steps of `dt`: each
+/// one's end, by id.
+std::vector<Sphere> collide(CartDecomposition const& decomp, std::array<double, 3> const& length,
+                            particles::Parameters p, std::vector<Sphere> const& start, double dt,
+                            int steps, std::vector<eddy::fluids::Body> const& bodies = {}) {
+  eddy::ExecSpace space;
+  std::array<double, 3> h{};
+  for (int a = 0; a < 3; ++a) h[a] = length[a] / decomp.globalCells()[a];
+  auto const f = faceFields(decomp, h, [](int, Index3 const&, auto const&) { return 0.0; });
+  p.count = static_cast<long long>(start.size());
+  p.high = length;
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  if (!bodies.empty()) cloud.collideWithBodies(bodies);
+  particles::CloudRows rows;
+  for (std::size_t i = 0; i < start.size(); ++i) {
+    if (!cloud.owns(start[i].x.data())) continue;
+    rows.x.insert(rows.x.end(), start[i].x.begin(), start[i].x.end());
+    rows.v.insert(rows.v.end(), start[i].v.begin(), start[i].v.end());
+    rows.image.insert(rows.image.end(), {0, 0, 0});
+    rows.id.push_back(static_cast<std::int64_t>(i));
+  }
+  cloud.restoreState(space, rows, 0, 0.0, 0.0, p.count);
+  cloud.sample(space, f.access());
+  for (int s = 0; s < steps; ++s) cloud.finishStep(space, dt, f.access());
+  auto const end = cloud.rows(space);
+  std::vector<double> mine(9 * start.size(), 0.0), all(mine.size(), 0.0);
+  for (std::size_t r = 0; r < end.count(); ++r) {
+    auto const id = static_cast<std::size_t>(end.id[r]);
+    for (int d = 0; d < 3; ++d) {
+      mine[9 * id + d] = end.x[3 * r + d] + end.image[3 * r + d] * length[d];
+      mine[9 * id + 3 + d] = end.v[3 * r + d];
+      mine[9 * id + 6 + d] = end.omega[3 * r + d];
+    }
+  }
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
+                MPI_COMM_WORLD);
+  std::vector<Sphere> out(start.size());
+  for (std::size_t i = 0; i < start.size(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      out[i].x[d] = all[9 * i + d];
+      out[i].v[d] = all[9 * i + 3 + d];
+      out[i].w[d] = all[9 * i + 6 + d];
+    }
+  return out;
+}
+
+struct Cube {
+  std::array<double, 3> length{1.0, 1.0, 1.0};
+  CartDecomposition decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 16, 16}, 3,
+                                                         eddy::Periodic3{true, true, true});
+};
+
+/// Sum over spheres of m x x v + I w.
+std::array<double, 3> angularMomentum(std::vector<Sphere> const& s, double m, double inertia) {
+  std::array<double, 3> l{0, 0, 0};
+  for (auto const& b : s)
+    for (int d = 0; d < 3; ++d) {
+      int const e = (d + 1) % 3, f = (d + 2) % 3;
+      l[d] += m * (b.x[e] * b.v[f] - b.x[f] * b.v[e]) + inertia * b.w[d];
+    }
+  return l;
+}
+
+}  // namespace
+
+// Two spheres meet head-on at 0.5 each (on two ranks or more, each on its own rank: the
+// contact goes through ghosts): each comes back at e times its speed to 1e-3 at the default 50
+// substeps a contact, and to 1e-3 of e at 200 (the method converges); the momentum stays 0.
+TEST(Particles, TwoSpheresReboundHeadOnWithTheRestitutionCoefficient) {
+  Cube const cube;
+  std::vector<Sphere> const start{{{0.4, 0.5, 0.5}, {0.5, 0, 0}, {0, 0, 0}},
+                                  {{0.6, 0.5, 0.5}, {-0.5, 0, 0}, {0, 0, 0}}};
+  for (int substeps : {50, 200})
+    for (double e : {1.0, 0.9, 0.5, 0.1}) {
+      auto p = collidingSpheres(e, 0.0);
+      p.collisions.stepsPerContact = substeps;
+      // The gap of 0.15 closes at t 0.15; 0.25 T: long after the contact.
+      auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 25);
+      double const ratio = end[0].v[0] / -0.5;
+      std::printf("restitution %.2f, %d substeps a contact: rebound speed ratio %.6f\n", e,
+                  substeps, ratio);
+      double const error = substeps == 50 ? std::abs(ratio - e) : std::abs(ratio / e - 1.0);
+      EXPECT_LT(error, 1e-3) << "e " << e << ", " << substeps << " substeps";
+      EXPECT_NEAR(end[0].v[0] + end[1].v[0], 0.0, 1e-15) << "e " << e;
+      for (int d = 1; d < 3; ++d) EXPECT_EQ(end[0].v[d], 0.0) << "e " << e;
+      for (int d = 0; d < 3; ++d) EXPECT_EQ(end[0].w[d], 0.0) << "e " << e;  // no friction
+    }
+}
+
+// An oblique contact with friction spins both spheres and keeps the total angular momentum
+// m x x v + I w (and the momentum) to round-off; their kinetic energy, rotation included, falls.
+// Without friction nothing spins.
+TEST(Particles, FrictionSpinsCollidingSpheresAndKeepsTheAngularMomentum) {
+  Cube const cube;
+  std::vector<Sphere> const start{{{0.4, 0.49, 0.5}, {0.5, 0.0, 0.1}, {0, 0, 0}},
+                                  {{0.6, 0.51, 0.5}, {-0.5, 0.0, 0.0}, {0, 0, 0}}};
+  auto const p = collidingSpheres(0.9, 0.4);
+  double const m = p.inertia.mass(), inertia = 0.1 * m * 0.05 * 0.05;
+  auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 25);
+  auto const l0 = angularMomentum(start, m, inertia), l1 = angularMomentum(end, m, inertia);
+  double const scale = m * 0.5 * 0.5;  // |x| |v|
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_NEAR(l1[d], l0[d], 1e-12 * scale) << "component " << d;
+    EXPECT_NEAR(end[0].v[d] + end[1].v[d], start[0].v[d] + start[1].v[d], 1e-15) << d;
+  }
+  double const spin = std::abs(end[0].w[2]) * 0.025;  // the surface's speed
+  std::printf("friction: spin %.4e rad/T (surface speed %.4f), deflection v_y %.4f\n", end[0].w[2],
+              spin, end[0].v[1]);
+  EXPECT_GT(spin, 0.01);
+  auto energy = [&](std::vector<Sphere> const& s) {
+    double e = 0.0;
+    for (auto const& b : s)
+      for (int d = 0; d < 3; ++d) e += 0.5 * m * b.v[d] * b.v[d] + 0.5 * inertia * b.w[d] * b.w[d];
+    return e;
+  };
+  EXPECT_LT(energy(end), energy(start));
+  auto const smooth =
+      collide(cube.decomp, cube.length, collidingSpheres(0.9, 0.0), start, 0.01, 25);
+  for (auto const& s : smooth)
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(s.w[d], 0.0);
+}
+
+// A sphere thrown at a fixed body (a sphere, a box, and a sphere from a shape file's samples)
+// bounces straight back at the wall restitution times its speed.
+TEST(Particles, SpheresBounceOffBodiesWithTheWallRestitution) {
+  using eddy::fluids::Body;
+  using eddy::fluids::BodyShape;
+  Cube const cube;
+  Body ball;
+  ball.name = "ball";
+  ball.shape = BodyShape::Sphere;
+  ball.center = {0.5, 0.5, 0.5};
+  ball.radius = 0.15;
+  Body box = ball;
+  box.name = "box";
+  box.shape = BodyShape::Box;
+  box.size = {0.2, 0.3, 0.3};
+  // The ball's signed distance sampled at the centres of 24^3 cells 0.02 wide around it.
+  std::vector<double> values;
+  for (int k = 0; k < 24; ++k)
+    for (int j = 0; j < 24; ++j)
+      for (int i = 0; i < 24; ++i) {
+        double const q[3] = {(i + 0.5) * 0.02 - 0.24, (j + 0.5) * 0.02 - 0.24,
+                             (k + 0.5) * 0.02 - 0.24};
+        values.push_back(std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) - 0.15);
+      }
+  Body file = ball;
+  file.name = "file";
+  file.shape = BodyShape::File;
+  file.sampled = eddy::fluids::sampledShape(false, 3, {24, 24, 24}, {0.02, 0.02, 0.02}, values);
+  auto p = collidingSpheres(0.9, 0.0);
+  p.inertia.wallRestitution = 0.7;
+  std::vector<Sphere> const start{{{0.1, 0.5, 0.5}, {0.5, 0, 0}, {0, 0, 0}}};
+  for (auto const& body : {ball, box, file}) {
+    // Contact after at most 0.55 T; 0.8 T: on the way back.
+    auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 80, {body});
+    std::printf("%s: rebound speed ratio %.6f, v_y %.2e\n", body.name.c_str(), end[0].v[0] / -0.5,
+                end[0].v[1]);
+    EXPECT_LT(std::abs(end[0].v[0] / -0.5 - 0.7), 1e-3) << body.name;
+    EXPECT_LT(std::abs(end[0].v[1]) + std::abs(end[0].v[2]), 1e-9) << body.name;
+    EXPECT_LT(end[0].x[0], 0.3) << body.name;
+  }
+}
+
+// 256 spheres (d 0.05) dropped from a lattice in a walled box of 0.5 x 0.625 x 0.5 (8 x 10 x 8
+// cells) under gravity settle into a bed of about three layers on the floor: after 2 T none
+// moves faster than 1% of its settling speed, none lies outside the box, and no two overlap by
+// more than 1% of the diameter (the weight of three layers over the stiffness: 0.07%).
+TEST(Particles, SpheresSettleIntoABedWithoutOverlaps) {
+  std::array<double, 3> const length{0.5, 0.625, 0.5};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{8, 10, 8}, 3,
+                                                  eddy::Periodic3{false, false, false});
+  auto p = spheres(particles::Drag::SchillerNaumann, {0.0, -50.0, 0.0});
+  p.inertia.diameter = 0.05;
+  p.inertia.viscosity = 0.01;  // tau_p 0.028 T
+  p.inertia.wallRestitution = 0.5;
+  p.inertia.startAtRest = true;
+  p.collisions.enabled = true;
+  p.collisions.stiffness = 300.0;
+  p.collisions.restitution = 0.5;
+  p.collisions.friction = 0.3;
+  p.collisions.stepsPerContact = 20;
+  p.seeding = particles::Seeding::Lattice;
+  p.lattice = {8, 4, 8};
+  p.low = {0.0, 0.3, 0.0};
+  p.high = {0.5, 0.6, 0.5};
+  eddy::ExecSpace space;
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, 2, p);
+  auto const f = faceFields(decomp, {0.0625, 0.0625, 0.0625},
+                            [](int, Index3 const&, auto const&) { return 0.0; });
+  cloud.sample(space, f.access());
+  for (int s = 0; s < 200; ++s) cloud.finishStep(space, 0.01, f.access());
+  EXPECT_EQ(cloud.count(), 256);
+  // Gather every sphere on every rank.
+  auto const rows = cloud.rows(space);
+  int const mine = static_cast<int>(rows.count());
+  std::vector<int> counts(eddy::test::worldSize()), offsets(counts.size() + 1, 0);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (std::size_t r = 0; r < counts.size(); ++r) offsets[r + 1] = offsets[r] + 3 * counts[r];
+  std::vector<int> sizes(counts.size());
+  for (std::size_t r = 0; r < counts.size(); ++r) sizes[r] = 3 * counts[r];
+  std::vector<double> x(static_cast<std::size_t>(offsets.back())), v(x.size());
+  MPI_Allgatherv(rows.x.data(), 3 * mine, MPI_DOUBLE, x.data(), sizes.data(), offsets.data(),
+                 MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Allgatherv(rows.v.data(), 3 * mine, MPI_DOUBLE, v.data(), sizes.data(), offsets.data(),
+                 MPI_DOUBLE, MPI_COMM_WORLD);
+  std::size_t const n = x.size() / 3;
+  ASSERT_EQ(n, 256u);
+  double const d = 0.05, settling = p.inertia.stokesSettling();
+  double worstPair = 0.0, worstWall = 0.0, fastest = 0.0, top = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
+      double r2 = 0.0;
+      for (int a = 0; a < 3; ++a)
+        r2 += (x[3 * i + a] - x[3 * j + a]) * (x[3 * i + a] - x[3 * j + a]);
+      worstPair = std::max(worstPair, d - std::sqrt(r2));
+    }
+    double speed2 = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_GE(x[3 * i + a], 0.0);
+      EXPECT_LT(x[3 * i + a], length[a]);
+      worstWall = std::max({worstWall, 0.5 * d - x[3 * i + a], x[3 * i + a] + 0.5 * d - length[a]});
+      speed2 += v[3 * i + a] * v[3 * i + a];
+    }
+    fastest = std::max(fastest, std::sqrt(speed2));
+    top = std::max(top, x[3 * i + 1]);
+  }
+  std::printf(
+      "bed: largest overlap %.3e d between spheres, %.3e d with a wall; fastest %.3e "
+      "of the settling speed; top centre at %.3f\n",
+      worstPair / d, worstWall / d, fastest / settling, top);
+  EXPECT_LT(worstPair / d, 0.01);
+  EXPECT_LT(worstWall / d, 0.01);
+  EXPECT_LT(fastest / settling, 0.01);
+  // 256 spheres of d 0.05 on a 0.5 x 0.5 floor (100 a square layer): three or four layers.
+  EXPECT_LT(top, 0.25);
 }

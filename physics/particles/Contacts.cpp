@@ -1,0 +1,161 @@
+#include "particles/Contacts.hpp"
+
+#include "eddy/core/Error.hpp"
+#include "eddy/core/Timer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace eddy::particles {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+/// gamma for a rebound of e at the undamped frequency omega0 (Contacts.hpp): critical damping
+/// for e = 0.
+double dampingRate(double e, double omega0) {
+  if (!(e > 0)) return 2.0 * omega0;
+  double const b = std::log(e);
+  return -2.0 * b * omega0 / std::sqrt(kPi * kPi + b * b);
+}
+
+/// The skin of the neighbour list, in diameters.
+constexpr double kSkin = 0.5;
+
+}  // namespace
+
+ContactLaw contactLaw(double diameter, double mass, Collisions const& c, double wallRestitution,
+                      int dims, std::array<bool, 6> const& wall,
+                      std::array<double, 3> const& length) {
+  ContactLaw law;
+  law.dims = dims;
+  law.radius = 0.5 * diameter;
+  law.inverseMass = 1.0 / mass;
+  law.inverseInertia = 10.0 / (mass * diameter * diameter);
+  law.stiffness = c.stiffness;
+  law.friction = c.friction;
+  double const meff[2] = {0.5 * mass, mass};
+  double const e[2] = {c.restitution, wallRestitution};
+  for (int k = 0; k < 2; ++k) {
+    double const gamma = dampingRate(e[k], std::sqrt(c.stiffness / meff[k]));
+    law.normalDamping[k] = gamma * meff[k];
+    law.tangentDamping[k] = 0.5 * gamma * meff[k];
+  }
+  for (int f = 0; f < 6; ++f) law.wall[f] = wall[f];
+  for (int a = 0; a < 3; ++a) law.length[a] = length[a];
+  return law;
+}
+
+double contactTime(double mass, Collisions const& c) {
+  double const omega0 = std::sqrt(c.stiffness / (0.5 * mass));
+  double const b = c.restitution > 0 ? std::log(c.restitution) : 0.0;
+  return std::sqrt(kPi * kPi + b * b) / omega0;
+}
+
+Contacts::Contacts(MPI_Comm comm, CartDecomposition const& decomp, ParticleDomain const& domain,
+                   ContactLaw const& law, int stepsPerContact, double contactTime)
+    : m_domain(domain),
+      m_law(law),
+      m_stepsPerContact(stepsPerContact),
+      m_contactTime(contactTime),
+      m_ghosts(comm, decomp, domain, (2.0 + kSkin * 2.0) * law.radius),
+      m_list(neighbor::ListKind::Full, 2.0 * law.radius, kSkin * 2.0 * law.radius,
+             neighbor::ListTuning<ExecSpace>::fromEnvironment()) {
+  EDDY_REQUIRE(stepsPerContact > 0 && contactTime > 0, "particles::Contacts: ", stepsPerContact,
+               " substeps per contact time ", contactTime, "; expected both above 0");
+}
+
+void Contacts::setBodies(std::vector<fluids::Body> const& bodies) {
+  int const n = static_cast<int>(bodies.size());
+  Kokkos::View<ContactBody*, MemSpace> rows("eddy::particles::contactBodies", n);
+  auto host = Kokkos::create_mirror_view(rows);
+  std::vector<double> samples;
+  for (int b = 0; b < n; ++b) {
+    fluids::Body const& body = bodies[static_cast<std::size_t>(b)];
+    ContactBody& row = host(b);
+    row.shape = static_cast<int>(body.shape);
+    row.axis = body.axis;
+    row.r = body.radius;
+    for (int a = 0; a < 3; ++a) {
+      row.c[a] = body.center[a];
+      row.half[a] = 0.5 * body.size[a];
+    }
+    if (body.shape != fluids::BodyShape::File) continue;
+    EDDY_REQUIRE(body.sampled, "particles::Contacts: body '", body.name, "' has no samples");
+    fluids::SampledShape const& shape = *body.sampled;
+    row.first = static_cast<long long>(samples.size());
+    row.fraction = shape.fraction;
+    row.finest = shape.finest;
+    for (int a = 0; a < 3; ++a) {
+      row.n[a] = shape.n[a];
+      row.spacing[a] = shape.spacing[a];
+    }
+    samples.insert(samples.end(), shape.values.begin(), shape.values.end());
+  }
+  Kokkos::deep_copy(rows, host);
+  Kokkos::View<double*, MemSpace> values("eddy::particles::bodySamples", samples.size());
+  Kokkos::deep_copy(
+      values,
+      Kokkos::View<double const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          samples.data(), samples.size()));
+  m_law.bodies = rows;
+  m_law.samples = values;
+  m_law.bodyCount = n;
+}
+
+int Contacts::substeps(double dt) const {
+  double const n = std::ceil(dt * m_stepsPerContact / m_contactTime);
+  return n < 1 ? 1 : (n > 1e9 ? 1000000000 : static_cast<int>(n));
+}
+
+void Contacts::buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows) {
+  double const w = m_list.radius();
+  std::array<double, 3> lo{}, hi{};
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = m_domain.lo[d] - w;
+    hi[d] = m_domain.hi[d] + w;
+  }
+  double const binEdge = neighbor::ListTuning<ExecSpace>::fromEnvironment().binFraction * w;
+  m_bins.buildCanonical(space, a.x, a.id, rows, lo, hi, binEdge, m_domain.length);
+  m_list.build(space, a.x, a.id, owned, m_bins);
+  m_owned = owned;
+}
+
+void Contacts::forces(ExecSpace const& space, ContactArrays const& a, double h) const {
+  ScopedRegion region("eddy::particles::contactForces");
+  auto const list = m_list.view();
+  ContactLaw const law = m_law;
+  double const reachSq = 4.0 * law.radius * law.radius;
+  Kokkos::parallel_for(
+      "eddy::particles::contactForces", Kokkos::RangePolicy<ExecSpace>(space, 0, m_owned),
+      KOKKOS_LAMBDA(const int i) {
+        double xi[3], vi[3], wi[3], f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+        for (int d = 0; d < 3; ++d) {
+          xi[d] = a.x(i, d);
+          vi[d] = a.v(i, d);
+          wi[d] = a.w(i, d);
+        }
+        law.addSolids(xi, h, vi, wi, f, t);
+        // The row's order is set by the particles alone (canonical bins): so is the sum's.
+        for (int k = list.begin(i); k < list.end(i); ++k) {
+          int const j = list.neighbors(k);
+          double const dx[3] = {xi[0] - a.x(j, 0), xi[1] - a.x(j, 1), xi[2] - a.x(j, 2)};
+          double const d2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
+          if (!(d2 < reachSq && d2 > 0)) continue;
+          double const dist = math::sqrt(d2);
+          double const n[3] = {dx[0] / dist, dx[1] / dist, dx[2] / dist};
+          double const dv[3] = {vi[0] - a.v(j, 0), vi[1] - a.v(j, 1), vi[2] - a.v(j, 2)};
+          double const arm = 0.5 * dist;
+          double const wr[3] = {arm * (wi[0] + a.w(j, 0)), arm * (wi[1] + a.w(j, 1)),
+                                arm * (wi[2] + a.w(j, 2))};
+          law.add(n, 2.0 * law.radius - dist, h, dv, arm, wr, 0, f, t);
+        }
+        for (int d = 0; d < 3; ++d) {
+          a.f(i, d) = f[d];
+          a.t(i, d) = t[d];
+        }
+      });
+}
+
+}  // namespace eddy::particles
