@@ -321,6 +321,25 @@ eddy_add_cli_test(NAME cli.run.particle_laden_tg3d.np2 RANKS 2 EXPECT_EXIT 0
                           --set particles.count=7812 --set run.end_time=0.2
                           --set output.every_time=0.1
                           --set run.output_dir=output/cli_particle_laden_tg3d)
+# The settling column (colliding beads in water, two-way) validates, and starts on 2 ranks;
+# collisions are refused for tracers and need a stiffness.
+eddy_add_cli_test(NAME cli.validate.settling_column EXPECT_EXIT 0 MATCH "stiffness: 5\\.0"
+                  COMMAND validate inputs/settling_column.yaml)
+eddy_add_cli_test(NAME cli.run.settling_column.np2 RANKS 2 EXPECT_EXIT 0
+                  MATCH "particles: 4096 inertial spheres"
+                        "collisions: soft spheres, stiffness 5 \\[M/T\\^2\\], restitution 0\\.5"
+                        "final particles: t 0\\.02 \\[T\\], 4096 particles"
+                  ONCE "final particles"
+                  COMMAND run inputs/settling_column.yaml --set run.end_time=0.02
+                          --set output.every_time=0.01
+                          --set run.output_dir=output/cli_settling_column)
+eddy_add_cli_test(NAME cli.validate.particles_collisions_tracers EXPECT_EXIT 3
+                  MATCH "restart_collisions.yaml:[0-9]+:3: particles.collisions: is given, but tracers are points without a size; expected kind: inertial \\(or remove collisions\\)"
+                  COMMAND validate tests/cli/decks/restart_collisions.yaml --set particles.kind=tracer)
+eddy_add_cli_test(NAME cli.validate.particles_collisions_stiffness EXPECT_EXIT 3
+                  MATCH "particles.collisions.stiffness"
+                  COMMAND validate tests/cli/decks/restart_collisions.yaml
+                          --set "particles.collisions={restitution: 0.5}")
 # Every tracer leaves through the outflow: snapshots and checkpoints of no particles (gathered
 # through rank 0 and collective).
 foreach(_mode gather auto)
