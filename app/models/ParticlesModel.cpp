@@ -348,10 +348,10 @@ double bytesPerCell(io::Deck const& deck) {
   for (auto n : deck.getIntList("grid.cells")) cells *= static_cast<double>(n);
   particles::Parameters const p = parameters(deck);
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
-  // 68 bytes per tracer, 92 per inertial particle (116 two-way), 144 more with collisions, and
+  // 68 bytes per tracer, 92 per inertial particle (116 two-way), 152 more with collisions, and
   // 25% headroom; two-way coupling's face sums, 8 bytes a component.
   double const bytes = (p.kind == particles::Kind::Inertial ? (p.twoWay ? 116.0 : 92.0) : 68.0) +
-                       (p.collisions.enabled ? 144.0 : 0.0);
+                       (p.collisions.enabled ? 152.0 : 0.0);
   return 1.25 * bytes * static_cast<double>(particles::seededCount(p, dims)) / cells +
          (p.twoWay ? 8.0 * dims : 0.0);
 }

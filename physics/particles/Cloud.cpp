@@ -216,6 +216,7 @@ void CloudSet::resize(ExecSpace const& space, int n) {
         grow(m_a.t, "eddy::particles::contact_torques");
         grow(m_a.vc, "eddy::particles::contact_velocities");
         grow(m_a.wc, "eddy::particles::contact_angular_velocities");
+        grow(m_a.tau, "eddy::particles::relaxation_times");
       }
     }
     grow(m_a.image, "eddy::particles::images");
@@ -483,6 +484,7 @@ void Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& 
           a.vc(i, d) = a.v(i, d);  // the contacts at the step's start
           a.wc(i, d) = a.omega(i, d);
         }
+        a.tau(i) = tau;
       });
 }
 
@@ -496,16 +498,15 @@ void Cloud::kickDrift(ExecSpace const& space, double h, double s, int owned,
   Kokkos::parallel_for(
       "eddy::particles::kickDrift", Kokkos::RangePolicy<ExecSpace>(space, 0, owned),
       KOKKOS_LAMBDA(const int i) {
-        double v0[3], wf[3], slip[3], spin[3];
+        double v0[3], wf[3], spin[3];
         for (int d = 0; d < 3; ++d) {
           v0[d] = a.v(i, d) + (0.5 * h) * law.inverseMass * a.f(i, d);
           spin[d] = a.omega(i, d) + (0.5 * h) * law.inverseInertia * a.t(i, d);
           a.omega(i, d) = spin[d];
           wf[d] = a.w(i, d) + s * a.dq(i, d);  // the fluid velocity s into the step
-          slip[d] = wf[d] - v0[d];
         }
         // Drag and gravity over h: the target wf + tau g', changing at the fluid's rate dq.
-        double const tau = rule.tau(slip);
+        double const tau = a.tau(i);
         EtdWeights const k(h / tau);
         double x1[3] = {a.x(i, 0), a.x(i, 1), a.x(i, 2)};
         for (int d = 0; d < rule.dims; ++d) {

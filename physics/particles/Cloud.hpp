@@ -59,7 +59,8 @@
 /// substeps of h = dt / n, n from the contact time. The step first predicts the fluid velocity
 /// along the way as above, w(t + s) = w_0 + s (w_1 - w_0) / dt, without contacts; each substep is
 /// then a Strang splitting: half a kick by the contact force and torque, the drag and gravity
-/// over h by the exponential integrator with that fluid velocity as its target, the contacts at
+/// over h by the exponential integrator with that fluid velocity as its target (and, as without
+/// collisions, the drag factor of the slip at the step's start), the contacts at
 /// the new positions, the other half kick (velocity Verlet where the drag is negligible). The
 /// dashpot and friction act on the velocity at the substep's end predicted with the last contact
 /// force (the half-kicked velocity would make the damping first order in h). The walls and the
@@ -70,8 +71,9 @@
 ///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
 /// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id), 116
-/// with two-way coupling (the drag impulse), 144 more with collisions (angular velocity, contact
-/// force and torque, the velocities the contacts see, the fluid velocity's rate); with 25% headroom
+/// with two-way coupling (the drag impulse), 152 more with collisions (angular velocity, contact
+/// force and torque, the velocities the contacts see, the fluid velocity's rate, the drag's
+/// relaxation time); with 25% headroom
 /// for arrivals; the sort keeps a second copy of the rows and 32 bytes of bins; plus the
 /// migration's buffers for the particles that cross blocks, with two-way coupling the exchange's
 /// face fields, with collisions the ghost rows, bins and neighbour list (Contacts.hpp).
@@ -189,17 +191,20 @@ struct CloudArrays {
   /// Collisions: the velocity and angular velocity the contacts see (at the end of a substep,
   /// predicted from the last contact force: the dashpot then acts on a second-order velocity).
   ParticleVectors<MemSpace> vc, wc;
+  /// Collisions: the drag's relaxation time tau over the step (from the slip at its start).
+  Kokkos::View<double*, MemSpace> tau;
   Kokkos::View<int* [3], MemSpace> image;
   Kokkos::View<std::int64_t*, MemSpace> id;
 };
 
 /// Migration row: position, id, image counts, velocity (inertial), drag impulse (two-way), with
 /// collisions the fluid velocity and its rate, the angular velocity and the velocities the
-/// contacts see (28 doubles: the particles may migrate within a step). Otherwise the tracers' stage
+/// contacts see, the drag's relaxation time (29 doubles: the particles may migrate within a
+/// step). Otherwise the tracers' stage
 /// increment stays (a step starts with a = 0 and writes it before reading it), and so does w
 /// (sampled again after the migration).
 struct CloudCodec {
-  static constexpr int width = 28;
+  static constexpr int width = 29;
   static constexpr int imageSlot = 4;
   CloudArrays a;
   bool inertial = false;
@@ -218,6 +223,7 @@ struct CloudCodec {
       row[25 + d] = collide ? a.wc(i, d) : 0.0;
     }
     row[3] = detail::int64AsDouble(a.id(i));
+    row[28] = collide ? a.tau(i) : 0.0;
   }
   KOKKOS_INLINE_FUNCTION void unpack(int i, double const* row) const {
     for (int d = 0; d < 3; ++d) {
@@ -234,6 +240,7 @@ struct CloudCodec {
       }
     }
     a.id(i) = detail::doubleAsInt64(row[3]);
+    if (collide) a.tau(i) = row[28];
   }
   KOKKOS_INLINE_FUNCTION void copy(int from, int to) const {
     for (int d = 0; d < 3; ++d) {
@@ -250,6 +257,7 @@ struct CloudCodec {
       }
     }
     a.id(to) = a.id(from);
+    if (collide) a.tau(to) = a.tau(from);
   }
 };
 
@@ -270,7 +278,7 @@ class CloudSet {
   ContactGhostCodec ghostCodec() const { return {contactArrays()}; }
   /// Bytes per row of capacity.
   int bytesPerParticle() const {
-    return (m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68) + (m_collide ? 144 : 0);
+    return (m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68) + (m_collide ? 152 : 0);
   }
 
  private:
