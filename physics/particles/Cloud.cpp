@@ -545,10 +545,16 @@ void Cloud::kick(ExecSpace const& space, double h, int owned) {
 void Cloud::collidingStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
   ScopedRegion region("eddy::particles::collidingStep");
   predictFluid(space, dt, u);
-  int const n = m_contacts->substeps(dt);
+  // The fastest sphere: m_particleRate bounds |v_a| / h_a.
+  double h2 = 0.0;
+  for (int a = 0; a < m_decomp.dims(); ++a) {
+    double const h = m_length[a] / m_decomp.globalCells()[a];
+    h2 += h * h;
+  }
+  int const n = m_contacts->substeps(dt, m_particleRate * std::sqrt(h2));
   double const h = dt / n;
   int owned = m_set.size();
-  m_contacts->build(space, m_set, owned);
+  m_contacts->build(space, m_set, owned, m_count);
   m_contacts->forces(space, m_set.contactArrays(), h);
   for (int k = 0; k < n; ++k) {
     auto const watch = m_contacts->watch();
@@ -560,7 +566,7 @@ void Cloud::collidingStep(ExecSpace const& space, double dt, FaceVelocity const&
       removeLeavers(space);
       m_migration->migrate(space, m_set);
       owned = m_set.size();
-      m_contacts->build(space, m_set, owned);
+      m_contacts->build(space, m_set, owned, m_count);
     } else {
       m_contacts->refresh(space, m_set.contactArrays());
     }

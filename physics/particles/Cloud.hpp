@@ -56,17 +56,17 @@
 /// A particle that leaves through an open face takes its last step's impulse with it.
 ///
 /// Collisions (Parameters::collisions, inertial particles): soft spheres (Contacts.hpp) in
-/// substeps of h = dt / n, n from the contact time. The step first predicts the fluid velocity
-/// along the way as above, w(t + s) = w_0 + s (w_1 - w_0) / dt, without contacts; each substep is
-/// then a Strang splitting: half a kick by the contact force and torque, the drag and gravity
-/// over h by the exponential integrator with that fluid velocity as its target (and, as without
-/// collisions, the drag factor of the slip at the step's start), the contacts at
-/// the new positions, the other half kick (velocity Verlet where the drag is negligible). The
-/// dashpot and friction act on the velocity at the substep's end predicted with the last contact
-/// force (the half-kicked velocity would make the damping first order in h). The walls and the
-/// flow's bodies (collideWithBodies) are contacts too, with the wall restitution; the
+/// substeps of h = dt / n, n from the contact time and the speeds (Contacts::substeps). The step
+/// first predicts the fluid velocity along the way as above, w(t + s) = w_0 + s (w_1 - w_0) / dt,
+/// without contacts; each substep is then a Strang splitting: half a kick by the contact force and
+/// torque, the drag and gravity over h by the exponential integrator with that fluid velocity as
+/// its target (and, as without collisions, the drag factor of the slip at the step's start), the
+/// contacts at the new positions, the other half kick (velocity Verlet where the drag is
+/// negligible). The dashpot and friction act on the velocity at the substep's end predicted with
+/// the last contact force (the half-kicked velocity would make the damping first order in h). The
+/// walls and the flow's bodies (collideWithBodies) are contacts too, with the wall restitution; the
 /// reflection at the walls stays only as a backstop for a centre that went through one. When some
-/// particle moved more than the list's skin / 2, the particles migrate and the lists are built
+/// particle moved more than the list's skin / 4, the particles migrate and the lists are built
 /// again within the step.
 ///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),

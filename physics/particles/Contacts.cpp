@@ -104,19 +104,48 @@ void Contacts::setBodies(std::vector<fluids::Body> const& bodies) {
   m_law.bodyCount = n;
 }
 
-int Contacts::substeps(double dt) const {
-  double const n = std::ceil(dt * m_stepsPerContact / m_contactTime);
+int Contacts::substeps(double dt, double speed) const {
+  double const skin = kSkin * 2.0 * m_law.radius;
+  double const n = std::max(std::ceil(dt * m_stepsPerContact / m_contactTime),
+                            std::ceil(dt * 2.0 * speed / (0.25 * skin)));
   return n < 1 ? 1 : (n > 1e9 ? 1000000000 : static_cast<int>(n));
 }
 
-void Contacts::buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows) {
+Contacts::Watch Contacts::watch() const {
+  Watch w = m_list.displacementWatch();
+  double const skin = kSkin * 2.0 * m_law.radius;
+  w.limitSq = 0.0625 * skin * skin;
+  return w;
+}
+
+bool Contacts::rebuildDue(ExecSpace const& space, MPI_Comm comm, Watch const& w) const {
+  auto const d = m_list.checkDisplacement(space, comm, w);
+  if (d.notFinite || d.runaway)
+    throw Error(str("particles: a sphere's position is not finite, or it moved farther than ",
+                    m_list.radius(),
+                    " [L] (1.5 d) within a step's substeps; the contacts blew "
+                    "up (expected particles.collisions.stiffness high enough that contacts "
+                    "overlap by a small part of d, and spheres that do not start overlapping)"),
+                ExitCode::Failure, true);
+  return d.rebuild;
+}
+
+void Contacts::buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows,
+                         long long count) {
   double const w = m_list.radius();
+  int const dims = m_law.dims;
   std::array<double, 3> lo{}, hi{};
+  double volume = 1.0;
   for (int d = 0; d < 3; ++d) {
-    lo[d] = m_domain.lo[d] - w;
-    hi[d] = m_domain.hi[d] + w;
+    lo[d] = d < dims ? m_domain.lo[d] - w : -w;  // 2D: every sphere at z = 0
+    hi[d] = d < dims ? m_domain.hi[d] + w : w;
+    if (d < dims) volume *= m_domain.length[d];
   }
-  double const binEdge = neighbor::ListTuning<ExecSpace>::fromEnvironment().binFraction * w;
+  // The same edge on every rank (count is global): the bins of one grid.
+  double const perSphere =
+      std::pow(volume / static_cast<double>(count > 0 ? count : 1), 1.0 / dims);
+  double const binEdge =
+      std::max(neighbor::ListTuning<ExecSpace>::fromEnvironment().binFraction * w, perSphere);
   m_bins.buildCanonical(space, a.x, a.id, rows, lo, hi, binEdge, m_domain.length);
   m_list.build(space, a.x, a.id, owned, m_bins);
   m_owned = owned;

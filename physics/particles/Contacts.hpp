@@ -31,7 +31,14 @@
 ///
 /// Neighbours: a full Verlet list of radius d + skin (skin d / 2) over the owned particles and
 /// ghost copies (eddy::ParticleGhosts: positions, velocities, angular velocities) of the
-/// particles within d + skin of the block, rebuilt when some particle moved more than skin / 2.
+/// particles within d + skin of the block, rebuilt when some particle moved more than skin / 4
+/// since the last build. A substep moves a sphere less than skin / 4 (substeps(): twice the
+/// fastest sphere at the step's start), so every pair that can touch by the end of the next
+/// substep is in the list: each of its spheres moved less than skin / 2.
+/// The bins are at least half the list radius wide, and at least the edge of the domain's
+/// volume per sphere (so there are no more bins than spheres however small they are: a dilute
+/// suspension of small spheres would otherwise ask for more bins than an int counts); in 2D one
+/// layer of bins along z.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -266,18 +273,21 @@ class Contacts {
   Contacts(MPI_Comm comm, CartDecomposition const& decomp, ParticleDomain const& domain,
            ContactLaw const& law, int stepsPerContact, double contactTime);
 
-  /// Substeps of a step `dt`: at least stepsPerContact per contact time.
-  int substeps(double dt) const;
+  /// Substeps of a step `dt` for spheres no faster than `speed` at its start: at least
+  /// stepsPerContact per contact time, and enough that twice that speed moves a sphere less
+  /// than skin / 4 in one.
+  int substeps(double dt, double speed) const;
   ContactLaw const& law() const { return m_law; }
   /// The fixed bodies the spheres touch from now on (shape files with their samples).
   void setBodies(std::vector<fluids::Body> const& bodies);
 
   /// Collective: ghosts of the `owned` first rows of `set` (appended after them; a Container of
-  /// ParticleComm.hpp whose ghost codec is a ContactGhostCodec), canonical bins and the list.
+  /// ParticleComm.hpp whose ghost codec is a ContactGhostCodec), canonical bins and the list;
+  /// `count` spheres in all.
   template <class Container>
-  void build(ExecSpace const& space, Container& set, int owned) {
+  void build(ExecSpace const& space, Container& set, int owned, long long count) {
     m_ghosts.build(space, set, owned);
-    buildList(space, set.contactArrays(), owned, set.size());
+    buildList(space, set.contactArrays(), owned, set.size(), count);
   }
   /// Collective: the ghost rows' positions and velocities from their owners (the plan of the
   /// last build).
@@ -285,19 +295,19 @@ class Contacts {
     m_ghosts.refresh(space, ContactRefreshCodec{a});
   }
   /// The watch of a displacement check: give it every owned row's new position.
-  Watch watch() const { return m_list.displacementWatch(); }
-  /// Collective: whether some particle moved more than skin / 2 since the last build; throws
-  /// eddy::Error on a position that is not finite or ran away.
-  bool rebuildDue(ExecSpace const& space, MPI_Comm comm, Watch const& w) const {
-    return m_list.rebuildDue(space, comm, w);
-  }
+  Watch watch() const;
+  /// Collective: whether some particle moved more than skin / 4 since the last build; throws
+  /// eddy::Error (collective) on a position that is not finite or moved farther than the list
+  /// radius (the contacts blew up).
+  bool rebuildDue(ExecSpace const& space, MPI_Comm comm, Watch const& w) const;
   /// The contact force and torque on each owned row, into a.f and a.t, for substeps of `h`.
   void forces(ExecSpace const& space, ContactArrays const& a, double h) const;
   /// Ghost rows at the last build.
   int ghostCount() const { return m_ghosts.ghostCount(); }
 
   // Kernels; public only because CUDA lambdas may not live in private members.
-  void buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows);
+  void buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows,
+                 long long count);
 
  private:
   ParticleDomain m_domain;

@@ -1250,6 +1250,23 @@ TEST(Particles, SpheresBounceOffBodiesWithTheWallRestitution) {
   }
 }
 
+// A dilute suspension of tiny spheres (d 1e-4 in the unit cube: bins half the list radius wide
+// would be 2.7e4 a side, 2e13 in all) steps with bins no finer than the volume per sphere.
+TEST(Particles, TinyCollidingSpheresInALargeBoxStep) {
+  Cube const cube;
+  auto p = collidingSpheres(0.9, 0.0);
+  p.inertia.diameter = 1e-4;
+  p.collisions.stiffness = 1e-10;  // a contact time of 0.23 T: three substeps a step
+  std::vector<Sphere> start;
+  for (int i = 0; i < 1000; ++i)
+    start.push_back(
+        {{0.05 + 0.9 * (i % 10) / 10, 0.05 + 0.9 * (i / 10 % 10) / 10, 0.05 + 0.9 * (i / 100) / 10},
+         {0.1, 0.0, 0.0},
+         {0, 0, 0}});
+  auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 2);
+  EXPECT_NEAR(end[0].x[0], 0.05 + 0.002, 1e-10);  // drag: tau_p 4e6 T
+}
+
 // 256 spheres (d 0.05) dropped from a lattice in a walled box of 0.5 x 0.625 x 0.5 (8 x 10 x 8
 // cells) under gravity settle into a bed of about three layers on the floor: after 2 T none
 // moves faster than 1% of its settling speed, none lies outside the box, and no two overlap by
