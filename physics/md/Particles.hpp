@@ -70,7 +70,7 @@ struct MigrationCodec {
       row[referenceSlot + d] = reference(i, d);
       row[originSlot + d] = origin(i, d);
     }
-    row[6] = detail::int64AsDouble(id(i));
+    row[6] = eddy::detail::int64AsDouble(id(i));
     row[7] = static_cast<double>(type(i));
   }
   KOKKOS_INLINE_FUNCTION void unpack(int i, double const* row) const {
@@ -81,7 +81,7 @@ struct MigrationCodec {
       reference(i, d) = row[referenceSlot + d];
       origin(i, d) = row[originSlot + d];
     }
-    id(i) = detail::doubleAsInt64(row[6]);
+    id(i) = eddy::detail::doubleAsInt64(row[6]);
     type(i) = static_cast<int>(row[7]);
   }
   KOKKOS_INLINE_FUNCTION void copy(int from, int to) const {
@@ -106,12 +106,12 @@ struct GhostCodec {
   Types<Mem> type;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) row[d] = x(i, d);
-    row[3] = detail::int64AsDouble(id(i));
+    row[3] = eddy::detail::int64AsDouble(id(i));
     row[4] = static_cast<double>(type(i));
   }
   KOKKOS_INLINE_FUNCTION void unpack(int i, double const* row) const {
     for (int d = 0; d < 3; ++d) x(i, d) = row[d];
-    id(i) = detail::doubleAsInt64(row[3]);
+    id(i) = eddy::detail::doubleAsInt64(row[3]);
     type(i) = static_cast<int>(row[4]);
   }
 };
@@ -176,7 +176,7 @@ class Particles {
   void realloc(Exec const& space, std::size_t cap, int keep) {
     auto const kept = static_cast<std::size_t>(keep > 0 ? keep : 0);
     auto grow = [&](auto& view, char const* label) {
-      detail::growRows(space, view, cap, kept, label);
+      eddy::detail::growRows(space, view, cap, kept, label);
     };
     grow(m_x, "eddy::md::positions");
     grow(m_v, "eddy::md::velocities");
