@@ -7,6 +7,7 @@
 #include "../Model.hpp"
 #include "CarryingFlow.hpp"
 
+#include "eddy/core/Log.hpp"
 #include "eddy/io/ParticleFile.hpp"
 #include "particles/Cloud.hpp"
 
@@ -449,6 +450,16 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
     if (restartStep < 0)
       m_cloud.sample(space, velocity(),
                      !m_params.inertia.startAtRest && !m_params.inertia.startGiven);
+    if (restartStep < 0 && m_params.collisions.enabled) {
+      auto const [pairs, deepest] = m_cloud.overlaps(space);
+      if (pairs > 0)
+        log::warn(str("particles: ", pairs,
+                      " pairs of spheres overlap at the start, the deepest by ",
+                      deepest / m_params.inertia.diameter,
+                      " d; their springs push them apart, fast where the overlap is deep (random "
+                      "places do not avoid each other: seed a lattice or a file for a dense "
+                      "start)"));
+    }
   }
 
   // fluids::StageCoupling: tracers advance in the stages; two-way coupled particles hand the

@@ -542,6 +542,21 @@ void Cloud::kick(ExecSpace const& space, double h, int owned) {
       });
 }
 
+std::pair<long long, double> Cloud::overlaps(ExecSpace const& space) {
+  EDDY_REQUIRE(m_contacts, "Cloud::overlaps: the particles do not collide");
+  int const owned = m_set.size();
+  m_contacts->build(space, m_set, owned, m_count);
+  auto const mine = m_contacts->overlaps(space, m_set.contactArrays());
+  m_set.resize(space, owned);
+  long long twice = 0;
+  double deepest = 0.0;
+  checkMpi(MPI_Allreduce(&mine.first, &twice, 1, MPI_LONG_LONG, MPI_SUM, m_comm),
+           "MPI_Allreduce(overlapping pairs)");
+  checkMpi(MPI_Allreduce(&mine.second, &deepest, 1, MPI_DOUBLE, MPI_MAX, m_comm),
+           "MPI_Allreduce(deepest overlap)");
+  return {twice / 2, deepest};
+}
+
 void Cloud::collidingStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
   ScopedRegion region("eddy::particles::collidingStep");
   predictFluid(space, dt, u);

@@ -404,6 +404,8 @@ class Cloud {
                  Contacts::Watch const& watch);
   /// Collisions: half a kick of a substep `h` by the contact force and torque.
   void kick(ExecSpace const& space, double h, int owned);
+  /// Collective, collisions: the pairs of spheres that overlap now and the deepest overlap [L].
+  std::pair<long long, double> overlaps(ExecSpace const& space);
   /// Collisions: the contact law and the substeps of a step; null without.
   Contacts const* contacts() const { return m_contacts.get(); }
 

@@ -151,6 +151,38 @@ void Contacts::buildList(ExecSpace const& space, ContactArrays const& a, int own
   m_owned = owned;
 }
 
+std::pair<long long, double> Contacts::overlaps(ExecSpace const& space,
+                                                ContactArrays const& a) const {
+  auto const list = m_list.view();
+  double const reachSq = 4.0 * m_law.radius * m_law.radius, d = 2.0 * m_law.radius;
+  // The deepest overlap of row i (0: none) and how many it has.
+  auto const deepestOf = KOKKOS_LAMBDA(const int i, long long& n) {
+    double most = 0.0;
+    for (int k = list.begin(i); k < list.end(i); ++k) {
+      int const j = list.neighbors(k);
+      double r2 = 0.0;
+      for (int c = 0; c < 3; ++c) r2 += (a.x(i, c) - a.x(j, c)) * (a.x(i, c) - a.x(j, c));
+      if (!(r2 < reachSq)) continue;
+      ++n;
+      most = math::fmax(most, d - math::sqrt(r2));
+    }
+    return most;
+  };
+  long long count = 0;
+  double deepest = 0.0;
+  Kokkos::parallel_reduce(
+      "eddy::particles::overlapCount", Kokkos::RangePolicy<ExecSpace>(space, 0, m_owned),
+      KOKKOS_LAMBDA(const int i, long long& n) { deepestOf(i, n); }, count);
+  Kokkos::parallel_reduce(
+      "eddy::particles::overlapDepth", Kokkos::RangePolicy<ExecSpace>(space, 0, m_owned),
+      KOKKOS_LAMBDA(const int i, double& most) {
+        long long n = 0;
+        most = math::fmax(most, deepestOf(i, n));
+      },
+      Kokkos::Max<double>(deepest));
+  return {count, deepest};
+}
+
 void Contacts::forces(ExecSpace const& space, ContactArrays const& a, double h) const {
   ScopedRegion region("eddy::particles::contactForces");
   auto const list = m_list.view();

@@ -54,6 +54,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace eddy::particles {
@@ -304,6 +305,10 @@ class Contacts {
   void forces(ExecSpace const& space, ContactArrays const& a, double h) const;
   /// Ghost rows at the last build.
   int ghostCount() const { return m_ghosts.ghostCount(); }
+  /// This rank's overlapping pairs as the list of the last build finds them, each counted from
+  /// both of its spheres (a pair with a ghost: once here, once on the ghost's rank), and the
+  /// deepest overlap [L].
+  std::pair<long long, double> overlaps(ExecSpace const& space, ContactArrays const& a) const;
 
   // Kernels; public only because CUDA lambdas may not live in private members.
   void buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows,

@@ -333,6 +333,13 @@ eddy_add_cli_test(NAME cli.run.settling_column.np2 RANKS 2 EXPECT_EXIT 0
                   COMMAND run inputs/settling_column.yaml --set run.end_time=0.02
                           --set output.every_time=0.01
                           --set run.output_dir=output/cli_settling_column)
+# Spheres placed overlapping (a lattice 0.0167 apart for d 0.02: 59 x 20 pairs) are named at the
+# start, on any rank count.
+eddy_add_cli_test(NAME cli.run.particles_collisions_overlap.np3 RANKS 3 EXPECT_EXIT 0
+                  MATCH "warning: particles: 1180 pairs of spheres overlap at the start, the deepest by 0\\.16"
+                  COMMAND run tests/cli/decks/restart_collisions.yaml --set particles.lattice=[60,20]
+                          --set run.steps=2 --set checkpoint.every=0
+                          --set run.output_dir=output/cli_particles_collisions_overlap)
 eddy_add_cli_test(NAME cli.validate.particles_collisions_tracers EXPECT_EXIT 3
                   MATCH "restart_collisions.yaml:[0-9]+:3: particles.collisions: is given, but tracers are points without a size; expected kind: inertial \\(or remove collisions\\)"
                   COMMAND validate tests/cli/decks/restart_collisions.yaml --set particles.kind=tracer)
