@@ -404,6 +404,20 @@ struct InertialRule {
   }
 };
 
+/// The predictor of an inertial step of `dt`: the flow `u` (at t + dt) where a particle goes
+/// from x0 at velocity v0 with its target held at a0 (weights k), into w1.
+template <class Component>
+KOKKOS_INLINE_FUNCTION void fluidAhead(MacStencil const& s, Component const& u0,
+                                       Component const& u1, Component const& u2, int dims,
+                                       double const x0[3], double const v0[3], double const a0[3],
+                                       EtdWeights const& k, double dt, double w1[3]) {
+  double xs[3];
+  for (int d = 0; d < 3; ++d) xs[d] = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2);
+  w1[0] = s.component(u0, 0, xs[0], xs[1], xs[2]);
+  w1[1] = s.component(u1, 1, xs[0], xs[1], xs[2]);
+  w1[2] = dims == 3 ? s.component(u2, 2, xs[0], xs[1], xs[2]) : 0.0;
+}
+
 InertialRule inertialRule(Inertia const& in, int dims) {
   InertialRule r;
   r.tauP = in.responseTime();
@@ -440,11 +454,8 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
         EtdWeights const k(dt / tau);
         for (int d = 0; d < 3; ++d) a0[d] = a.w(i, d) + tau * rule.gravity[d];
         // Predictor: the target held at a0; the flow at t + dt there gives the target a1.
-        double xs[3];
-        for (int d = 0; d < 3; ++d) xs[d] = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2);
-        double const w1[3] = {s.component(u0, 0, xs[0], xs[1], xs[2]),
-                              s.component(u1, 1, xs[0], xs[1], xs[2]),
-                              rule.dims == 3 ? s.component(u2, 2, xs[0], xs[1], xs[2]) : 0.0};
+        double w1[3];
+        fluidAhead(s, u0, u1, u2, rule.dims, x0, v0, a0, k, dt, w1);
         // Corrector: the target linear in time from a0 to a1, slope sl.
         for (int d = 0; d < rule.dims; ++d) {
           double const sl = (w1[d] + tau * rule.gravity[d] - a0[d]) / dt;
@@ -466,18 +477,17 @@ void Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& 
   Kokkos::parallel_for(
       "eddy::particles::predictFluid", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
       KOKKOS_LAMBDA(const int i) {
-        double slip[3];
-        for (int d = 0; d < 3; ++d) slip[d] = a.w(i, d) - a.v(i, d);
+        double x0[3], v0[3], a0[3], slip[3], w1[3];
+        for (int d = 0; d < 3; ++d) {
+          x0[d] = a.x(i, d);
+          v0[d] = a.v(i, d);
+          slip[d] = a.w(i, d) - v0[d];
+        }
         // inertialStep's predictor: where the particle would go without contacts.
         double const tau = rule.tau(slip);
         EtdWeights const k(dt / tau);
-        double xs[3];
-        for (int d = 0; d < 3; ++d)
-          xs[d] =
-              a.x(i, d) + dt * (a.v(i, d) * k.phi1 + (a.w(i, d) + tau * rule.gravity[d]) * k.hPhi2);
-        double const w1[3] = {s.component(u0, 0, xs[0], xs[1], xs[2]),
-                              s.component(u1, 1, xs[0], xs[1], xs[2]),
-                              rule.dims == 3 ? s.component(u2, 2, xs[0], xs[1], xs[2]) : 0.0};
+        for (int d = 0; d < 3; ++d) a0[d] = a.w(i, d) + tau * rule.gravity[d];
+        fluidAhead(s, u0, u1, u2, rule.dims, x0, v0, a0, k, dt, w1);
         for (int d = 0; d < 3; ++d) {
           a.dq(i, d) = d < rule.dims ? (w1[d] - a.w(i, d)) / dt : 0.0;
           if (twoWay) a.j(i, d) = 0.0;
