@@ -59,6 +59,7 @@ Contacts::Contacts(MPI_Comm comm, CartDecomposition const& decomp, ParticleDomai
       m_law(law),
       m_stepsPerContact(stepsPerContact),
       m_contactTime(contactTime),
+      m_binFraction(neighbor::ListTuning<ExecSpace>::fromEnvironment().binFraction),
       m_ghosts(comm, decomp, domain, (2.0 + kSkin * 2.0) * law.radius),
       m_list(neighbor::ListKind::Full, 2.0 * law.radius, kSkin * 2.0 * law.radius,
              neighbor::ListTuning<ExecSpace>::fromEnvironment()) {
@@ -144,8 +145,7 @@ void Contacts::buildList(ExecSpace const& space, ContactArrays const& a, int own
   // The same edge on every rank (count is global): the bins of one grid.
   double const perSphere =
       std::pow(volume / static_cast<double>(count > 0 ? count : 1), 1.0 / dims);
-  double const binEdge =
-      std::max(neighbor::ListTuning<ExecSpace>::fromEnvironment().binFraction * w, perSphere);
+  double const binEdge = std::max(m_binFraction * w, perSphere);
   m_bins.buildCanonical(space, a.x, a.id, rows, lo, hi, binEdge, m_domain.length);
   m_list.build(space, a.x, a.id, owned, m_bins);
   m_owned = owned;

@@ -319,6 +319,7 @@ class Contacts {
   ContactLaw m_law;
   int m_stepsPerContact;
   double m_contactTime;
+  double m_binFraction;  ///< of the list radius: the least bin edge (ListTuning, read once)
   ParticleGhosts<ExecSpace> m_ghosts;
   neighbor::BinList<ExecSpace> m_bins;
   neighbor::VerletList<ExecSpace> m_list;
