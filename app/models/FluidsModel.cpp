@@ -434,7 +434,10 @@ fluids::Parameters parameters(io::Deck const& deck) {
   // auto = off for the flow: its interior / shell split adds launches to a latency-bound step.
   p.overlap = deck.getString("parallel.overlap") == "on";
   // Particles interpolate the velocity up to 1.5 cells beyond their block (particles/Cloud.hpp).
-  if (deck.has("particles")) p.ghostLayers = particles::kVelocityGhosts;
+  if (deck.has("particles"))
+    p.ghostLayers = particles::velocityGhosts(deck.getString("particles.interpolation") == "m4"
+                                                  ? particles::Interpolation::M4
+                                                  : particles::Interpolation::Linear);
   return p;
 }
 

@@ -188,6 +188,10 @@ std::vector<Violation> violations(Parameters const& p, int dims,
     v.push_back({"coupling", "is two_way, but tracers are massless",
                  "expected kind: inertial (or coupling: one_way)"});
   }
+  if (p.twoWay && p.interpolation == Interpolation::M4)
+    v.push_back({"interpolation",
+                 "is m4, but two-way coupling gives the drag back with the linear weights",
+                 "expected interpolation: linear (or coupling: one_way)"});
   if (p.kind == Kind::Tracer && p.collisions.enabled)
     v.push_back({"collisions", "is given, but tracers are points without a size",
                  "expected kind: inertial (or remove collisions)"});
@@ -233,15 +237,17 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
       m_length(length),
       m_params(params),
       m_tuning(tuning),
-      m_stencil(MacStencil::make(decomp, length, ghost)),
+      m_stencil(MacStencil::make(decomp, length, ghost, params.interpolation)),
       m_domain(decomp, length),
       m_set(params.kind, params.twoWay, params.collisions.enabled),
       m_scratch(params.kind, params.twoWay, params.collisions.enabled) {
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
   throwFirst(violations(params, decomp.dims(), length, h));
-  EDDY_REQUIRE(ghost >= kVelocityGhosts, "particles::Cloud: velocity fields with ", ghost,
-               " ghost layers; expected at least ", kVelocityGhosts, " (the stages' reach)");
+  EDDY_REQUIRE(ghost >= velocityGhosts(params.interpolation),
+               "particles::Cloud: velocity fields with ", ghost,
+               " ghost layers; expected at least ", velocityGhosts(params.interpolation),
+               " (the stages' reach)");
   for (int a = 0; a < 3; ++a) m_periodic[a] = a < decomp.dims() && decomp.isPeriodic(a);
   m_count = m_seeded = seededCount(params, decomp.dims());
   // Injected ids follow every seeded one: a file's ids may run past the count.

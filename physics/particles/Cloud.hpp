@@ -6,11 +6,11 @@
 /// Tracers advance in the flow's own low-storage RK3 stages (fluids/StageCoupling.hpp). In
 /// stage k each tracer takes dq = a_k dq + dt u(x), x += b_k dq with u the flow's velocity at
 /// the start of the stage at the tracer's stage position, so flow and tracers are one
-/// third-order Runge-Kutta method on the joint state (second order once dt is short against a
-/// cell's crossing time: the interpolant has kinks at the faces). A stage moves a tracer at most
-/// 1.125 dt max|u_a| along axis a (the scheme's largest stage displacement); the stencil reaches
-/// 1.5 cells beyond the block with the flow's two ghost layers, so maxDt() keeps
-/// dt sum_a max|u_a| / h_a within 4/3.
+/// third-order Runge-Kutta method on the joint state (with the linear interpolant, second order
+/// once dt is short against a cell's crossing time: it has kinks at the faces; M4' has none). A
+/// stage moves a tracer at most 1.125 dt max|u_a| along axis a (the scheme's largest stage
+/// displacement); the stencil reaches 1.5 cells beyond the block with the flow's
+/// velocityGhosts() layers, so maxDt() keeps dt sum_a max|u_a| / h_a within 4/3.
 ///
 /// Inertial particles (Maxey-Riley without the added mass, history and lift forces) step after
 /// the flow, from t to t + dt, by a second-order exponential integrator (ETD2, Cox & Matthews,
@@ -158,6 +158,9 @@ struct Parameters {
   std::array<bool, 6> open{false, false, false, false, false, false};
   /// Inertial particles: their drag acts on the fluid too (MomentumExchange.hpp).
   bool twoWay = false;
+  /// How the flow's velocity is interpolated to the particles (MacInterpolation.hpp); M4 needs
+  /// velocityGhosts(M4) ghost layers and one-way coupling (the deposition's weights are linear).
+  Interpolation interpolation = Interpolation::Linear;
   /// Particles entering through an open face (an inflow): `rate` per unit time [1/T], at random
   /// places over the face (none when face < 0; face = 2 axis + side).
   struct Injection {

@@ -99,6 +99,12 @@ endforeach()
 eddy_restart_test(particles.np1 restart_particles tracers 10 15 20 1 1 1 "${_cavity_csvs}")
 eddy_restart_test(particles.np1_to_np4 restart_particles tracers 10 15 20 1 1 4 "${_cavity_csvs}")
 eddy_restart_test(particles.np2_to_np3 restart_particles tracers 10 15 20 2 2 3 "${_cavity_csvs}")
+# Tracers interpolated with M4' in a 3D box (three ghost layers of velocity, walls and a
+# periodic axis), from 1 rank onto 4 and 2 onto 3.
+eddy_restart_test(particles_m4.np1_to_np4 restart_particles_m4 m4tracers 10 15 20 1 1 4
+                  "${_cavity_csvs}")
+eddy_restart_test(particles_m4.np2_to_np3 restart_particles_m4 m4tracers 10 15 20 2 2 3
+                  "${_cavity_csvs}")
 # Tracers leaving a channel through its outflow (fewer rows in the checkpoint than seeded), from
 # 1 rank onto 3 and 2 onto 4.
 eddy_restart_test(particles_open.np1_to_np3 restart_particles_open openparticles 10 15 30 1 1 3

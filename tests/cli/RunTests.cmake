@@ -374,6 +374,10 @@ eddy_add_cli_test(NAME cli.validate.particles_sphere_keys_on_tracers EXPECT_EXIT
                         "particles_inertial_errors.yaml:11:3: particles.density: is given, but particles.kind is 'tracer'"
                   COMMAND validate tests/cli/decks/particles_inertial_errors.yaml
                           --set particles.kind=tracer)
+eddy_add_cli_test(NAME cli.validate.particles_m4_two_way EXPECT_EXIT 3
+                  MATCH "--set particles.interpolation=m4: particles.interpolation: is m4, but two-way coupling gives the drag back with the linear weights"
+                  COMMAND validate tests/cli/decks/restart_two_way.yaml
+                          --set particles.interpolation=m4)
 eddy_add_cli_test(NAME cli.validate.particles_file_errors EXPECT_EXIT 3
                   MATCH "particles.file: particle file 'tests/cli/decks/restart_two_way.yaml' line 6: the header 'run:' has no column x; expected columns x and y"
                         "particles.seed: is given, but the particles come from particles.file"

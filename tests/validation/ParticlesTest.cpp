@@ -35,8 +35,8 @@ namespace particles = eddy::particles;
 
 constexpr double kPi = 3.14159265358979323846;
 
-/// The three velocity components on `decomp` with two ghost layers, every allocated entry set
-/// to value(c, position of the entry) (positions of ghosts unwrapped).
+/// The three velocity components on `decomp` with `ghost` layers, every allocated entry set to
+/// value(c, position of the entry) (positions of ghosts unwrapped).
 struct FaceFields {
   std::array<std::unique_ptr<Field<MemSpace>>, 3> u;
   particles::FaceVelocity access() const {
@@ -46,14 +46,14 @@ struct FaceFields {
   }
 };
 
-FaceFields faceFields(
-    CartDecomposition const& decomp, std::array<double, 3> const& h,
-    std::function<double(int, Index3 const&, std::array<double, 3> const&)> value) {
+FaceFields faceFields(CartDecomposition const& decomp, std::array<double, 3> const& h,
+                      std::function<double(int, Index3 const&, std::array<double, 3> const&)> value,
+                      int ghost = 3) {
   FaceFields f;
   eddy::ExecSpace space;
   Centering const centering[3] = {Centering::FaceX, Centering::FaceY, Centering::FaceZ};
   for (int c = 0; c < decomp.dims(); ++c) {
-    f.u[c] = std::make_unique<Field<MemSpace>>(space, "eddy::test::u", decomp, 2, centering[c]);
+    f.u[c] = std::make_unique<Field<MemSpace>>(space, "eddy::test::u", decomp, ghost, centering[c]);
     auto const& field = *f.u[c];
     auto host = Kokkos::create_mirror_view(field.view());
     auto const box = field.allocatedBox();
@@ -122,46 +122,61 @@ double field(int c, Index3 const& g) {
   return std::sin(0.3 * g[0] + 0.7 * g[1] + 1.1 * g[2] + c) + 0.01 * g[0] * g[1];
 }
 
+/// Monaghan's M4' kernel at a distance of r cells.
+double m4(double r) {
+  r = std::abs(r);
+  if (r < 1.0) return 1.0 - 2.5 * r * r + 1.5 * r * r * r;
+  if (r < 2.0) return 0.5 * (2.0 - r) * (2.0 - r) * (1.0 - r);
+  return 0.0;
+}
+
 TEST(Particles, InterpolationMatchesAHostReferenceOfItsStencil) {
-  for (int dims : {2, 3}) {
-    Index3 const cells{9, 7, dims == 3 ? 6 : 1};
-    auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
-                                                    eddy::Periodic3{true, false, false});
-    std::array<double, 3> const length{1.0, 0.8, 0.6};
-    std::array<double, 3> h{};
-    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
-    auto const f =
-        faceFields(decomp, h, [](int c, Index3 const& g, auto const&) { return field(c, g); });
-    auto const s = particles::MacStencil::make(decomp, length, 2);
-    // Within reach: 1.5 cells beyond the block.
-    auto const points = pointsNear(decomp, h, 1.45, 500, 11);
-    auto const got = interpolateOnDevice(s, f.access(), points);
-    double worst = 0.0;
-    for (std::size_t n = 0; n < points.size() / 3; ++n)
-      for (int c = 0; c < dims; ++c) {
-        // The 2^dims faces of component c around the point, weighted by the tent functions.
-        int base[3] = {0, 0, 0};
-        double w[3] = {0, 0, 0};
-        for (int a = 0; a < dims; ++a) {
-          double const sa = points[3 * n + a] / h[a] - (a == c ? 0.0 : 0.5);
-          base[a] = static_cast<int>(std::floor(sa));
-          w[a] = sa - base[a];
-        }
-        double ref = 0.0;
-        for (int corner = 0; corner < (1 << dims); ++corner) {
-          Index3 g{0, 0, 0};
-          double weight = 1.0;
+  using particles::Interpolation;
+  for (auto kernel : {Interpolation::Linear, Interpolation::M4})
+    for (int dims : {2, 3}) {
+      Index3 const cells{9, 7, dims == 3 ? 6 : 1};
+      auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
+                                                      eddy::Periodic3{true, false, false});
+      std::array<double, 3> const length{1.0, 0.8, 0.6};
+      std::array<double, 3> h{};
+      for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
+      auto const f =
+          faceFields(decomp, h, [](int c, Index3 const& g, auto const&) { return field(c, g); });
+      auto const s =
+          particles::MacStencil::make(decomp, length, particles::velocityGhosts(kernel), kernel);
+      // Within reach: 1.5 cells beyond the block.
+      auto const points = pointsNear(decomp, h, 1.45, 500, 11);
+      auto const got = interpolateOnDevice(s, f.access(), points);
+      bool const wide = kernel == Interpolation::M4;
+      int const span = wide ? 4 : 2;  // faces per axis
+      double worst = 0.0;
+      for (std::size_t n = 0; n < points.size() / 3; ++n)
+        for (int c = 0; c < dims; ++c) {
+          // The span^dims faces of component c around the point, each weighted by the kernel
+          // (tent or M4') of its distance in cells along each axis.
+          int base[3] = {0, 0, 0};
+          double sa[3] = {0, 0, 0};
           for (int a = 0; a < dims; ++a) {
-            int const up = (corner >> a) & 1;
-            g[a] = base[a] + up;
-            weight *= up ? w[a] : 1.0 - w[a];
+            sa[a] = points[3 * n + a] / h[a] - (a == c ? 0.0 : 0.5);
+            base[a] = static_cast<int>(std::floor(sa[a])) - (wide ? 1 : 0);
           }
-          ref += weight * field(c, g);
+          double ref = 0.0;
+          int corners = 1;
+          for (int a = 0; a < dims; ++a) corners *= span;
+          for (int corner = 0; corner < corners; ++corner) {
+            Index3 g{0, 0, 0};
+            double weight = 1.0;
+            for (int a = 0, rest = corner; a < dims; ++a, rest /= span) {
+              g[a] = base[a] + rest % span;
+              double const r = sa[a] - g[a];
+              weight *= wide ? m4(r) : std::max(0.0, 1.0 - std::abs(r));
+            }
+            ref += weight * field(c, g);
+          }
+          worst = std::max(worst, std::abs(got[3 * n + c] - ref));
         }
-        worst = std::max(worst, std::abs(got[3 * n + c] - ref));
-      }
-    EXPECT_LT(worst, 1e-13) << dims << "D";
-  }
+      EXPECT_LT(worst, 1e-13) << dims << "D, " << (wide ? "m4" : "linear");
+    }
 }
 
 TEST(Particles, LinearFieldsAreInterpolatedExactly) {
@@ -188,6 +203,41 @@ TEST(Particles, LinearFieldsAreInterpolatedExactly) {
         worst = std::max(worst, std::abs(got[3 * n + c] - linear(c, x)));
       }
     EXPECT_LT(worst, 1e-12) << dims << "D";
+  }
+}
+
+TEST(Particles, QuadraticFieldsAreInterpolatedExactlyByM4) {
+  using particles::Interpolation;
+  for (int dims : {2, 3}) {
+    Index3 const cells{10, 8, dims == 3 ? 7 : 1};
+    auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
+                                                    eddy::Periodic3{false, true, false});
+    std::array<double, 3> const length{2.0, 1.0, 1.5};
+    std::array<double, 3> h{};
+    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
+    // Component c: every monomial of degree up to 2, coefficients depending on c.
+    auto quadratic = [](int c, std::array<double, 3> const& x) {
+      return 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * x[2] + (0.7 - c) * x[0] * x[0] +
+             1.3 * x[0] * x[1] - 0.4 * (c + 1) * x[1] * x[1] + 0.9 * x[1] * x[2] -
+             0.6 * x[0] * x[2] + 1.1 * x[2] * x[2];
+    };
+    auto const f =
+        faceFields(decomp, h, [&](int c, Index3 const&, auto const& x) { return quadratic(c, x); });
+    auto const points = pointsNear(decomp, h, 1.45, 500, 5);
+    double worst[2] = {0.0, 0.0};
+    for (auto kernel : {Interpolation::Linear, Interpolation::M4}) {
+      auto const s = particles::MacStencil::make(decomp, length, 3, kernel);
+      auto const got = interpolateOnDevice(s, f.access(), points);
+      double& e = worst[kernel == Interpolation::M4 ? 1 : 0];
+      for (std::size_t n = 0; n < points.size() / 3; ++n)
+        for (int c = 0; c < dims; ++c) {
+          std::array<double, 3> const x{points[3 * n], points[3 * n + 1], points[3 * n + 2]};
+          e = std::max(e, std::abs(got[3 * n + c] - quadratic(c, x)));
+        }
+    }
+    EXPECT_LT(worst[1], 1e-12) << dims << "D";
+    // The tent functions are not exact for these fields (the test can tell).
+    EXPECT_GT(worst[0], 1e-3) << dims << "D";
   }
 }
 
@@ -220,7 +270,8 @@ std::vector<End> run(MPI_Comm comm, CartDecomposition const& decomp,
   p.count = static_cast<long long>(starts.size());
   p.seeding = particles::Seeding::Random;
   p.high = length;
-  particles::Cloud cloud(space, comm, decomp, length, 2, p, tuning);
+  particles::Cloud cloud(space, comm, decomp, length, particles::velocityGhosts(p.interpolation), p,
+                         tuning);
   particles::CloudRows start;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     double const x[3] = {starts[i][0], starts[i][1], 0.0};
@@ -257,15 +308,17 @@ std::vector<End> run(MPI_Comm comm, CartDecomposition const& decomp,
   return out;
 }
 
-/// Tracers started at (x0[i], y0): how far each is from its start after `steps` steps of
-/// `period / steps`.
-std::vector<std::array<double, 2>> orbitMisses(MPI_Comm comm, CartDecomposition const& decomp,
-                                               std::array<double, 3> const& length,
-                                               FaceFields const& f, std::vector<double> const& x0,
-                                               double y0, double period, int steps) {
+/// Tracers (interpolated with `kernel`) started at (x0[i], y0): how far each is from its start
+/// after `steps` steps of `period / steps`.
+std::vector<std::array<double, 2>> orbitMisses(
+    MPI_Comm comm, CartDecomposition const& decomp, std::array<double, 3> const& length,
+    FaceFields const& f, std::vector<double> const& x0, double y0, double period, int steps,
+    particles::Interpolation kernel = particles::Interpolation::Linear) {
   std::vector<std::array<double, 2>> starts;
   for (double x : x0) starts.push_back({x, y0});
-  auto const ends = run(comm, decomp, length, f, particles::Parameters{}, starts, period, steps);
+  particles::Parameters p;
+  p.interpolation = kernel;
+  auto const ends = run(comm, decomp, length, f, p, starts, period, steps);
   std::vector<std::array<double, 2>> out;
   for (std::size_t i = 0; i < x0.size(); ++i)
     out.push_back({ends[i].x[0] - x0[i], ends[i].x[1] - y0});
@@ -275,9 +328,9 @@ std::vector<std::array<double, 2>> orbitMisses(MPI_Comm comm, CartDecomposition 
 /// orbitMisses in the cellular flow u = sin x cos y, v = -cos x sin y on an n x n grid of the
 /// periodic box [0, 2 pi)^2, tracers started at (x0, pi / 2) on the streamlines
 /// psi = sin x sin y = sin x0.
-std::vector<std::array<double, 2>> cellularMisses(MPI_Comm comm, int n,
-                                                  std::vector<double> const& x0, double period,
-                                                  int steps) {
+std::vector<std::array<double, 2>> cellularMisses(
+    MPI_Comm comm, int n, std::vector<double> const& x0, double period, int steps,
+    particles::Interpolation kernel = particles::Interpolation::Linear) {
   std::array<double, 3> const length{2 * kPi, 2 * kPi, 1.0};
   auto const decomp =
       CartDecomposition::fromComm(comm, Index3{n, n, 1}, 2, eddy::Periodic3{true, true, false});
@@ -285,7 +338,7 @@ std::vector<std::array<double, 2>> cellularMisses(MPI_Comm comm, int n,
   auto const f = faceFields(decomp, h, [](int c, Index3 const&, auto const& x) {
     return c == 0 ? std::sin(x[0]) * std::cos(x[1]) : -std::cos(x[0]) * std::sin(x[1]);
   });
-  return orbitMisses(comm, decomp, length, f, x0, kPi / 2, period, steps);
+  return orbitMisses(comm, decomp, length, f, x0, kPi / 2, period, steps, kernel);
 }
 
 double distance(std::array<double, 2> const& a, std::array<double, 2> const& b = {0, 0}) {
@@ -310,6 +363,26 @@ TEST(Particles, TracersCloseTheOrbitsOfTheCellularFlowAtSecondOrderInTheGrid) {
     EXPECT_LT(order, 2.3) << "refinement " << r;
   }
   EXPECT_LT(misses[2], 2e-3);
+}
+
+TEST(Particles, M4TracersCloseTheOrbitsOfTheCellularFlowAtLeastAtThirdOrderInTheGrid) {
+  double const x0 = 1.0, psi = std::sin(x0);
+  double const period = 4.0 * ellipticK(std::sqrt(1.0 - psi * psi));
+  // Steps enough that the integrator's error stays below the interpolant's on 128^2.
+  std::vector<double> misses;
+  for (int n : {32, 64, 128}) {
+    auto const m =
+        cellularMisses(MPI_COMM_WORLD, n, {x0}, period, 2000, particles::Interpolation::M4);
+    misses.push_back(distance(m[0]));
+  }
+  std::printf("m4 orbit misses on 32^2, 64^2, 128^2: %.3e %.3e %.3e\n", misses[0], misses[1],
+              misses[2]);
+  // M4' is third order at a point; along an orbit part of its error averages out over the
+  // cells crossed, so the miss may fall faster.
+  for (int r = 0; r + 1 < 3; ++r)
+    EXPECT_GT(std::log2(misses[r] / misses[r + 1]), 2.7) << "refinement " << r;
+  // Against the linear interpolant's 5.9e-3 on 64^2 (the test above).
+  EXPECT_LT(misses[1], 1e-4);
 }
 
 TEST(Particles, TracerStepsAreThirdOrderInTime) {
@@ -353,6 +426,24 @@ TEST(Particles, TracerStepsAreThirdOrderInTime) {
   std::printf("cellular time errors at 12, 25, 50 steps: %.3e %.3e %.3e\n", cellular[0],
               cellular[1], cellular[2]);
   for (int r = 0; r + 1 < 3; ++r) EXPECT_GT(std::log2(cellular[r] / cellular[r + 1]), 2.7);
+  // With the M4' interpolant (continuously differentiable) the third order holds at finer
+  // steps too.
+  auto const m4 = particles::Interpolation::M4;
+  auto const smooth = cellularMisses(MPI_COMM_SELF, 64, starts, period, 3200, m4);
+  std::vector<double> m4Errors;
+  for (int steps : {25, 50, 100, 200}) {
+    auto const m = cellularMisses(MPI_COMM_SELF, 64, starts, period, steps, m4);
+    double e = 0.0;
+    for (int i = 0; i < 3; ++i) e = std::max(e, distance(m[i], smooth[i]));
+    m4Errors.push_back(e);
+  }
+  std::printf("m4 cellular time errors at 25, 50, 100, 200 steps: %.3e %.3e %.3e %.3e\n",
+              m4Errors[0], m4Errors[1], m4Errors[2], m4Errors[3]);
+  for (int r = 0; r + 1 < 4; ++r) {
+    double const order = std::log2(m4Errors[r] / m4Errors[r + 1]);
+    EXPECT_GT(order, 2.8) << "halving " << r;
+    EXPECT_LT(order, 3.3) << "halving " << r;
+  }
 }
 
 /// A uniform flow u = 1 along a channel [0, 2) x [0, 1) of 16 x 8 cells, open at both x ends
@@ -775,7 +866,7 @@ struct TwoWayBox {
     fp.viscosity = 0.01;
     fp.initial = eddy::fluids::InitialCondition::Uniform;
     fp.uniformVelocity = {1.0, 0.5, 0.25};
-    fp.ghostLayers = particles::kVelocityGhosts;
+    fp.ghostLayers = particles::velocityGhosts(particles::Interpolation::Linear);
     for (int a = 0; a < 3; ++a)
       for (int side = 0; side < 2; ++side)
         fp.boundaries.at(a, side).kind = eddy::fluids::BoundaryKind::Periodic;
@@ -783,8 +874,9 @@ struct TwoWayBox {
     pp.inertia.fluidDensity = 1.0;
     pp.inertia.viscosity = fp.viscosity;
     pp.twoWay = true;
-    cloud = std::make_unique<particles::Cloud>(space, MPI_COMM_WORLD, decomp, length,
-                                               particles::kVelocityGhosts, pp);
+    cloud = std::make_unique<particles::Cloud>(
+        space, MPI_COMM_WORLD, decomp, length,
+        particles::velocityGhosts(particles::Interpolation::Linear), pp);
     coupled.cloud = cloud.get();
     flow->couple(coupled);
     cloud->sample(space, velocity());
@@ -951,7 +1043,8 @@ TEST(Particles, GivenParticlesStartWhereTheyAreGivenOnAnyRankCount) {
     p.given.id.push_back(id);
     want[id] = row;
   }
-  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length, particles::kVelocityGhosts, p);
+  particles::Cloud cloud(space, MPI_COMM_WORLD, decomp, length,
+                         particles::velocityGhosts(particles::Interpolation::Linear), p);
   EXPECT_EQ(cloud.count(), n);
   EXPECT_EQ(cloud.seeded(), n);
   auto const rows = cloud.rows(space);
@@ -977,7 +1070,8 @@ TEST(Particles, GivenParticlesStartWhereTheyAreGivenOnAnyRankCount) {
   // Outside the domain: refused, naming the particle.
   p.given.position[3 * 5 + 1] = 0.8;
   try {
-    particles::Cloud bad(space, MPI_COMM_WORLD, decomp, length, particles::kVelocityGhosts, p);
+    particles::Cloud bad(space, MPI_COMM_WORLD, decomp, length,
+                         particles::velocityGhosts(particles::Interpolation::Linear), p);
     ADD_FAILURE() << "a particle at y = 0.8 was accepted";
   } catch (eddy::ConfigError const& e) {
     EXPECT_NE(std::string(e.what()).find("particle 6 (id 2715) at y = 0.8"), std::string::npos)
