@@ -35,8 +35,8 @@ constexpr Choice<particles::Interpolation> kInterpolation[] = {
     {"linear", particles::Interpolation::Linear}, {"m4", particles::Interpolation::M4}};
 /// The keys of inertial particles only.
 /// (particles.coupling: two_way is refused for tracers by particles::violations.)
-constexpr char const* kInertialKeys[] = {"diameter", "density",          "drag",
-                                         "gravity",  "wall_restitution", "initial_velocity"};
+constexpr char const* kInertialKeys[] = {
+    "diameter", "density", "drag", "gravity", "wall_restitution", "initial_velocity", "added_mass"};
 
 /// Whether the deck sets inertial key `key` to something other than its default (a resolved
 /// deck writes every default; those set nothing).
@@ -46,6 +46,7 @@ bool setsInertialKey(io::Deck const& deck, std::string const& key) {
   if (key == "drag") return deck.getString(path) != "schiller_naumann";
   if (key == "initial_velocity") return deck.getString(path) != "fluid";
   if (key == "wall_restitution") return deck.getDouble(path) != 1.0;
+  if (key == "added_mass") return deck.getDouble(path) != 0.0;
   if (key == "gravity") {
     for (double g : deck.getDoubleList(path))
       if (g != 0.0) return true;
@@ -97,6 +98,15 @@ Key section() {
                .atLeast(0)
                .atMost(1)
                .defaultValue(1.0))
+      .add(Key::real("added_mass",
+                     "inertial: the added-mass coefficient C_m (0.5 for a sphere); above 0 the "
+                     "sphere also feels the fluid's acceleration Du/Dt (the added mass's and the "
+                     "undisturbed flow's pressure gradient, Maxey-Riley): "
+                     "(1 + C_m beta) dv/dt = (u - v) / tau + (1 - beta) g + (1 + C_m) beta Du/Dt, "
+                     "beta = rho_f / rho_p. It matters where the fluid is not much lighter than "
+                     "the spheres (bubbles, sediment in water). Not with collisions.")
+               .atLeast(0)
+               .defaultValue(0.0))
       .add(Key::choice("initial_velocity", choiceNames(kInitialVelocity),
                        "inertial: the velocity at the start: the fluid's there, rest, or the "
                        "particle file's (seeding: file).")
@@ -200,6 +210,7 @@ particles::Parameters parameters(io::Deck const& deck) {
   auto const g = deck.getDoubleList("particles.gravity");
   for (std::size_t a = 0; a < g.size() && a < 3; ++a) in.gravity[a] = g[a];
   in.wallRestitution = deck.getDouble("particles.wall_restitution");
+  in.addedMass = deck.getDouble("particles.added_mass");
   auto const start = choiceValue(kInitialVelocity, deck.getString("particles.initial_velocity"));
   in.startAtRest = start == StartVelocity::Rest;
   in.startGiven = start == StartVelocity::File;
@@ -360,10 +371,12 @@ double bytesPerCell(io::Deck const& deck) {
   for (auto n : deck.getIntList("grid.cells")) cells *= static_cast<double>(n);
   particles::Parameters const p = parameters(deck);
   int const dims = static_cast<int>(deck.getIntList("grid.cells").size());
-  // 68 bytes per tracer, 92 per inertial particle (116 two-way), 152 more with collisions, and
-  // 25% headroom; two-way coupling's face sums, 8 bytes a component.
-  double const bytes = (p.kind == particles::Kind::Inertial ? (p.twoWay ? 116.0 : 92.0) : 68.0) +
-                       (p.collisions.enabled ? 152.0 : 0.0);
+  // 68 bytes per tracer, 92 per inertial particle (116 two-way), 152 more with collisions, 24
+  // with added mass, and 25% headroom; two-way coupling's face sums, 8 bytes a component.
+  double const bytes =
+      (p.kind == particles::Kind::Inertial ? (p.twoWay ? 116.0 : 92.0) : 68.0) +
+      (p.collisions.enabled ? 152.0 : 0.0) +
+      (p.kind == particles::Kind::Inertial && p.inertia.addedMass > 0 ? 24.0 : 0.0);
   return 1.25 * bytes * static_cast<double>(particles::seededCount(p, dims)) / cells +
          (p.twoWay ? 8.0 * dims : 0.0);
 }
@@ -409,7 +422,10 @@ class ParticlesModel final : public Model, public fluids::StageCoupling {
               in.diameter, " [L], rho_p ", in.density, " [M/L^3], drag ", toString(in.drag),
               ", gravity ",
               listText(std::vector<double>(in.gravity.begin(), in.gravity.begin() + dims)),
-              " [L/T^2], wall restitution ", in.wallRestitution));
+              " [L/T^2], wall restitution ", in.wallRestitution,
+              in.addedMass > 0
+                  ? str(", added mass C_m ", in.addedMass, " with the fluid's acceleration")
+                  : std::string()));
       lines.push_back(str("particles: response time tau_p ", in.responseTime(),
                           " [T], Stokes settling velocity ", in.stokesSettling(),
                           " [L/T]; exponential integrator (ETD2) after the flow's step; ",

@@ -35,6 +35,11 @@ namespace {
 
 char const* const kAxis[3] = {"x", "y", "z"};
 
+/// Whether the particles of `p` carry an added mass (and feel the fluid's acceleration).
+bool addsMass(Parameters const& p) {
+  return p.kind == Kind::Inertial && p.inertia.addedMass > 0;
+}
+
 /// The largest double below `length` (> 0): where a coordinate that rounded onto the far edge
 /// of [0, length) goes.
 KOKKOS_INLINE_FUNCTION double below(double length) {
@@ -169,6 +174,14 @@ std::vector<Violation> violations(Parameters const& p, int dims,
                    "expected fluids.viscosity above 0 (the drag's)"});
     if (!(in.wallRestitution >= 0 && in.wallRestitution <= 1))
       v.push_back({"wall_restitution", str("is ", in.wallRestitution), "expected 0 to 1"});
+    if (!(in.addedMass >= 0))
+      v.push_back({"added_mass", str("is ", in.addedMass), "expected at least 0"});
+    if (in.addedMass > 0 && p.collisions.enabled)
+      v.push_back({"added_mass",
+                   str("is ", in.addedMass,
+                       ", but the contacts act on the sphere's own mass (their law has no added "
+                       "mass)"),
+                   "expected added_mass: 0 with collisions"});
     if (p.twoWay && !(in.fluidDensity > 0))
       v.push_back({"coupling", str("two_way with a fluid density of ", in.fluidDensity),
                    "expected fluids.density above 0"});
@@ -213,6 +226,7 @@ void CloudSet::resize(ExecSpace const& space, int n) {
       grow(m_a.v, "eddy::particles::velocities");
       grow(m_a.w, "eddy::particles::fluid_velocities");
       if (m_twoWay) grow(m_a.j, "eddy::particles::impulses");
+      if (m_addedMass) grow(m_a.acc, "eddy::particles::fluid_accelerations");
       if (m_collide) {
         grow(m_a.dq, "eddy::particles::fluid_rates");
         grow(m_a.omega, "eddy::particles::angular_velocities");
@@ -239,8 +253,8 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
       m_tuning(tuning),
       m_stencil(MacStencil::make(decomp, length, ghost, params.interpolation)),
       m_domain(decomp, length),
-      m_set(params.kind, params.twoWay, params.collisions.enabled),
-      m_scratch(params.kind, params.twoWay, params.collisions.enabled) {
+      m_set(params.kind, params.twoWay, params.collisions.enabled, addsMass(params)),
+      m_scratch(params.kind, params.twoWay, params.collisions.enabled, addsMass(params)) {
   std::array<double, 3> h{1, 1, 1};
   for (int a = 0; a < decomp.dims(); ++a) h[a] = length[a] / decomp.globalCells()[a];
   throwFirst(violations(params, decomp.dims(), length, h));
@@ -392,13 +406,17 @@ struct EtdWeights {
   }
 };
 
-/// What an inertial particle's step needs besides the particle; device-copyable.
+/// What an inertial particle's step needs besides the particle; device-copyable. With
+/// beta = rho_f / rho_p and the added mass's factor m = 1 + C_m beta, the equation of motion is
+/// dv/dt = (w - v) / tau + g' + gamma Du/Dt.
 struct InertialRule {
-  double tauP = 1.0;       ///< rho_p d^2 / (18 rho_f nu)
+  double tauP = 1.0;       ///< m rho_p d^2 / (18 rho_f nu)
   double diameter = 0.0;   ///< d
   double viscosity = 1.0;  ///< nu
   bool schillerNaumann = true;
-  double gravity[3] = {0, 0, 0};  ///< (1 - rho_f / rho_p) g
+  double gravity[3] = {0, 0, 0};  ///< g' = (1 - beta) g / m
+  double buoyant[3] = {0, 0, 0};  ///< (1 - beta) g: gravity and buoyancy per unit mass
+  double gamma = 0.0;             ///< (1 + C_m) beta / m: the fluid acceleration's weight
   int dims = 3;
 
   /// tau = tau_p / f of a slip velocity `slip` (w - v).
@@ -411,27 +429,42 @@ struct InertialRule {
 };
 
 /// The predictor of an inertial step of `dt`: the flow `u` (at t + dt) where a particle goes
-/// from x0 at velocity v0 with its target held at a0 (weights k), into w1.
+/// from x0 at velocity v0 with its target held at a0 (weights k), into w1; that place into xs.
 template <class Component>
 KOKKOS_INLINE_FUNCTION void fluidAhead(MacStencil const& s, Component const& u0,
                                        Component const& u1, Component const& u2, int dims,
                                        double const x0[3], double const v0[3], double const a0[3],
-                                       EtdWeights const& k, double dt, double w1[3]) {
-  double xs[3];
+                                       EtdWeights const& k, double dt, double w1[3], double xs[3]) {
   for (int d = 0; d < 3; ++d) xs[d] = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2);
   w1[0] = s.component(u0, 0, xs[0], xs[1], xs[2]);
   w1[1] = s.component(u1, 1, xs[0], xs[1], xs[2]);
   w1[2] = dims == 3 ? s.component(u2, 2, xs[0], xs[1], xs[2]) : 0.0;
 }
 
+/// (w - v) . grad u of the flow `u` at x, per component, into c (0 beyond dims).
+template <class Component>
+KOKKOS_INLINE_FUNCTION void convected(MacStencil const& s, Component const& u0, Component const& u1,
+                                      Component const& u2, int dims, double const x[3],
+                                      double const w[3], double const v[3], double c[3]) {
+  double const slip[3] = {w[0] - v[0], w[1] - v[1], dims == 3 ? w[2] - v[2] : 0.0};
+  c[0] = s.derivative(u0, 0, x[0], x[1], x[2], slip);
+  c[1] = s.derivative(u1, 1, x[0], x[1], x[2], slip);
+  c[2] = dims == 3 ? s.derivative(u2, 2, x[0], x[1], x[2], slip) : 0.0;
+}
+
 InertialRule inertialRule(Inertia const& in, int dims) {
   InertialRule r;
-  r.tauP = in.responseTime();
+  double const beta = in.fluidDensity / in.density;
+  double const m = 1.0 + in.addedMass * beta;
+  r.tauP = in.addedMass > 0 ? in.responseTime() * m : in.responseTime();
   r.diameter = in.diameter;
   r.viscosity = in.viscosity;
   r.schillerNaumann = in.drag == Drag::SchillerNaumann;
-  for (int d = 0; d < 3; ++d)
-    r.gravity[d] = d < dims ? (1.0 - in.fluidDensity / in.density) * in.gravity[d] : 0.0;
+  for (int d = 0; d < 3; ++d) {
+    r.buoyant[d] = d < dims ? (1.0 - beta) * in.gravity[d] : 0.0;
+    r.gravity[d] = in.addedMass > 0 ? r.buoyant[d] / m : r.buoyant[d];
+  }
+  r.gamma = in.addedMass > 0 ? (1.0 + in.addedMass) * beta / m : 0.0;
   r.dims = dims;
   return r;
 }
@@ -445,31 +478,46 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
   InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
   auto const u0 = u[0], u1 = u[1], u2 = u[2];
   bool const twoWay = m_params.twoWay;
+  bool const added = addsMass(m_params);
   double const mass = m_params.inertia.mass();
   Kokkos::parallel_for(
       "eddy::particles::inertialStep", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
       KOKKOS_LAMBDA(const int i) {
-        double x0[3], v0[3], a0[3], slip[3];
+        double x0[3], v0[3], a0[3], slip[3], fa[3] = {0.0, 0.0, 0.0};
         for (int d = 0; d < 3; ++d) {
           x0[d] = a.x(i, d);
           v0[d] = a.v(i, d);
           slip[d] = a.w(i, d) - v0[d];
+          if (added) fa[d] = a.acc(i, d);  // (w - v) . grad u at the start
         }
         // The drag factor of the slip at the start of the step, held over the step.
         double const tau = rule.tau(slip);
         EtdWeights const k(dt / tau);
-        for (int d = 0; d < 3; ++d) a0[d] = a.w(i, d) + tau * rule.gravity[d];
+        for (int d = 0; d < 3; ++d)
+          a0[d] = a.w(i, d) + tau * (rule.gravity[d] + rule.gamma * fa[d]);
         // Predictor: the target held at a0; the flow at t + dt there gives the target a1.
-        double w1[3];
-        fluidAhead(s, u0, u1, u2, rule.dims, x0, v0, a0, k, dt, w1);
+        double w1[3], xs[3];
+        fluidAhead(s, u0, u1, u2, rule.dims, x0, v0, a0, k, dt, w1, xs);
+        if (added) {
+          // Du/Dt over the step: the rate of w along the path plus (w - v) . grad u, the mean of
+          // the start's and the predicted end's (second order at the step's middle).
+          double vs[3], end[3];
+          for (int d = 0; d < 3; ++d) vs[d] = v0[d] * k.e + a0[d] * (dt / tau) * k.phi1;
+          convected(s, u0, u1, u2, rule.dims, xs, w1, vs, end);
+          for (int d = 0; d < 3; ++d) {
+            fa[d] = (w1[d] - a.w(i, d)) / dt + 0.5 * (fa[d] + end[d]);
+            a0[d] = a.w(i, d) + tau * (rule.gravity[d] + rule.gamma * fa[d]);
+          }
+        }
         // Corrector: the target linear in time from a0 to a1, slope sl.
         for (int d = 0; d < rule.dims; ++d) {
-          double const sl = (w1[d] + tau * rule.gravity[d] - a0[d]) / dt;
+          double const sl = (w1[d] + tau * (rule.gravity[d] + rule.gamma * fa[d]) - a0[d]) / dt;
           a.x(i, d) = x0[d] + dt * (v0[d] * k.phi1 + a0[d] * k.hPhi2 + sl * dt * k.hPhi3);
           double const v1 = v0[d] * k.e + a0[d] * (dt / tau) * k.phi1 + sl * dt * k.hPhi2;
           a.v(i, d) = v1;
-          // The drag's impulse: the change of momentum less what gravity and buoyancy gave.
-          if (twoWay) a.j(i, d) = mass * ((v1 - v0[d]) - rule.gravity[d] * dt);
+          // The fluid's impulse on the particle: its change of momentum less what gravity and
+          // buoyancy gave.
+          if (twoWay) a.j(i, d) = mass * ((v1 - v0[d]) - rule.buoyant[d] * dt);
         }
       });
 }
@@ -493,7 +541,8 @@ void Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& 
         double const tau = rule.tau(slip);
         EtdWeights const k(dt / tau);
         for (int d = 0; d < 3; ++d) a0[d] = a.w(i, d) + tau * rule.gravity[d];
-        fluidAhead(s, u0, u1, u2, rule.dims, x0, v0, a0, k, dt, w1);
+        double xs[3];
+        fluidAhead(s, u0, u1, u2, rule.dims, x0, v0, a0, k, dt, w1, xs);
         for (int d = 0; d < 3; ++d) {
           a.dq(i, d) = d < rule.dims ? (w1[d] - a.w(i, d)) / dt : 0.0;
           if (twoWay) a.j(i, d) = 0.0;
@@ -532,7 +581,7 @@ void Cloud::kickDrift(ExecSpace const& space, double h, double s, int owned,
           a.x(i, d) = x1[d];
           a.v(i, d) = v1;
           // The drag's impulse: the drift's change of momentum less gravity's and buoyancy's.
-          if (twoWay) a.j(i, d) += mass * ((v1 - v0[d]) - rule.gravity[d] * h);
+          if (twoWay) a.j(i, d) += mass * ((v1 - v0[d]) - rule.buoyant[d] * h);
         }
         for (int d = rule.dims; d < 3; ++d) a.v(i, d) = v0[d];
         // What the contacts at the new positions see: the end of the substep, predicted with
@@ -830,6 +879,7 @@ void Cloud::sample(ExecSpace const& space, FaceVelocity const& u, bool setVeloci
   MacStencil const s = m_stencil;
   InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
   auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  bool const added = addsMass(m_params);
   double rate = 0.0;
   Kokkos::parallel_reduce(
       "eddy::particles::sampleFlow", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
@@ -837,16 +887,23 @@ void Cloud::sample(ExecSpace const& space, FaceVelocity const& u, bool setVeloci
         double const x = a.x(i, 0), y = a.x(i, 1), z = a.x(i, 2);
         double const w[3] = {s.component(u0, 0, x, y, z), s.component(u1, 1, x, y, z),
                              rule.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0};
-        double slip[3];
+        double slip[3], v[3], fa[3] = {0.0, 0.0, 0.0};
         for (int d = 0; d < 3; ++d) {
           a.w(i, d) = w[d];
           if (setVelocity) a.v(i, d) = w[d];
-          slip[d] = w[d] - a.v(i, d);
+          v[d] = a.v(i, d);
+          slip[d] = w[d] - v[d];
+        }
+        if (added) {
+          // The next step's Du/Dt starts from (w - v) . grad u here.
+          double const p[3] = {x, y, z};
+          convected(s, u0, u1, u2, rule.dims, p, w, v, fa);
+          for (int d = 0; d < 3; ++d) a.acc(i, d) = fa[d];
         }
         // The fastest a step can move the particle: its velocity, or the target it relaxes to.
         double const tau = rule.tau(slip);
         for (int d = 0; d < rule.dims; ++d) {
-          double const target = math::fabs(w[d] + tau * rule.gravity[d]);
+          double const target = math::fabs(w[d] + tau * (rule.gravity[d] + rule.gamma * fa[d]));
           double const speed = math::fmax(math::fabs(a.v(i, d)), target) * s.invH[d];
           most = math::fmax(most, speed);
         }

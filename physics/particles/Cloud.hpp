@@ -12,7 +12,8 @@
 /// displacement); the stencil reaches 1.5 cells beyond the block with the flow's
 /// velocityGhosts() layers, so maxDt() keeps dt sum_a max|u_a| / h_a within 4/3.
 ///
-/// Inertial particles (Maxey-Riley without the added mass, history and lift forces) step after
+/// Inertial particles (Maxey-Riley without the history and lift forces; the added mass and the
+/// fluid's acceleration with Inertia::addedMass, InertialRule in Cloud.cpp) step after
 /// the flow, from t to t + dt, by a second-order exponential integrator (ETD2, Cox & Matthews,
 /// J. Comput. Phys. 176 (2002)): the drag's relaxation toward the target a = w + tau g', w the
 /// fluid velocity at the particle, is integrated exactly for a target linear in time, from a at
@@ -73,7 +74,7 @@
 /// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id), 116
 /// with two-way coupling (the drag impulse), 152 more with collisions (angular velocity, contact
 /// force and torque, the velocities the contacts see, the fluid velocity's rate, the drag's
-/// relaxation time); with 25% headroom
+/// relaxation time), 24 more with added mass (the fluid's acceleration); with 25% headroom
 /// for arrivals; the sort keeps a second copy of the rows and 32 bytes of bins; plus the
 /// migration's buffers for the particles that cross blocks, with two-way coupling the exchange's
 /// face fields, with collisions the ghost rows, bins and neighbour list (Contacts.hpp).
@@ -126,6 +127,9 @@ struct Inertia {
   double wallRestitution = 1.0;            ///< normal speed after / before a wall contact
   bool startAtRest = false;                ///< else with the fluid's velocity ...
   bool startGiven = false;                 ///< ... or with Parameters::given's velocities
+  /// C_m: the added mass is C_m rho_f V (1/2 for a sphere); above 0 the fluid's acceleration
+  /// acts too (Cloud.hpp's equation of motion). 0: neither.
+  double addedMass = 0.0;
   /// tau_p = rho_p d^2 / (18 rho_f nu) [T].
   double responseTime() const {
     return density * diameter * diameter / (18.0 * fluidDensity * viscosity);
@@ -196,23 +200,27 @@ struct CloudArrays {
   ParticleVectors<MemSpace> vc, wc;
   /// Collisions: the drag's relaxation time tau over the step (from the slip at its start).
   Kokkos::View<double*, MemSpace> tau;
+  /// Added mass: the fluid's acceleration term, (w - v) . grad u where the flow was sampled,
+  /// then the step's Du/Dt.
+  ParticleVectors<MemSpace> acc;
   Kokkos::View<int* [3], MemSpace> image;
   Kokkos::View<std::int64_t*, MemSpace> id;
 };
 
 /// Migration row: position, id, image counts, velocity (inertial), drag impulse (two-way), with
 /// collisions the fluid velocity and its rate, the angular velocity and the velocities the
-/// contacts see, the drag's relaxation time (29 doubles: the particles may migrate within a
-/// step). Otherwise the tracers' stage
-/// increment stays (a step starts with a = 0 and writes it before reading it), and so does w
-/// (sampled again after the migration).
+/// contacts see, the drag's relaxation time, with added mass the fluid's acceleration (32
+/// doubles: the particles may migrate within a step). Otherwise the tracers' stage increment
+/// stays (a step starts with a = 0 and writes it before reading it), and so does w (sampled
+/// again after the migration).
 struct CloudCodec {
-  static constexpr int width = 29;
+  static constexpr int width = 32;
   static constexpr int imageSlot = 4;
   CloudArrays a;
   bool inertial = false;
   bool twoWay = false;
   bool collide = false;
+  bool addedMass = false;
   KOKKOS_INLINE_FUNCTION void pack(int i, double* row) const {
     for (int d = 0; d < 3; ++d) {
       row[d] = a.x(i, d);
@@ -224,6 +232,7 @@ struct CloudCodec {
       row[19 + d] = collide ? a.omega(i, d) : 0.0;
       row[22 + d] = collide ? a.vc(i, d) : 0.0;
       row[25 + d] = collide ? a.wc(i, d) : 0.0;
+      row[29 + d] = addedMass ? a.acc(i, d) : 0.0;
     }
     row[3] = detail::int64AsDouble(a.id(i));
     row[28] = collide ? a.tau(i) : 0.0;
@@ -241,6 +250,7 @@ struct CloudCodec {
         a.vc(i, d) = row[22 + d];
         a.wc(i, d) = row[25 + d];
       }
+      if (addedMass) a.acc(i, d) = row[29 + d];
     }
     a.id(i) = detail::doubleAsInt64(row[3]);
     if (collide) a.tau(i) = row[28];
@@ -258,6 +268,7 @@ struct CloudCodec {
         a.vc(to, d) = a.vc(from, d);
         a.wc(to, d) = a.wc(from, d);
       }
+      if (addedMass) a.acc(to, d) = a.acc(from, d);
     }
     a.id(to) = a.id(from);
     if (collide) a.tau(to) = a.tau(from);
@@ -267,27 +278,32 @@ struct CloudCodec {
 /// A rank's particles as ParticleMigration handles them (ParticleComm.hpp's container concept).
 class CloudSet {
  public:
-  explicit CloudSet(Kind kind = Kind::Tracer, bool twoWay = false, bool collide = false)
-      : m_kind(kind), m_twoWay(twoWay), m_collide(collide) {}
+  explicit CloudSet(Kind kind = Kind::Tracer, bool twoWay = false, bool collide = false,
+                    bool addedMass = false)
+      : m_kind(kind), m_twoWay(twoWay), m_collide(collide), m_addedMass(addedMass) {}
   int size() const { return m_size; }
   int capacity() const { return static_cast<int>(m_a.x.extent(0)); }
   /// Holds `n` rows, keeping the first min(n, size()); grows with 25% headroom.
   void resize(ExecSpace const& space, int n);
   Positions<MemSpace> const& positions() const { return m_a.x; }
   CloudArrays const& arrays() const { return m_a; }
-  CloudCodec migrationCodec() const { return {m_a, m_kind == Kind::Inertial, m_twoWay, m_collide}; }
+  CloudCodec migrationCodec() const {
+    return {m_a, m_kind == Kind::Inertial, m_twoWay, m_collide, m_addedMass};
+  }
   /// With collisions: the rows as the contacts see them, owned rows and ghosts.
   ContactArrays contactArrays() const { return {m_a.x, m_a.vc, m_a.wc, m_a.f, m_a.t, m_a.id}; }
   ContactGhostCodec ghostCodec() const { return {contactArrays()}; }
   /// Bytes per row of capacity.
   int bytesPerParticle() const {
-    return (m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68) + (m_collide ? 152 : 0);
+    return (m_kind == Kind::Inertial ? (m_twoWay ? 116 : 92) : 68) + (m_collide ? 152 : 0) +
+           (m_addedMass ? 24 : 0);
   }
 
  private:
   Kind m_kind;
   bool m_twoWay = false;
   bool m_collide = false;
+  bool m_addedMass = false;
   CloudArrays m_a;
   int m_size = 0;
 };

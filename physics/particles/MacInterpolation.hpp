@@ -45,6 +45,15 @@ KOKKOS_INLINE_FUNCTION void m4Weights(double w, double out[4]) {
   out[3] = -0.5 * w * w * v;
 }
 
+/// The slopes d/dw of m4Weights(w).
+KOKKOS_INLINE_FUNCTION void m4Slopes(double w, double out[4]) {
+  double const v = 1.0 - w;
+  out[0] = v * (w - 0.5 * v);
+  out[1] = w * (4.5 * w - 5.0);
+  out[2] = v * (5.0 - 4.5 * v);
+  out[3] = w * (0.5 * w - v);
+}
+
 /// The geometry a point needs to find its faces on this rank; device-copyable.
 struct MacStencil {
   int dims = 3;
@@ -132,6 +141,45 @@ struct MacStencil {
         plane += ay[jj] * row;
       }
       sum += az[kk] * plane;
+    }
+    return sum;
+  }
+
+  /// The derivative of component c's interpolant along `dir`, sum_a dir[a] du_c/dx_a, at
+  /// (x, y, z): the faces and kernel of component(), differentiated.
+  template <class View>
+  KOKKOS_INLINE_FUNCTION double derivative(View const& u, int c, double x, double y, double z,
+                                           double const dir[3]) const {
+    bool const wide = kernel == Interpolation::M4;
+    int const span = wide ? 4 : 2, first = wide ? -1 : 0;
+    double const p[3] = {x, y, z};
+    int lo[3] = {0, 0, 0};
+    double value[3][4] = {}, slope[3][4] = {};
+    for (int a = 0; a < dims; ++a) {
+      double w;
+      locate(a, c, p[a], lo[a], w);
+      if (wide) {
+        m4Weights(w, value[a]);
+        m4Slopes(w, slope[a]);
+      } else {
+        value[a][0] = 1.0 - w;
+        value[a][1] = w;
+        slope[a][0] = -1.0;
+        slope[a][1] = 1.0;
+      }
+      for (int m = 0; m < span; ++m) slope[a][m] *= invH[a] * dir[a];
+    }
+    int const nz = dims == 3 ? span : 1;
+    double sum = 0.0;
+    for (int kk = 0; kk < nz; ++kk) {
+      int const k = dims == 3 ? lo[2] + first + kk : 0;
+      double const vz = dims == 3 ? value[2][kk] : 1.0, sz = dims == 3 ? slope[2][kk] : 0.0;
+      for (int jj = 0; jj < span; ++jj)
+        for (int ii = 0; ii < span; ++ii) {
+          double const f = u(lo[0] + first + ii, lo[1] + first + jj, k);
+          sum += f * ((slope[0][ii] * value[1][jj] + value[0][ii] * slope[1][jj]) * vz +
+                      value[0][ii] * value[1][jj] * sz);
+        }
     }
     return sum;
   }

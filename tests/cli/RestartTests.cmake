@@ -115,6 +115,12 @@ eddy_restart_test(particles_open.np2_to_np4 restart_particles_open openparticles
 # in the checkpoint, the fluid's at each sphere sampled again), from 1 rank onto 4 and 2 onto 3.
 eddy_restart_test(inertial.np1_to_np4 restart_inertial spheres 10 15 20 1 1 4 "${_cavity_csvs}")
 eddy_restart_test(inertial.np2_to_np3 restart_inertial spheres 10 15 20 2 2 3 "${_cavity_csvs}")
+# Light spheres with their added mass and M4' interpolation in a 3D box (the fluid's
+# acceleration sampled again after the restart), from 1 rank onto 4 and 2 onto 3.
+eddy_restart_test(added_mass.np1_to_np4 restart_added_mass bubbles 10 15 20 1 1 4
+                  "${_cavity_csvs}")
+eddy_restart_test(added_mass.np2_to_np3 restart_added_mass bubbles 10 15 20 2 2 3
+                  "${_cavity_csvs}")
 # The same spheres coupled two-way: the drag impulses of the last step in the checkpoint, the
 # fluid's share of them deposited again at the restart, from 1 rank onto 3 and 2 onto 4.
 eddy_restart_test(two_way.np1_to_np3 restart_two_way spheres2 10 15 20 1 1 3 "${_cavity_csvs}")

@@ -374,6 +374,9 @@ eddy_add_cli_test(NAME cli.validate.particles_sphere_keys_on_tracers EXPECT_EXIT
                         "particles_inertial_errors.yaml:11:3: particles.density: is given, but particles.kind is 'tracer'"
                   COMMAND validate tests/cli/decks/particles_inertial_errors.yaml
                           --set particles.kind=tracer)
+eddy_add_cli_test(NAME cli.validate.particles_added_mass_collisions EXPECT_EXIT 3
+                  MATCH "--set particles.added_mass=0.5: particles.added_mass: is 0.5, but the contacts act on the sphere's own mass"
+                  COMMAND validate inputs/settling_column.yaml --set particles.added_mass=0.5)
 eddy_add_cli_test(NAME cli.validate.particles_m4_two_way EXPECT_EXIT 3
                   MATCH "--set particles.interpolation=m4: particles.interpolation: is m4, but two-way coupling gives the drag back with the linear weights"
                   COMMAND validate tests/cli/decks/restart_two_way.yaml

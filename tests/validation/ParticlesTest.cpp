@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <map>
 #include <memory>
@@ -97,6 +98,35 @@ std::vector<double> interpolateOnDevice(particles::MacStencil const& s,
   std::vector<double> out(3 * static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i)
     for (int d = 0; d < 3; ++d) out[3 * i + d] = hv(i, d);
+  return out;
+}
+
+/// The stencil's derivative of every component at each of `points` (3 per point), on the
+/// device, along (1 + 0.01 i, -0.5, 0.75) for point i (0 along z in 2D): the directions differ.
+std::vector<double> derivativesOnDevice(particles::MacStencil const& s,
+                                        particles::FaceVelocity const& u,
+                                        std::vector<double> const& points) {
+  int const n = static_cast<int>(points.size() / 3);
+  Kokkos::View<double*[3], Kokkos::LayoutRight, MemSpace> p("eddy::test::points", n),
+      d("eddy::test::derivatives", n);
+  auto hp = Kokkos::create_mirror_view(p);
+  for (int i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) hp(i, a) = points[3 * i + a];
+  Kokkos::deep_copy(p, hp);
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  Kokkos::parallel_for(
+      "eddy::test::derivatives", Kokkos::RangePolicy<eddy::ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i) {
+        double const dir[3] = {1.0 + 0.01 * i, -0.5, s.dims == 3 ? 0.75 : 0.0};
+        d(i, 0) = s.derivative(u0, 0, p(i, 0), p(i, 1), p(i, 2), dir);
+        d(i, 1) = s.derivative(u1, 1, p(i, 0), p(i, 1), p(i, 2), dir);
+        d(i, 2) = s.dims == 3 ? s.derivative(u2, 2, p(i, 0), p(i, 1), p(i, 2), dir) : 0.0;
+      });
+  auto hd = Kokkos::create_mirror_view(d);
+  Kokkos::deep_copy(hd, d);
+  std::vector<double> out(3 * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) out[3 * i + c] = hd(i, c);
   return out;
 }
 
@@ -239,6 +269,51 @@ TEST(Particles, QuadraticFieldsAreInterpolatedExactlyByM4) {
     // The tent functions are not exact for these fields (the test can tell).
     EXPECT_GT(worst[0], 1e-3) << dims << "D";
   }
+}
+
+TEST(Particles, DerivativesOfTheInterpolantsAreExactWhereTheInterpolantsAre) {
+  using particles::Interpolation;
+  // Linear fields for the tent functions, quadratic ones for M4' (coefficients by component).
+  auto field = [](int c, std::array<double, 3> const& x, bool quadratic) {
+    double const linear = 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * (c + 1) * x[2];
+    if (!quadratic) return linear;
+    return linear + (0.7 - c) * x[0] * x[0] + 1.3 * x[0] * x[1] - 0.4 * (c + 1) * x[1] * x[1] +
+           0.9 * x[1] * x[2] - 0.6 * x[0] * x[2] + 1.1 * x[2] * x[2];
+  };
+  auto gradient = [](int c, std::array<double, 3> const& x, bool quadratic) {
+    std::array<double, 3> g{1.0 + c, -2.0, 0.25 * (c + 1)};
+    if (quadratic) {
+      g[0] += 2 * (0.7 - c) * x[0] + 1.3 * x[1] - 0.6 * x[2];
+      g[1] += 1.3 * x[0] - 0.8 * (c + 1) * x[1] + 0.9 * x[2];
+      g[2] += 0.9 * x[1] - 0.6 * x[0] + 2.2 * x[2];
+    }
+    return g;
+  };
+  for (auto kernel : {Interpolation::Linear, Interpolation::M4})
+    for (int dims : {2, 3}) {
+      bool const quadratic = kernel == Interpolation::M4;
+      Index3 const cells{10, 8, dims == 3 ? 7 : 1};
+      auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
+                                                      eddy::Periodic3{false, true, false});
+      std::array<double, 3> const length{2.0, 1.0, 1.5};
+      std::array<double, 3> h{};
+      for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
+      auto const f = faceFields(
+          decomp, h, [&](int c, Index3 const&, auto const& x) { return field(c, x, quadratic); });
+      auto const s = particles::MacStencil::make(decomp, length, 3, kernel);
+      auto const points = pointsNear(decomp, h, 1.45, 300, 7);
+      auto const got = derivativesOnDevice(s, f.access(), points);
+      double worst = 0.0;
+      for (std::size_t i = 0; i < points.size() / 3; ++i)
+        for (int c = 0; c < dims; ++c) {
+          std::array<double, 3> const x{points[3 * i], points[3 * i + 1], points[3 * i + 2]};
+          auto const g = gradient(c, x, quadratic);
+          double const dir[3] = {1.0 + 0.01 * static_cast<double>(i), -0.5, dims == 3 ? 0.75 : 0.0};
+          double const exact = dir[0] * g[0] + dir[1] * g[1] + dir[2] * g[2];
+          worst = std::max(worst, std::abs(got[3 * i + c] - exact));
+        }
+      EXPECT_LT(worst, 1e-11) << dims << "D, " << (quadratic ? "m4" : "linear");
+    }
 }
 
 /// K(k), the complete elliptic integral of the first kind, by the arithmetic-geometric mean.
@@ -566,6 +641,90 @@ TEST(Particles, ASphereFromRestReachesTheStokesSettlingVelocityExactly) {
   auto const stiff =
       run(MPI_COMM_WORLD, still.decomp, still.length, still.f, p, {{0.3, 0.7}}, 100 * tau, 5)[0];
   EXPECT_NEAR(stiff.v[1] / -vt, 1.0, 1e-12);
+}
+
+TEST(Particles, ABubbleFromRestRisesWithItsAddedMass) {
+  // rho_p = rho_f / 1000, C_m = 1/2: (1 + C_m beta) dv/dt = -v / tau_p + (1 - beta) g in still
+  // fluid, so v(t) = vt (1 - e^{-t / tau'}) with the Stokes terminal velocity vt and
+  // tau' = tau_p (1 + C_m beta): the added mass slows the start (an initial acceleration of
+  // (1 - beta) g / (1 + C_m beta), about -2 g) but not the end.
+  StillFluid still;
+  auto p = spheres(particles::Drag::Stokes, {0.0, -9.0, 0.0});
+  p.inertia.density = 0.001;
+  p.inertia.addedMass = 0.5;
+  p.inertia.startAtRest = true;
+  double const beta = 1000.0;
+  double const tau = p.inertia.responseTime() * (1.0 + 0.5 * beta);
+  double const vt = p.inertia.stokesSettling();  // tau_p (1 - 1000) 9, rising
+  for (int steps : {1, 10}) {
+    double const t = 2.0 * tau;
+    auto const end =
+        run(MPI_COMM_WORLD, still.decomp, still.length, still.f, p, {{0.3, 0.2}}, t, steps)[0];
+    double const e = std::exp(-t / tau);
+    EXPECT_NEAR(end.v[1] / (-vt * (1.0 - e)), 1.0, 1e-12) << steps << " steps";
+    EXPECT_NEAR(end.x[1], 0.2 - vt * (t - tau * (1.0 - e)), 1e-14) << steps << " steps";
+    EXPECT_EQ(end.v[0], 0.0);
+  }
+}
+
+/// z(t) - c of a sphere started at z0 - c (complex, relative to the centre c) with the fluid's
+/// velocity in the solid-body rotation u = Omega (c - z) i, Maxey-Riley with Stokes drag and
+/// its added mass, no gravity: z'' = (i Omega z - z') / tau' - gamma Omega^2 z (Du/Dt =
+/// -Omega^2 z), tau' and gamma as in particles::Cloud.
+std::complex<double> rotatingSphere(std::complex<double> z0, double omega, double tau, double gamma,
+                                    double t) {
+  std::complex<double> const i(0.0, 1.0);
+  // lambda^2 + lambda / tau + (gamma Omega^2 - i Omega / tau) = 0.
+  std::complex<double> const q =
+      std::sqrt(1.0 / (tau * tau) - 4.0 * (gamma * omega * omega - i * omega / tau));
+  std::complex<double> const l1 = 0.5 * (-1.0 / tau + q), l2 = 0.5 * (-1.0 / tau - q);
+  std::complex<double> const a = (i * omega - l2) * z0 / (l1 - l2);
+  return a * std::exp(l1 * t) + (z0 - a) * std::exp(l2 * t);
+}
+
+TEST(Particles, SpheresWithAddedMassFollowMaxeyRileyInASolidBodyRotation) {
+  // Solid-body rotation (Omega 1) about the middle of the walled box [0, 2]^2: linear, so the
+  // interpolant, its derivatives and Du/Dt = -Omega^2 (x - c) are exact, and the path of a sphere
+  // is the solution of a linear equation (rotatingSphere). A neutrally buoyant sphere stays on
+  // its circle; a light one (beta 2) spirals in, faster than the fluid's rate of the path alone
+  // would say (the (w - v) . grad u part of Du/Dt).
+  std::array<double, 3> const length{2.0, 2.0, 1.0};
+  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 16, 1}, 2,
+                                                  eddy::Periodic3{false, false, false});
+  std::array<double, 3> const h{length[0] / 16, length[1] / 16, 1.0};
+  auto const f = faceFields(decomp, h, [](int c, Index3 const&, auto const& x) {
+    return c == 0 ? -(x[1] - 1.0) : x[0] - 1.0;
+  });
+  double const period = 2 * kPi;
+  for (double density : {1.0, 0.5}) {
+    auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
+    p.inertia.diameter = 0.1;
+    p.inertia.density = density;
+    p.inertia.addedMass = 0.5;
+    double const beta = 1.0 / density, m = 1.0 + 0.5 * beta;
+    double const tau = p.inertia.responseTime() * m, gamma = 1.5 * beta / m;
+    std::vector<std::array<double, 2>> const starts{{1.5, 1.0}, {1.0, 1.6}};
+    std::vector<double> errors;
+    for (int steps : {100, 200, 400}) {
+      auto const ends = run(MPI_COMM_WORLD, decomp, length, f, p, starts, period, steps);
+      double e = 0.0;
+      for (std::size_t k = 0; k < starts.size(); ++k) {
+        auto const z =
+            rotatingSphere({starts[k][0] - 1.0, starts[k][1] - 1.0}, 1.0, tau, gamma, period);
+        e = std::max(e, distance(ends[k].x, {1.0 + z.real(), 1.0 + z.imag()}));
+      }
+      errors.push_back(e);
+    }
+    auto const zEnd = rotatingSphere({0.5, 0.0}, 1.0, tau, gamma, period);
+    std::printf(
+        "density %.1f: end radius %.6f of 0.5; errors at 100, 200, 400 steps: %.3e %.3e "
+        "%.3e\n",
+        density, std::abs(zEnd), errors[0], errors[1], errors[2]);
+    for (int r = 0; r + 1 < 3; ++r)
+      EXPECT_GT(std::log2(errors[r] / errors[r + 1]), 1.8) << "density " << density;
+    EXPECT_LT(errors[2], 2e-4) << "density " << density;  // 4e-4 of the radius
+    if (density < 1.0) EXPECT_LT(std::abs(zEnd), 0.45);   // it does spiral in
+  }
 }
 
 TEST(Particles, ASphereSettlesAtTheSchillerNaumannVelocityAtReynoldsTen) {
