@@ -1,9 +1,10 @@
 # Runs a small 3D deck with snapshots, then opens its .xmf in ParaView (pvbatch under xvfb-run)
 # and checks arrays, value ranges and the number of time steps; saves a PNG next to the output.
 # pvbatch under a virtual X server (24-bit, as OpenGL wants). Starting Xvfb can fail on a busy
-# machine ("bad X server connection"): such a start is retried, any other failure is not.
+# machine ("bad X server connection", three times in a row once): such a start is retried after
+# a growing pause, any other failure is not.
 function(run_pvbatch result_var)
-  foreach(attempt 1 2 3)
+  foreach(attempt 1 2 3 4 5)
     execute_process(COMMAND ${XVFB_RUN} -a -s "-screen 0 1024x768x24" ${PVBATCH} ${ARGN}
                     RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
     message("${o}${e}")
@@ -11,6 +12,8 @@ function(run_pvbatch result_var)
       break()
     endif()
     message("X server start failed (attempt ${attempt}); retrying")
+    math(EXPR pause "3 * ${attempt}")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E sleep ${pause})
   endforeach()
   set(${result_var} ${rc} PARENT_SCOPE)
 endfunction()

@@ -9,12 +9,14 @@
 They exit with 77 (SKIP_RETURN_CODE of the tests) only when the tools are missing: PYTHON
 cannot import numpy, h5py, yaml and matplotlib, or pvbatch was not found. Any other failure is
 status 1 with the output of what failed. Starting Xvfb can fail on a busy machine ("bad X
-server connection"): such a start is retried twice, any other failure is not.
+server connection"): such a start is retried four times after growing pauses, any other failure
+is not.
 """
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,6 +38,7 @@ def execute(cmd, attempts=1):
         if p.returncode == 0 or not any(x in p.stdout for x in X_FAILURES):
             break
         print("run_post.py: X server start failed (attempt %d); retrying" % (attempt + 1))
+        time.sleep(3 * (attempt + 1))  # a busy machine: give the last X server time to go
     if p.returncode != 0:
         print("run_post.py: FAIL: exit status %d" % p.returncode)
         sys.exit(1)
@@ -80,7 +83,7 @@ def main():
             sys.exit(SKIP)
         if os.path.exists(png):
             os.remove(png)
-        execute(prefix + cmd, attempts=3)
+        execute(prefix + cmd, attempts=5)
         check(png)
     else:
         sys.exit("run_post.py: unknown mode '%s' (run, plot or pv)" % mode)
