@@ -74,10 +74,10 @@ FaceFields faceFields(CartDecomposition const& decomp, std::array<double, 3> con
   return f;
 }
 
-/// The stencil's value of every component at each of `points` (3 per point), on the device.
-std::vector<double> interpolateOnDevice(particles::MacStencil const& s,
-                                        particles::FaceVelocity const& u,
-                                        std::vector<double> const& points) {
+/// f(i, x, y, z, out) at each of `points` (3 per point) on the device, out holding 3 numbers
+/// per point.
+template <class F>
+std::vector<double> onDevice(std::vector<double> const& points, F const& f) {
   int const n = static_cast<int>(points.size() / 3);
   Kokkos::View<double*[3], Kokkos::LayoutRight, MemSpace> p("eddy::test::points", n),
       v("eddy::test::values", n);
@@ -85,13 +85,12 @@ std::vector<double> interpolateOnDevice(particles::MacStencil const& s,
   for (int i = 0; i < n; ++i)
     for (int d = 0; d < 3; ++d) hp(i, d) = points[3 * i + d];
   Kokkos::deep_copy(p, hp);
-  auto const u0 = u[0], u1 = u[1], u2 = u[2];
   Kokkos::parallel_for(
-      "eddy::test::interpolate", Kokkos::RangePolicy<eddy::ExecSpace>(0, n),
+      "eddy::test::onDevice", Kokkos::RangePolicy<eddy::ExecSpace>(0, n),
       KOKKOS_LAMBDA(const int i) {
-        v(i, 0) = s.component(u0, 0, p(i, 0), p(i, 1), p(i, 2));
-        v(i, 1) = s.component(u1, 1, p(i, 0), p(i, 1), p(i, 2));
-        v(i, 2) = s.dims == 3 ? s.component(u2, 2, p(i, 0), p(i, 1), p(i, 2)) : 0.0;
+        double out[3];
+        f(i, p(i, 0), p(i, 1), p(i, 2), out);
+        for (int d = 0; d < 3; ++d) v(i, d) = out[d];
       });
   auto hv = Kokkos::create_mirror_view(v);
   Kokkos::deep_copy(hv, v);
@@ -101,33 +100,32 @@ std::vector<double> interpolateOnDevice(particles::MacStencil const& s,
   return out;
 }
 
+/// The stencil's value of every component at each of `points` (3 per point), on the device.
+std::vector<double> interpolateOnDevice(particles::MacStencil const& s,
+                                        particles::FaceVelocity const& u,
+                                        std::vector<double> const& points) {
+  auto const u0 = u[0], u1 = u[1], u2 = u[2];
+  return onDevice(
+      points, KOKKOS_LAMBDA(int, double x, double y, double z, double* out) {
+        out[0] = s.component(u0, 0, x, y, z);
+        out[1] = s.component(u1, 1, x, y, z);
+        out[2] = s.dims == 3 ? s.component(u2, 2, x, y, z) : 0.0;
+      });
+}
+
 /// The stencil's derivative of every component at each of `points` (3 per point), on the
 /// device, along (1 + 0.01 i, -0.5, 0.75) for point i (0 along z in 2D): the directions differ.
 std::vector<double> derivativesOnDevice(particles::MacStencil const& s,
                                         particles::FaceVelocity const& u,
                                         std::vector<double> const& points) {
-  int const n = static_cast<int>(points.size() / 3);
-  Kokkos::View<double*[3], Kokkos::LayoutRight, MemSpace> p("eddy::test::points", n),
-      d("eddy::test::derivatives", n);
-  auto hp = Kokkos::create_mirror_view(p);
-  for (int i = 0; i < n; ++i)
-    for (int a = 0; a < 3; ++a) hp(i, a) = points[3 * i + a];
-  Kokkos::deep_copy(p, hp);
   auto const u0 = u[0], u1 = u[1], u2 = u[2];
-  Kokkos::parallel_for(
-      "eddy::test::derivatives", Kokkos::RangePolicy<eddy::ExecSpace>(0, n),
-      KOKKOS_LAMBDA(const int i) {
+  return onDevice(
+      points, KOKKOS_LAMBDA(int i, double x, double y, double z, double* out) {
         double const dir[3] = {1.0 + 0.01 * i, -0.5, s.dims == 3 ? 0.75 : 0.0};
-        d(i, 0) = s.derivative(u0, 0, p(i, 0), p(i, 1), p(i, 2), dir);
-        d(i, 1) = s.derivative(u1, 1, p(i, 0), p(i, 1), p(i, 2), dir);
-        d(i, 2) = s.dims == 3 ? s.derivative(u2, 2, p(i, 0), p(i, 1), p(i, 2), dir) : 0.0;
+        out[0] = s.derivative(u0, 0, x, y, z, dir);
+        out[1] = s.derivative(u1, 1, x, y, z, dir);
+        out[2] = s.dims == 3 ? s.derivative(u2, 2, x, y, z, dir) : 0.0;
       });
-  auto hd = Kokkos::create_mirror_view(d);
-  Kokkos::deep_copy(hd, d);
-  std::vector<double> out(3 * static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i)
-    for (int c = 0; c < 3; ++c) out[3 * i + c] = hd(i, c);
-  return out;
 }
 
 /// Points in this rank's block widened by `reach` cells on every side.
@@ -209,61 +207,84 @@ TEST(Particles, InterpolationMatchesAHostReferenceOfItsStencil) {
     }
 }
 
+/// A box of 10 x 8 (x 7) cells over [0, 2) x [0, 1) (x [0, 1.5)) on the world's ranks,
+/// periodic along y.
+struct PolynomialBox {
+  explicit PolynomialBox(int d)
+      : dims(d),
+        decomp(CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{10, 8, d == 3 ? 7 : 1}, d,
+                                           eddy::Periodic3{false, true, false})) {
+    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / decomp.globalCells()[a] : 1.0;
+  }
+  int dims;
+  std::array<double, 3> length{2.0, 1.0, 1.5};
+  CartDecomposition decomp;
+  std::array<double, 3> h{};
+};
+
+/// Component c of a linear field, plus every monomial of degree 2 when `quadratic`
+/// (coefficients depending on c), and its gradient.
+double polynomial(int c, std::array<double, 3> const& x, bool quadratic) {
+  double const linear = 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * (c + 1) * x[2];
+  if (!quadratic) return linear;
+  return linear + (0.7 - c) * x[0] * x[0] + 1.3 * x[0] * x[1] - 0.4 * (c + 1) * x[1] * x[1] +
+         0.9 * x[1] * x[2] - 0.6 * x[0] * x[2] + 1.1 * x[2] * x[2];
+}
+std::array<double, 3> polynomialGradient(int c, std::array<double, 3> const& x, bool quadratic) {
+  std::array<double, 3> g{1.0 + c, -2.0, 0.25 * (c + 1)};
+  if (quadratic) {
+    g[0] += 2 * (0.7 - c) * x[0] + 1.3 * x[1] - 0.6 * x[2];
+    g[1] += 1.3 * x[0] - 0.8 * (c + 1) * x[1] + 0.9 * x[2];
+    g[2] += 0.9 * x[1] - 0.6 * x[0] + 2.2 * x[2];
+  }
+  return g;
+}
+
+/// The largest difference between `got` (3 numbers per point) and exact(c, point) over the
+/// points and the box's components.
+double worstMiss(PolynomialBox const& box, std::vector<double> const& points,
+                 std::vector<double> const& got,
+                 std::function<double(int, std::size_t, std::array<double, 3> const&)> exact) {
+  double worst = 0.0;
+  for (std::size_t n = 0; n < points.size() / 3; ++n)
+    for (int c = 0; c < box.dims; ++c) {
+      std::array<double, 3> const x{points[3 * n], points[3 * n + 1], points[3 * n + 2]};
+      worst = std::max(worst, std::abs(got[3 * n + c] - exact(c, n, x)));
+    }
+  return worst;
+}
+
 TEST(Particles, LinearFieldsAreInterpolatedExactly) {
   for (int dims : {2, 3}) {
-    Index3 const cells{10, 8, dims == 3 ? 7 : 1};
-    auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
-                                                    eddy::Periodic3{false, true, false});
-    std::array<double, 3> const length{2.0, 1.0, 1.5};
-    std::array<double, 3> h{};
-    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
-    // Component c: 0.5 + c + (1 + c) x - 2 y + 0.25 (c + 1) z.
-    auto linear = [](int c, std::array<double, 3> const& x) {
-      return 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * (c + 1) * x[2];
-    };
-    auto const f =
-        faceFields(decomp, h, [&](int c, Index3 const&, auto const& x) { return linear(c, x); });
-    auto const s = particles::MacStencil::make(decomp, length, 2);
-    auto const points = pointsNear(decomp, h, 1.45, 500, 5);
+    PolynomialBox const box(dims);
+    auto const f = faceFields(box.decomp, box.h, [](int c, Index3 const&, auto const& x) {
+      return polynomial(c, x, false);
+    });
+    auto const s = particles::MacStencil::make(box.decomp, box.length, 2);
+    auto const points = pointsNear(box.decomp, box.h, 1.45, 500, 5);
     auto const got = interpolateOnDevice(s, f.access(), points);
-    double worst = 0.0;
-    for (std::size_t n = 0; n < points.size() / 3; ++n)
-      for (int c = 0; c < dims; ++c) {
-        std::array<double, 3> const x{points[3 * n], points[3 * n + 1], points[3 * n + 2]};
-        worst = std::max(worst, std::abs(got[3 * n + c] - linear(c, x)));
-      }
-    EXPECT_LT(worst, 1e-12) << dims << "D";
+    EXPECT_LT(worstMiss(box, points, got,
+                        [](int c, std::size_t, auto const& x) { return polynomial(c, x, false); }),
+              1e-12)
+        << dims << "D";
   }
 }
 
 TEST(Particles, QuadraticFieldsAreInterpolatedExactlyByM4) {
   using particles::Interpolation;
   for (int dims : {2, 3}) {
-    Index3 const cells{10, 8, dims == 3 ? 7 : 1};
-    auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
-                                                    eddy::Periodic3{false, true, false});
-    std::array<double, 3> const length{2.0, 1.0, 1.5};
-    std::array<double, 3> h{};
-    for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
-    // Component c: every monomial of degree up to 2, coefficients depending on c.
-    auto quadratic = [](int c, std::array<double, 3> const& x) {
-      return 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * x[2] + (0.7 - c) * x[0] * x[0] +
-             1.3 * x[0] * x[1] - 0.4 * (c + 1) * x[1] * x[1] + 0.9 * x[1] * x[2] -
-             0.6 * x[0] * x[2] + 1.1 * x[2] * x[2];
-    };
-    auto const f =
-        faceFields(decomp, h, [&](int c, Index3 const&, auto const& x) { return quadratic(c, x); });
-    auto const points = pointsNear(decomp, h, 1.45, 500, 5);
+    PolynomialBox const box(dims);
+    auto const f = faceFields(box.decomp, box.h, [](int c, Index3 const&, auto const& x) {
+      return polynomial(c, x, true);
+    });
+    auto const points = pointsNear(box.decomp, box.h, 1.45, 500, 5);
     double worst[2] = {0.0, 0.0};
     for (auto kernel : {Interpolation::Linear, Interpolation::M4}) {
-      auto const s = particles::MacStencil::make(decomp, length, 3, kernel);
+      auto const s = particles::MacStencil::make(box.decomp, box.length, 3, kernel);
       auto const got = interpolateOnDevice(s, f.access(), points);
-      double& e = worst[kernel == Interpolation::M4 ? 1 : 0];
-      for (std::size_t n = 0; n < points.size() / 3; ++n)
-        for (int c = 0; c < dims; ++c) {
-          std::array<double, 3> const x{points[3 * n], points[3 * n + 1], points[3 * n + 2]};
-          e = std::max(e, std::abs(got[3 * n + c] - quadratic(c, x)));
-        }
+      worst[kernel == Interpolation::M4 ? 1 : 0] =
+          worstMiss(box, points, got,
+                    [](int c, std::size_t, auto const& x) { return polynomial(c, x, true); });
     }
     EXPECT_LT(worst[1], 1e-12) << dims << "D";
     // The tent functions are not exact for these fields (the test can tell).
@@ -273,45 +294,22 @@ TEST(Particles, QuadraticFieldsAreInterpolatedExactlyByM4) {
 
 TEST(Particles, DerivativesOfTheInterpolantsAreExactWhereTheInterpolantsAre) {
   using particles::Interpolation;
-  // Linear fields for the tent functions, quadratic ones for M4' (coefficients by component).
-  auto field = [](int c, std::array<double, 3> const& x, bool quadratic) {
-    double const linear = 0.5 + c + (1 + c) * x[0] - 2 * x[1] + 0.25 * (c + 1) * x[2];
-    if (!quadratic) return linear;
-    return linear + (0.7 - c) * x[0] * x[0] + 1.3 * x[0] * x[1] - 0.4 * (c + 1) * x[1] * x[1] +
-           0.9 * x[1] * x[2] - 0.6 * x[0] * x[2] + 1.1 * x[2] * x[2];
-  };
-  auto gradient = [](int c, std::array<double, 3> const& x, bool quadratic) {
-    std::array<double, 3> g{1.0 + c, -2.0, 0.25 * (c + 1)};
-    if (quadratic) {
-      g[0] += 2 * (0.7 - c) * x[0] + 1.3 * x[1] - 0.6 * x[2];
-      g[1] += 1.3 * x[0] - 0.8 * (c + 1) * x[1] + 0.9 * x[2];
-      g[2] += 0.9 * x[1] - 0.6 * x[0] + 2.2 * x[2];
-    }
-    return g;
-  };
+  // Linear fields for the tent functions, quadratic ones for M4'.
   for (auto kernel : {Interpolation::Linear, Interpolation::M4})
     for (int dims : {2, 3}) {
       bool const quadratic = kernel == Interpolation::M4;
-      Index3 const cells{10, 8, dims == 3 ? 7 : 1};
-      auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, cells, dims,
-                                                      eddy::Periodic3{false, true, false});
-      std::array<double, 3> const length{2.0, 1.0, 1.5};
-      std::array<double, 3> h{};
-      for (int a = 0; a < 3; ++a) h[a] = a < dims ? length[a] / cells[a] : 1.0;
-      auto const f = faceFields(
-          decomp, h, [&](int c, Index3 const&, auto const& x) { return field(c, x, quadratic); });
-      auto const s = particles::MacStencil::make(decomp, length, 3, kernel);
-      auto const points = pointsNear(decomp, h, 1.45, 300, 7);
+      PolynomialBox const box(dims);
+      auto const f = faceFields(box.decomp, box.h, [&](int c, Index3 const&, auto const& x) {
+        return polynomial(c, x, quadratic);
+      });
+      auto const s = particles::MacStencil::make(box.decomp, box.length, 3, kernel);
+      auto const points = pointsNear(box.decomp, box.h, 1.45, 300, 7);
       auto const got = derivativesOnDevice(s, f.access(), points);
-      double worst = 0.0;
-      for (std::size_t i = 0; i < points.size() / 3; ++i)
-        for (int c = 0; c < dims; ++c) {
-          std::array<double, 3> const x{points[3 * i], points[3 * i + 1], points[3 * i + 2]};
-          auto const g = gradient(c, x, quadratic);
-          double const dir[3] = {1.0 + 0.01 * static_cast<double>(i), -0.5, dims == 3 ? 0.75 : 0.0};
-          double const exact = dir[0] * g[0] + dir[1] * g[1] + dir[2] * g[2];
-          worst = std::max(worst, std::abs(got[3 * i + c] - exact));
-        }
+      double const worst = worstMiss(box, points, got, [&](int c, std::size_t i, auto const& x) {
+        auto const g = polynomialGradient(c, x, quadratic);
+        double const dir[3] = {1.0 + 0.01 * static_cast<double>(i), -0.5, dims == 3 ? 0.75 : 0.0};
+        return dir[0] * g[0] + dir[1] * g[1] + dir[2] * g[2];
+      });
       EXPECT_LT(worst, 1e-11) << dims << "D, " << (quadratic ? "m4" : "linear");
     }
 }
@@ -460,21 +458,31 @@ TEST(Particles, M4TracersCloseTheOrbitsOfTheCellularFlowAtLeastAtThirdOrderInThe
   EXPECT_LT(misses[1], 1e-4);
 }
 
+/// The solid-body rotation u = -(y - 1), v = x - 1 (Omega 1) in the walled box [0, 2]^2 of
+/// 16 x 16 cells on `comm`.
+struct Rotation {
+  explicit Rotation(MPI_Comm comm)
+      : decomp(CartDecomposition::fromComm(comm, Index3{16, 16, 1}, 2,
+                                           eddy::Periodic3{false, false, false})),
+        f(faceFields(decomp, {length[0] / 16, length[1] / 16, 1.0},
+                     [](int c, Index3 const&, auto const& x) {
+                       return c == 0 ? -(x[1] - 1.0) : x[0] - 1.0;
+                     })) {}
+  std::array<double, 3> length{2.0, 2.0, 1.0};
+  CartDecomposition decomp;
+  FaceFields f;
+};
+
 TEST(Particles, TracerStepsAreThirdOrderInTime) {
   // Solid-body rotation u = -(y - 1), v = x - 1 in the walled box [0, 2]^2: linear, so the
   // interpolant is the flow itself, and after one period 2 pi a tracer misses its start by the
   // integrator's error alone.
   // (Each rank on its own: the convergence runs take thousands of steps.)
-  std::array<double, 3> const length{2.0, 2.0, 1.0};
-  auto const decomp = CartDecomposition::fromComm(MPI_COMM_SELF, Index3{16, 16, 1}, 2,
-                                                  eddy::Periodic3{false, false, false});
-  std::array<double, 3> const h{length[0] / 16, length[1] / 16, 1.0};
-  auto const f = faceFields(decomp, h, [](int c, Index3 const&, auto const& x) {
-    return c == 0 ? -(x[1] - 1.0) : x[0] - 1.0;
-  });
+  Rotation const rotation(MPI_COMM_SELF);
   std::vector<double> errors;
   for (int steps : {25, 50, 100, 200}) {
-    auto const m = orbitMisses(MPI_COMM_SELF, decomp, length, f, {1.5, 1.8}, 1.0, 2 * kPi, steps);
+    auto const m = orbitMisses(MPI_COMM_SELF, rotation.decomp, rotation.length, rotation.f,
+                               {1.5, 1.8}, 1.0, 2 * kPi, steps);
     errors.push_back(std::max(distance(m[0]), distance(m[1])));
   }
   std::printf("rotation misses at 25, 50, 100, 200 steps: %.3e %.3e %.3e %.3e\n", errors[0],
@@ -688,13 +696,7 @@ TEST(Particles, SpheresWithAddedMassFollowMaxeyRileyInASolidBodyRotation) {
   // is the solution of a linear equation (rotatingSphere). A neutrally buoyant sphere stays on
   // its circle; a light one (beta 2) spirals in, faster than the fluid's rate of the path alone
   // would say (the (w - v) . grad u part of Du/Dt).
-  std::array<double, 3> const length{2.0, 2.0, 1.0};
-  auto const decomp = CartDecomposition::fromComm(MPI_COMM_WORLD, Index3{16, 16, 1}, 2,
-                                                  eddy::Periodic3{false, false, false});
-  std::array<double, 3> const h{length[0] / 16, length[1] / 16, 1.0};
-  auto const f = faceFields(decomp, h, [](int c, Index3 const&, auto const& x) {
-    return c == 0 ? -(x[1] - 1.0) : x[0] - 1.0;
-  });
+  Rotation const rotation(MPI_COMM_WORLD);
   double const period = 2 * kPi;
   for (double density : {1.0, 0.5}) {
     auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
@@ -706,7 +708,8 @@ TEST(Particles, SpheresWithAddedMassFollowMaxeyRileyInASolidBodyRotation) {
     std::vector<std::array<double, 2>> const starts{{1.5, 1.0}, {1.0, 1.6}};
     std::vector<double> errors;
     for (int steps : {100, 200, 400}) {
-      auto const ends = run(MPI_COMM_WORLD, decomp, length, f, p, starts, period, steps);
+      auto const ends = run(MPI_COMM_WORLD, rotation.decomp, rotation.length, rotation.f, p, starts,
+                            period, steps);
       double e = 0.0;
       for (std::size_t k = 0; k < starts.size(); ++k) {
         auto const z =
