@@ -455,14 +455,14 @@ KOKKOS_INLINE_FUNCTION void convected(MacStencil const& s, Component const& u0, 
 InertialRule inertialRule(Inertia const& in, int dims) {
   InertialRule r;
   double const beta = in.fluidDensity / in.density;
-  double const m = 1.0 + in.addedMass * beta;
-  r.tauP = in.addedMass > 0 ? in.responseTime() * m : in.responseTime();
+  double const m = 1.0 + in.addedMass * beta;  // exactly 1 without added mass
+  r.tauP = in.responseTime() * m;
   r.diameter = in.diameter;
   r.viscosity = in.viscosity;
   r.schillerNaumann = in.drag == Drag::SchillerNaumann;
   for (int d = 0; d < 3; ++d) {
     r.buoyant[d] = d < dims ? (1.0 - beta) * in.gravity[d] : 0.0;
-    r.gravity[d] = in.addedMass > 0 ? r.buoyant[d] / m : r.buoyant[d];
+    r.gravity[d] = r.buoyant[d] / m;
   }
   r.gamma = in.addedMass > 0 ? (1.0 + in.addedMass) * beta / m : 0.0;
   r.dims = dims;
