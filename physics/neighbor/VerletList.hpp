@@ -142,6 +142,14 @@ class VerletList {
     EDDY_REQUIRE(skin >= 0, "VerletList: skin ", skin, "; expected >= 0");
   }
 
+  /// The skin of the builds from now on (lists without pair cutoffs); the displacement test
+  /// takes it at once, so build before the next check.
+  void setSkin(double skin) {
+    EDDY_REQUIRE(skin >= 0 && m_classes == 0, "VerletList::setSkin: skin ", skin, " with ",
+                 m_classes, " pair classes; expected skin >= 0 and no pair cutoffs");
+    m_skin = skin;
+  }
+
   /// Gives each pair of `classes` particle classes its own cutoff (`cutoffs`, classes x classes,
   /// row-major, symmetric, each in (0, cutoff()]): a pair is a neighbour within its cutoff +
   /// skin. Every build then takes the rows' classes.

@@ -278,11 +278,19 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
       for (int side = 0; side < 2; ++side)
         wall[2 * a + side] = !m_periodic[a] && !params.open[2 * a + side];
     auto const& in = params.inertia;
+    double cell = h[0], volume = 1.0;
+    for (int a = 0; a < decomp.dims(); ++a) {
+      cell = std::min(cell, h[a]);
+      volume *= length[a];
+    }
+    // The mean spacing of the seeded spheres (infinite for none: injected ones only).
+    double const spacing = std::pow(volume / static_cast<double>(m_seeded), 1.0 / decomp.dims());
     m_contacts = std::make_unique<Contacts>(
         comm, decomp, m_domain,
         contactLaw(in.diameter, in.mass(), params.collisions, in.wallRestitution, decomp.dims(),
                    wall, length),
-        params.collisions.stepsPerContact, contactTime(in.mass(), params.collisions));
+        params.collisions.stepsPerContact, contactTime(in.mass(), params.collisions),
+        contactSkin(in.diameter, cell, spacing));
   }
   seed(space);
   if (m_tuning.sortEvery > 0) sortByBin(space);
@@ -522,15 +530,61 @@ void Cloud::inertialStep(ExecSpace const& space, double dt, FaceVelocity const& 
       });
 }
 
-void Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& u) {
+namespace {
+
+/// Above this share of the spheres marked, every sphere takes the contact substeps: walking a
+/// narrow list of all of them is cheaper than a wide list of most of them.
+constexpr double kMostMarked = 0.25;
+
+/// Drag and gravity over `h` from `s` into the step on row i of `a` leaving a kick at velocity
+/// `v0`: the target w + s dq + tau g', changing at the fluid's rate dq, by the exponential
+/// integrator; the new position into x1 and row i, the velocity into row i, the drag's impulse
+/// (the drift's change of momentum less gravity's and buoyancy's) added to j with `twoWay`.
+KOKKOS_INLINE_FUNCTION void dragDrift(CloudArrays const& a, InertialRule const& rule, int i,
+                                      double const v0[3], double h, double s, bool twoWay,
+                                      double mass, double x1[3]) {
+  double const tau = a.tau(i);
+  EtdWeights const k(h / tau);
+  for (int d = 0; d < 3; ++d) x1[d] = a.x(i, d);
+  for (int d = 0; d < rule.dims; ++d) {
+    double const a0 = a.w(i, d) + s * a.dq(i, d) + tau * rule.gravity[d], sl = a.dq(i, d);
+    x1[d] += h * (v0[d] * k.phi1 + a0 * k.hPhi2 + sl * h * k.hPhi3);
+    double const v1 = v0[d] * k.e + a0 * (h / tau) * k.phi1 + sl * h * k.hPhi2;
+    a.x(i, d) = x1[d];
+    a.v(i, d) = v1;
+    if (twoWay) a.j(i, d) += mass * ((v1 - v0[d]) - rule.buoyant[d] * h);
+  }
+  for (int d = rule.dims; d < 3; ++d) a.v(i, d) = v0[d];
+}
+
+/// The fastest row i can move from `s` into a step of `dt` without contacts: the larger of its
+/// speed and the targets' at s and at the end (its speed relaxes toward a target that changes
+/// linearly in time, so stays below the largest of the three).
+KOKKOS_INLINE_FUNCTION double driftSpeed(CloudArrays const& a, InertialRule const& rule, int i,
+                                         double s, double dt) {
+  double v2 = 0.0, t0 = 0.0, t1 = 0.0;
+  for (int d = 0; d < rule.dims; ++d) {
+    double const target = a.w(i, d) + a.tau(i) * rule.gravity[d];
+    double const start = target + s * a.dq(i, d), end = target + dt * a.dq(i, d);
+    v2 += a.v(i, d) * a.v(i, d);
+    t0 += start * start;
+    t1 += end * end;
+  }
+  return math::sqrt(math::fmax(v2, math::fmax(t0, t1)));
+}
+
+}  // namespace
+
+double Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& u) {
   auto const a = m_set.arrays();
   MacStencil const s = m_stencil;
   InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
   auto const u0 = u[0], u1 = u[1], u2 = u[2];
   bool const twoWay = m_params.twoWay;
-  Kokkos::parallel_for(
+  double speed = 0.0;
+  Kokkos::parallel_reduce(
       "eddy::particles::predictFluid", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
-      KOKKOS_LAMBDA(const int i) {
+      KOKKOS_LAMBDA(const int i, double& most) {
         double x0[3], v0[3], a0[3], slip[3], w1[3];
         for (int d = 0; d < 3; ++d) {
           x0[d] = a.x(i, d);
@@ -550,10 +604,20 @@ void Cloud::predictFluid(ExecSpace const& space, double dt, FaceVelocity const& 
           a.wc(i, d) = a.omega(i, d);
         }
         a.tau(i) = tau;
-      });
+        most = math::fmax(most, driftSpeed(a, rule, i, 0.0, dt));
+      },
+      Kokkos::Max<double>(speed));
+  return maxOverRanks(speed);
 }
 
-void Cloud::kickDrift(ExecSpace const& space, double h, double s, int owned,
+double Cloud::maxOverRanks(double mine) const {
+  double all = 0.0;
+  checkMpi(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, m_comm),
+           "MPI_Allreduce(the fastest sphere)");
+  return all;
+}
+
+void Cloud::kickDrift(ExecSpace const& space, double h, double s, RowSet const& rows,
                       Contacts::Watch const& watch) {
   auto const a = m_set.arrays();
   InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
@@ -561,29 +625,16 @@ void Cloud::kickDrift(ExecSpace const& space, double h, double s, int owned,
   bool const twoWay = m_params.twoWay;
   double const mass = m_params.inertia.mass();
   Kokkos::parallel_for(
-      "eddy::particles::kickDrift", Kokkos::RangePolicy<ExecSpace>(space, 0, owned),
-      KOKKOS_LAMBDA(const int i) {
-        double v0[3], wf[3], spin[3];
+      "eddy::particles::kickDrift", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.count),
+      KOKKOS_LAMBDA(const int r) {
+        int const i = rows(r);
+        double v0[3], spin[3], x1[3];
         for (int d = 0; d < 3; ++d) {
           v0[d] = a.v(i, d) + (0.5 * h) * law.inverseMass * a.f(i, d);
           spin[d] = a.omega(i, d) + (0.5 * h) * law.inverseInertia * a.t(i, d);
           a.omega(i, d) = spin[d];
-          wf[d] = a.w(i, d) + s * a.dq(i, d);  // the fluid velocity s into the step
         }
-        // Drag and gravity over h: the target wf + tau g', changing at the fluid's rate dq.
-        double const tau = a.tau(i);
-        EtdWeights const k(h / tau);
-        double x1[3] = {a.x(i, 0), a.x(i, 1), a.x(i, 2)};
-        for (int d = 0; d < rule.dims; ++d) {
-          double const a0 = wf[d] + tau * rule.gravity[d], sl = a.dq(i, d);
-          x1[d] += h * (v0[d] * k.phi1 + a0 * k.hPhi2 + sl * h * k.hPhi3);
-          double const v1 = v0[d] * k.e + a0 * (h / tau) * k.phi1 + sl * h * k.hPhi2;
-          a.x(i, d) = x1[d];
-          a.v(i, d) = v1;
-          // The drag's impulse: the drift's change of momentum less gravity's and buoyancy's.
-          if (twoWay) a.j(i, d) += mass * ((v1 - v0[d]) - rule.buoyant[d] * h);
-        }
-        for (int d = rule.dims; d < 3; ++d) a.v(i, d) = v0[d];
+        dragDrift(a, rule, i, v0, h, s, twoWay, mass, x1);
         // What the contacts at the new positions see: the end of the substep, predicted with
         // the last contact force.
         for (int d = 0; d < 3; ++d) {
@@ -594,17 +645,43 @@ void Cloud::kickDrift(ExecSpace const& space, double h, double s, int owned,
       });
 }
 
-void Cloud::kick(ExecSpace const& space, double h, int owned) {
+void Cloud::kick(ExecSpace const& space, double h, RowSet const& rows) {
   auto const a = m_set.arrays();
   ContactLaw const law = m_contacts->law();
   Kokkos::parallel_for(
-      "eddy::particles::kick", Kokkos::RangePolicy<ExecSpace>(space, 0, owned),
-      KOKKOS_LAMBDA(const int i) {
+      "eddy::particles::kick", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.count),
+      KOKKOS_LAMBDA(const int r) {
+        int const i = rows(r);
         for (int d = 0; d < 3; ++d) {
           a.v(i, d) += (0.5 * h) * law.inverseMass * a.f(i, d);
           a.omega(i, d) += (0.5 * h) * law.inverseInertia * a.t(i, d);
         }
       });
+}
+
+double Cloud::finishChunk(ExecSpace const& space, double s, double h, double dt, bool drift) {
+  auto const a = m_set.arrays();
+  InertialRule const rule = inertialRule(m_params.inertia, m_decomp.dims());
+  bool const twoWay = m_params.twoWay;
+  double const mass = m_params.inertia.mass();
+  auto const marks = m_contacts->marks();
+  double speed = 0.0;
+  Kokkos::parallel_reduce(
+      "eddy::particles::finishChunk", Kokkos::RangePolicy<ExecSpace>(space, 0, m_set.size()),
+      KOKKOS_LAMBDA(const int i, double& most) {
+        if (drift && !marks(i)) {
+          double const v0[3] = {a.v(i, 0), a.v(i, 1), a.v(i, 2)};
+          double x1[3];
+          dragDrift(a, rule, i, v0, h, s, twoWay, mass, x1);
+        }
+        for (int d = 0; d < 3; ++d) {
+          a.vc(i, d) = a.v(i, d);  // the contacts at the next chunk's start
+          a.wc(i, d) = a.omega(i, d);
+        }
+        most = math::fmax(most, driftSpeed(a, rule, i, s + h, dt));
+      },
+      Kokkos::Max<double>(speed));
+  return maxOverRanks(speed);
 }
 
 std::pair<long long, double> Cloud::overlaps(ExecSpace const& space) {
@@ -624,36 +701,111 @@ std::pair<long long, double> Cloud::overlaps(ExecSpace const& space) {
 
 void Cloud::collidingStep(ExecSpace const& space, double dt, FaceVelocity const& u) {
   ScopedRegion region("eddy::particles::collidingStep");
-  predictFluid(space, dt, u);
-  // The fastest sphere: m_particleRate bounds |v_a| / h_a.
-  double h2 = 0.0;
-  for (int a = 0; a < m_decomp.dims(); ++a) {
-    double const h = m_length[a] / m_decomp.globalCells()[a];
-    h2 += h * h;
+  double speed = predictFluid(space, dt, u);
+  // Chunks of the rest of the step, each short enough for the fastest sphere at its start.
+  for (double s = 0.0;;) {
+    int const chunks = m_contacts->chunks(dt - s, speed);
+    double const h = chunks == 1 ? dt - s : (dt - s) / chunks;
+    int owned = m_set.size();
+    if (s > 0.0) owned = migrateWithinStep(space, owned);
+    Marked const marked = collideMarked(space, s, h, dt, speed, owned);
+    m_set.resize(space, owned);
+    bool const last = chunks == 1 || marked == Marked::Most;
+    double const end = marked == Marked::Most ? dt : s + h;
+    speed = finishChunk(space, s, end - s, dt, marked == Marked::Few);
+    if (last) break;
+    s = end;
   }
-  int const n = m_contacts->substeps(dt, m_particleRate * std::sqrt(h2));
-  double const h = dt / n;
-  int owned = m_set.size();
+}
+
+int Cloud::migrateWithinStep(ExecSpace const& space, int owned) {
+  // The rows carry the step's state (CloudCodec).
+  m_set.resize(space, owned);
+  reflectAtWalls(space);
+  removeLeavers(space);
+  m_migration->migrate(space, m_set);
+  return m_set.size();
+}
+
+Cloud::Marked Cloud::collideMarked(ExecSpace const& space, double s, double h, double dt,
+                                   double speed, int& owned) {
+  // Each sphere may move twice as far as the fastest could without contacts.
+  double const reach = m_contacts->useReach(2.0 * speed * h);
   m_contacts->build(space, m_set, owned, m_count);
-  m_contacts->forces(space, m_set.contactArrays(), h);
+  RowSet const marked = m_contacts->activate(space, m_set.contactArrays(), reach);
+  long long const mine = marked.count;
+  long long all = 0;
+  checkMpi(MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, m_comm),
+           "MPI_Allreduce(spheres within reach of a contact)");
+  if (all == 0) return Marked::Few;
+  if (all > kMostMarked * static_cast<double>(m_count)) {
+    // Most spheres can touch (a bed, a dense suspension): the rest of the step for all of them.
+    collideAll(space, s, dt - s, speed, owned);
+    return Marked::Most;
+  }
+  ScopedRegion region("eddy::particles::contactSubsteps");
+  saveRows(space, marked);
+  int const n = m_contacts->contactSubsteps(h);
+  double const sub = h / n;
+  auto const watch = m_contacts->watch(reach);
+  auto const arrays = m_set.contactArrays();
+  m_contacts->forces(space, arrays, sub, marked);
+  for (int k = 0; k < n; ++k) {
+    kickDrift(space, sub, s + k * sub, marked, watch);
+    m_contacts->refresh(space, arrays);
+    m_contacts->forces(space, arrays, sub, marked);
+    kick(space, sub, marked);
+  }
+  if (!m_contacts->exceeded(space, m_comm, watch)) return Marked::Few;
+  // A marked sphere went beyond its reach: the unmarked ones may have been touched. The chunk
+  // again, every sphere in substeps.
+  restoreRows(space, marked);
+  collideAll(space, s, h, speed, owned);
+  return Marked::Again;
+}
+
+void Cloud::collideAll(ExecSpace const& space, double s, double h, double speed, int& owned) {
+  ScopedRegion region("eddy::particles::collideAll");
+  m_contacts->useNarrowSkin();
+  m_contacts->build(space, m_set, owned, m_count);
+  int const n = m_contacts->substeps(h, speed);
+  double const sub = h / n;
+  auto const all = [&] {
+    return RowSet{{}, owned, false};
+  };
+  m_contacts->forces(space, m_set.contactArrays(), sub);
   for (int k = 0; k < n; ++k) {
     auto const watch = m_contacts->watch();
-    kickDrift(space, h, k * h, owned, watch);
+    kickDrift(space, sub, s + k * sub, all(), watch);
     if (m_contacts->rebuildDue(space, m_comm, watch)) {
-      // Migration within the step: the rows carry the step's state (CloudCodec).
-      m_set.resize(space, owned);
-      reflectAtWalls(space);
-      removeLeavers(space);
-      m_migration->migrate(space, m_set);
-      owned = m_set.size();
+      owned = migrateWithinStep(space, owned);
       m_contacts->build(space, m_set, owned, m_count);
     } else {
       m_contacts->refresh(space, m_set.contactArrays());
     }
-    m_contacts->forces(space, m_set.contactArrays(), h);
-    kick(space, h, owned);
+    m_contacts->forces(space, m_set.contactArrays(), sub);
+    kick(space, sub, all());
   }
-  m_set.resize(space, owned);
+}
+
+void Cloud::saveRows(ExecSpace const& space, RowSet const& rows) {
+  if (static_cast<int>(m_saved.extent(0)) < rows.count)
+    m_saved = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::particles::savedRows"),
+        rows.count + rows.count / 4 + 16, CloudCodec::width);
+  auto const codec = m_set.migrationCodec();
+  auto const saved = m_saved;
+  Kokkos::parallel_for(
+      "eddy::particles::saveRows", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.count),
+      KOKKOS_LAMBDA(const int r) { codec.pack(rows(r), &saved(r, 0)); });
+}
+
+void Cloud::restoreRows(ExecSpace const& space, RowSet const& rows) {
+  auto const codec = m_set.migrationCodec();
+  auto const saved = m_saved;
+  Kokkos::parallel_for(
+      "eddy::particles::restoreRows", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.count),
+      KOKKOS_LAMBDA(const int r) { codec.unpack(rows(r), &saved(r, 0)); });
 }
 
 void Cloud::reflectAtWalls(ExecSpace const& space) {

@@ -56,19 +56,31 @@
 /// to the fluid's faces after the migration (MomentumExchange.hpp), for the flow's next step.
 /// A particle that leaves through an open face takes its last step's impulse with it.
 ///
-/// Collisions (Parameters::collisions, inertial particles): soft spheres (Contacts.hpp) in
-/// substeps of h = dt / n, n from the contact time and the speeds (Contacts::substeps). The step
+/// Collisions (Parameters::collisions, inertial particles): soft spheres (Contacts.hpp). The step
 /// first predicts the fluid velocity along the way as above, w(t + s) = w_0 + s (w_1 - w_0) / dt,
-/// without contacts; each substep is then a Strang splitting: half a kick by the contact force and
-/// torque, the drag and gravity over h by the exponential integrator with that fluid velocity as
-/// its target (and, as without collisions, the drag factor of the slip at the step's start), the
-/// contacts at the new positions, the other half kick (velocity Verlet where the drag is
-/// negligible). The dashpot and friction act on the velocity at the substep's end predicted with
-/// the last contact force (the half-kicked velocity would make the damping first order in h). The
-/// walls and the flow's bodies (collideWithBodies) are contacts too, with the wall restitution; the
-/// reflection at the walls stays only as a backstop for a centre that went through one. When some
-/// particle moved more than the list's skin / 4, the particles migrate and the lists are built
-/// again within the step.
+/// without contacts, and the speed S no sphere exceeds in the step without contacts (its
+/// velocity relaxes toward a target linear in time, so stays below the largest of its start and
+/// the targets at both ends). It then goes in chunks short enough that each sphere moves less
+/// than a quarter of the contacts' wide skin in one (Contacts::chunks; usually the whole step).
+/// At a chunk's start Contacts::activate marks the spheres that can touch something within it,
+/// each sphere allowed a reach R = 2 S h; the unmarked ones take the chunk in one step of the
+/// exponential integrator, as without collisions (the same to round-off as any substeps of it),
+/// and only the marked ones take substeps of h / n, n from the contact time
+/// (Contacts::contactSubsteps). Each substep is a Strang splitting: half a kick by the contact
+/// force and torque, the drag and gravity over h by the exponential integrator with that fluid
+/// velocity as its target (and, as without collisions, the drag factor of the slip at the
+/// step's start), the contacts at the new positions, the other half kick (velocity Verlet where
+/// the drag is negligible). The dashpot and friction act on the velocity at the substep's end
+/// predicted with the last contact force (the half-kicked velocity would make the damping first
+/// order in h). When a marked sphere went farther than R, its contacts pushed it beyond the
+/// bound and it may have reached an unmarked one: the marked rows are restored and every
+/// sphere takes the chunk in substeps (collideAll); where more than a quarter of the spheres
+/// are marked (a bed, a dense suspension), every sphere takes the rest of the step that way at
+/// once. There the list is built again within the chunk, with a migration, when some particle
+/// moved more than the list's narrow skin / 4. The walls and the flow's bodies
+/// (collideWithBodies) are contacts too, with the wall restitution; the reflection at the walls
+/// stays only as a backstop for a centre that went through one. The marks, chunks and paths
+/// follow from the spheres alone: the same bits on any rank count.
 ///
 /// Memory per particle: tracers 68 bytes (position, stage increment, image counts, id),
 /// inertial particles 92 (position, velocity, the fluid velocity there, image counts, id), 116
@@ -412,17 +424,40 @@ class Cloud {
   void inject(ExecSpace const& space, double dt, FaceVelocity const& u);
   /// Reorders the rows by bins of 4 cells over this rank's block (x fastest).
   void sortByBin(ExecSpace const& space);
-  /// Collisions: the step of inertial particles in substeps (see the file comment).
+  /// Collisions: the step of inertial particles in chunks and substeps (see the file comment).
   void collidingStep(ExecSpace const& space, double dt, FaceVelocity const& u);
-  /// Collisions: the fluid velocity's rate of change over the step of `dt` into dq, from the
-  /// flow `u` at its end at each particle's position predicted without contacts; zero impulses.
-  void predictFluid(ExecSpace const& space, double dt, FaceVelocity const& u);
+  /// Collective, collisions: the fluid velocity's rate of change over the step of `dt` into dq,
+  /// from the flow `u` at its end at each particle's position predicted without contacts; zero
+  /// impulses. Returns the speed no sphere exceeds in the step without contacts.
+  double predictFluid(ExecSpace const& space, double dt, FaceVelocity const& u);
+  /// Collective, collisions: the rows that left the block (or through an open face) in a step's
+  /// chunks go (reflectAtWalls, removeLeavers, migration); returns the rows owned now.
+  int migrateWithinStep(ExecSpace const& space, int owned);
+  /// What collideMarked did: the marked spheres took the chunk (few were marked, or none); most
+  /// were, and every sphere took the rest of the step; a marked one went beyond its reach, and
+  /// every sphere took the chunk again.
+  enum class Marked { Few, Most, Again };
+  /// Collective, collisions: the chunk [s, s + h) of the step `dt` of the spheres that can touch
+  /// something (a build, then Contacts::activate for spheres no faster than `speed`); where most
+  /// can, or one of them went beyond its reach, collideAll instead.
+  Marked collideMarked(ExecSpace const& space, double s, double h, double dt, double speed,
+                       int& owned);
+  /// Collective, collisions: [s, s + h) of every sphere in substeps over a list of the narrow
+  /// skin; the spheres may migrate (`owned` follows).
+  void collideAll(ExecSpace const& space, double s, double h, double speed, int& owned);
+  /// Collective, collisions: the end of the chunk [s, s + h) of the step `dt`: with `drift`, the
+  /// unmarked spheres take it in one exponential step; the contacts see every sphere's velocity.
+  /// Returns the speed no sphere exceeds in the rest of the step without contacts.
+  double finishChunk(ExecSpace const& space, double s, double h, double dt, bool drift);
   /// Collisions: half a kick by the contact force and torque, then drag and gravity over `h` from
-  /// `s` into the step, on the `owned` rows; their new positions go to `watch`.
-  void kickDrift(ExecSpace const& space, double h, double s, int owned,
+  /// `s` into the step, on `rows`; their new positions go to `watch`.
+  void kickDrift(ExecSpace const& space, double h, double s, RowSet const& rows,
                  Contacts::Watch const& watch);
   /// Collisions: half a kick of a substep `h` by the contact force and torque.
-  void kick(ExecSpace const& space, double h, int owned);
+  void kick(ExecSpace const& space, double h, RowSet const& rows);
+  /// Collisions: a copy of `rows` (their migration rows), and the rows from it.
+  void saveRows(ExecSpace const& space, RowSet const& rows);
+  void restoreRows(ExecSpace const& space, RowSet const& rows);
   /// Collective, collisions: the pairs of spheres that overlap now and the deepest overlap [L].
   std::pair<long long, double> overlaps(ExecSpace const& space);
   /// Collisions: the contact law and the substeps of a step; null without.
@@ -451,6 +486,11 @@ class Cloud {
   double m_time = 0.0;
   double m_lastDt = 0.0;
   double m_particleRate = 0.0;  ///< max_a max(|v_a|, |a_a|) / h_a at the last sample() [1/T]
+  /// Collisions: saveRows()'s copy.
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> m_saved;
+
+  /// Collective: the largest of the ranks' `mine`.
+  double maxOverRanks(double mine) const;
 };
 
 }  // namespace eddy::particles

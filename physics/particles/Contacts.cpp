@@ -20,10 +20,11 @@ double dampingRate(double e, double omega0) {
   return -2.0 * b * omega0 / std::sqrt(kPi * kPi + b * b);
 }
 
-/// The skin of the neighbour list, in diameters.
-constexpr double kSkin = 0.5;
-
 }  // namespace
+
+double contactSkin(double diameter, double cell, double spacing) {
+  return std::max(0.5 * diameter, std::min(1.5 * cell, 0.5 * (spacing - diameter)));
+}
 
 ContactLaw contactLaw(double diameter, double mass, Collisions const& c, double wallRestitution,
                       int dims, std::array<bool, 6> const& wall,
@@ -54,14 +55,15 @@ double contactTime(double mass, Collisions const& c) {
 }
 
 Contacts::Contacts(MPI_Comm comm, CartDecomposition const& decomp, ParticleDomain const& domain,
-                   ContactLaw const& law, int stepsPerContact, double contactTime)
+                   ContactLaw const& law, int stepsPerContact, double contactTime, double wideSkin)
     : m_domain(domain),
       m_law(law),
       m_stepsPerContact(stepsPerContact),
       m_contactTime(contactTime),
+      m_wideSkin(wideSkin),
       m_binFraction(neighbor::ListTuning<ExecSpace>::fromEnvironment().binFraction),
-      m_ghosts(comm, decomp, domain, (2.0 + kSkin * 2.0) * law.radius),
-      m_list(neighbor::ListKind::Full, 2.0 * law.radius, kSkin * 2.0 * law.radius,
+      m_ghosts(comm, decomp, domain, 2.0 * law.radius + wideSkin),
+      m_list(neighbor::ListKind::Full, 2.0 * law.radius, wideSkin,
              neighbor::ListTuning<ExecSpace>::fromEnvironment()) {
   EDDY_REQUIRE(stepsPerContact > 0 && contactTime > 0, "particles::Contacts: ", stepsPerContact,
                " substeps per contact time ", contactTime, "; expected both above 0");
@@ -105,30 +107,110 @@ void Contacts::setBodies(std::vector<fluids::Body> const& bodies) {
   m_law.bodyCount = n;
 }
 
-int Contacts::substeps(double dt, double speed) const {
-  double const skin = kSkin * 2.0 * m_law.radius;
-  double const n = std::max(std::ceil(dt * m_stepsPerContact / m_contactTime),
-                            std::ceil(dt * 2.0 * speed / (0.25 * skin)));
+namespace {
+
+/// n rounded up into [1, 1e9].
+int count(double n) {
+  n = std::ceil(n);
   return n < 1 ? 1 : (n > 1e9 ? 1000000000 : static_cast<int>(n));
 }
 
+}  // namespace
+
+int Contacts::chunks(double dt, double speed) const {
+  // 2 reach = 4 speed dt / chunks within the skin.
+  return count(4.0 * speed * dt / m_wideSkin);
+}
+
+double Contacts::useReach(double reach) {
+  reach = std::min(reach, 0.5 * m_wideSkin);
+  m_list.setSkin(2.0 * reach);
+  return reach;
+}
+
+void Contacts::useNarrowSkin() {
+  m_list.setSkin(m_law.radius);
+}
+
+int Contacts::contactSubsteps(double dt) const {
+  return count(dt * m_stepsPerContact / m_contactTime);
+}
+
+int Contacts::substeps(double dt, double speed) const {
+  return std::max(contactSubsteps(dt), count(dt * 2.0 * speed / (0.25 * m_list.skin())));
+}
+
 Contacts::Watch Contacts::watch() const {
+  return watch(0.25 * m_list.skin());
+}
+
+Contacts::Watch Contacts::watch(double reach) const {
   Watch w = m_list.displacementWatch();
-  double const skin = kSkin * 2.0 * m_law.radius;
-  w.limitSq = 0.0625 * skin * skin;
+  w.limitSq = reach * reach;
   return w;
 }
 
+namespace {
+
+[[noreturn]] void blewUp(double radius) {
+  throw Error(str("particles: a sphere's position is not finite, or it moved farther than ", radius,
+                  " [L] (d and the list's skin) within a step's substeps; the contacts blew "
+                  "up (expected particles.collisions.stiffness high enough that contacts "
+                  "overlap by a small part of d, and spheres that do not start overlapping)"),
+              ExitCode::Failure, true);
+}
+
+}  // namespace
+
 bool Contacts::rebuildDue(ExecSpace const& space, MPI_Comm comm, Watch const& w) const {
   auto const d = m_list.checkDisplacement(space, comm, w);
-  if (d.notFinite || d.runaway)
-    throw Error(str("particles: a sphere's position is not finite, or it moved farther than ",
-                    m_list.radius(),
-                    " [L] (1.5 d) within a step's substeps; the contacts blew "
-                    "up (expected particles.collisions.stiffness high enough that contacts "
-                    "overlap by a small part of d, and spheres that do not start overlapping)"),
-                ExitCode::Failure, true);
+  if (d.notFinite || d.runaway) blewUp(m_list.radius());
   return d.rebuild;
+}
+
+bool Contacts::exceeded(ExecSpace const& space, MPI_Comm comm, Watch const& w) const {
+  auto const d = m_list.checkDisplacement(space, comm, w);
+  if (d.notFinite) blewUp(m_list.radius());
+  return d.rebuild || d.runaway;
+}
+
+RowSet Contacts::activate(ExecSpace const& space, ContactArrays const& a, double reach) {
+  ScopedRegion region("eddy::particles::activate");
+  int const owned = m_owned;
+  if (static_cast<int>(m_marks.extent(0)) < owned) {
+    int const n = owned + owned / 4 + 16;
+    m_marks = Kokkos::View<char*, MemSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::particles::contactMarks"), n);
+    m_active = Kokkos::View<int*, MemSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "eddy::particles::activeRows"), n);
+  }
+  auto const list = m_list.view();
+  ContactLaw const law = m_law;
+  auto const marks = m_marks;
+  auto const active = m_active;
+  double const pairSq = (2.0 * law.radius + 2.0 * reach) * (2.0 * law.radius + 2.0 * reach);
+  Kokkos::parallel_for(
+      "eddy::particles::contactMarks", Kokkos::RangePolicy<ExecSpace>(space, 0, owned),
+      KOKKOS_LAMBDA(const int i) {
+        double const xi[3] = {a.x(i, 0), a.x(i, 1), a.x(i, 2)};
+        bool near = law.nearSolid(xi, reach);
+        for (int k = list.begin(i); k < list.end(i) && !near; ++k) {
+          int const j = list.neighbors(k);
+          double const dx[3] = {xi[0] - a.x(j, 0), xi[1] - a.x(j, 1), xi[2] - a.x(j, 2)};
+          near = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2] < pairSq;
+        }
+        marks(i) = near ? 1 : 0;
+      });
+  auto const term = KOKKOS_LAMBDA(const int i) {
+    return static_cast<int>(marks(i));
+  };
+  int const count = static_cast<int>(m_scan.sum(space, owned, term, true));
+  if (count > 0)
+    m_scan.store(
+        space, owned, term, KOKKOS_LAMBDA(const int i, std::int64_t at) {
+          if (marks(i)) active(static_cast<int>(at)) = i;
+        });
+  return RowSet{active, count, true};
 }
 
 void Contacts::buildList(ExecSpace const& space, ContactArrays const& a, int owned, int rows,
@@ -183,14 +265,16 @@ std::pair<long long, double> Contacts::overlaps(ExecSpace const& space,
   return {count, deepest};
 }
 
-void Contacts::forces(ExecSpace const& space, ContactArrays const& a, double h) const {
+void Contacts::forces(ExecSpace const& space, ContactArrays const& a, double h,
+                      RowSet const& rows) const {
   ScopedRegion region("eddy::particles::contactForces");
   auto const list = m_list.view();
   ContactLaw const law = m_law;
   double const reachSq = 4.0 * law.radius * law.radius;
   Kokkos::parallel_for(
-      "eddy::particles::contactForces", Kokkos::RangePolicy<ExecSpace>(space, 0, m_owned),
-      KOKKOS_LAMBDA(const int i) {
+      "eddy::particles::contactForces", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.count),
+      KOKKOS_LAMBDA(const int r) {
+        int const i = rows(r);
         double xi[3], vi[3], wi[3], f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
         for (int d = 0; d < 3; ++d) {
           xi[d] = a.x(i, d);

@@ -29,18 +29,29 @@
 /// ::buildCanonical), in an order set by the particles alone: the sums are the same bits on any
 /// rank count.
 ///
-/// Neighbours: a full Verlet list of radius d + skin (skin d / 2) over the owned particles and
-/// ghost copies (eddy::ParticleGhosts: positions, velocities, angular velocities) of the
-/// particles within d + skin of the block, rebuilt when some particle moved more than skin / 4
-/// since the last build. A substep moves a sphere less than skin / 4 (substeps(): twice the
-/// fastest sphere at the step's start), so every pair that can touch by the end of the next
-/// substep is in the list: each of its spheres moved less than skin / 2.
+/// Neighbours: a full Verlet list over the owned particles and ghost copies (eddy::
+/// ParticleGhosts: positions, velocities, angular velocities) of the particles within d + s of
+/// the block, s the wide skin (contactSkin: 1.5 cells of the flow, or half the mean gap between
+/// the spheres where that is less, at least d / 2). A step goes
+/// in chunks (Cloud.hpp) that let each sphere move up to a reach R with 2 R within the wide skin
+/// (chunks()); each starts with a build of radius d + 2 R (useReach), which holds every pair the
+/// chunk can bring into contact. activate() marks the spheres that can touch something within
+/// the chunk: a list neighbour (closer than d + 2 R), or a wall or body closer than d / 2 + R.
+/// Only those take the contact substeps; a pair of a marked and an unmarked sphere is more than
+/// d + 2 R apart at the start and cannot close that gap while each moves less than R, which
+/// exceeded() checks of the marked ones at the chunk's end.
+/// Where that check fails, and where most spheres are marked (a bed, a dense suspension), every
+/// sphere takes the substeps over a list of the narrow skin d / 2 (useNarrowSkin): a substep
+/// then moves a sphere less than skin / 4 (substeps(): twice the fastest sphere at the start),
+/// and the list is built again when some particle moved more than skin / 4 since the last
+/// build, so every pair that can touch by the end of the next substep is in the list.
 /// The bins are at least half the list radius wide, and at least the edge of the domain's
 /// volume per sphere (so there are no more bins than spheres however small they are: a dilute
 /// suspension of small spheres would otherwise ask for more bins than an int counts); in 2D one
 /// layer of bins along z.
 #pragma once
 
+#include "eddy/core/ChunkedScan.hpp"
 #include "eddy/core/Compat.hpp"
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/ParticleComm.hpp"
@@ -162,6 +173,20 @@ struct ContactLaw {
     }
   }
 
+  /// Whether a sphere at `x` lies closer than its radius plus `reach` to a wall or a body.
+  KOKKOS_INLINE_FUNCTION bool nearSolid(double const x[3], double reach) const {
+    double const near = radius + reach;
+    for (int a = 0; a < 3; ++a) {
+      if (wall[2 * a] && x[a] < near) return true;
+      if (wall[2 * a + 1] && length[a] - x[a] < near) return true;
+    }
+    for (int b = 0; b < bodyCount; ++b) {
+      double n[3];
+      if (surfaceGap(bodies(b), x, n) < near) return true;
+    }
+    return false;
+  }
+
   /// The distance from `x` to the surface of body `b` (negative inside) and the unit normal
   /// there pointing out of it, `n`; a shape file's from its samples (the normal from central
   /// differences half a sample apart), where no normal exists a gap that touches nothing.
@@ -223,6 +248,20 @@ struct ContactLaw {
   }
 };
 
+/// The rows a kernel visits: the first `count`, or (`listed`) the `count` rows `index` holds.
+struct RowSet {
+  Kokkos::View<int*, MemSpace> index;
+  int count = 0;
+  bool listed = false;
+  KOKKOS_INLINE_FUNCTION int operator()(int k) const { return listed ? index(k) : k; }
+};
+
+/// The wide skin of the contacts' list for spheres of `diameter` `spacing` apart on average in a
+/// flow of cells no smaller than `cell` (Contacts.hpp) [L]: 1.5 cells, or less where half the
+/// gap between the spheres is less (a reach of a quarter of the gap marks no sphere of a
+/// lattice), but at least diameter / 2.
+double contactSkin(double diameter, double cell, double spacing);
+
 /// The law of spheres of `diameter` and `mass` under `c` in a `dims`-D domain [0, length), with
 /// walls of restitution `wallRestitution` at the faces `wall` (2 axis + side).
 ContactLaw contactLaw(double diameter, double mass, Collisions const& c, double wallRestitution,
@@ -271,12 +310,23 @@ class Contacts {
  public:
   using Watch = neighbor::VerletList<ExecSpace>::DisplacementWatch;
 
+  /// Ghosts within d + `wideSkin` (contactSkin) of the block; a list within that radius.
   Contacts(MPI_Comm comm, CartDecomposition const& decomp, ParticleDomain const& domain,
-           ContactLaw const& law, int stepsPerContact, double contactTime);
+           ContactLaw const& law, int stepsPerContact, double contactTime, double wideSkin);
 
-  /// Substeps of a step `dt` for spheres no faster than `speed` at its start: at least
-  /// stepsPerContact per contact time, and enough that twice that speed moves a sphere less
-  /// than skin / 4 in one.
+  /// Chunks of a step `dt` for spheres no faster than `speed` at its start: enough that each
+  /// lets a sphere move a reach 2 speed dt / chunks with twice the reach within the wide skin.
+  int chunks(double dt, double speed) const;
+  /// The builds from now on hold the pairs within d + 2 `reach`, the reach at most half the
+  /// wide skin (returned)...
+  double useReach(double reach);
+  /// ... or within d + d / 2.
+  void useNarrowSkin();
+  /// Substeps of the marked spheres in a chunk `dt`: stepsPerContact per contact time.
+  int contactSubsteps(double dt) const;
+  /// Substeps of a chunk `dt` taken by every sphere, no faster than `speed` at its start: at
+  /// least stepsPerContact per contact time, and enough that twice that speed moves a sphere
+  /// less than skin / 4 in one (the skin in use).
   int substeps(double dt, double speed) const;
   ContactLaw const& law() const { return m_law; }
   /// The fixed bodies the spheres touch from now on (shape files with their samples).
@@ -297,12 +347,26 @@ class Contacts {
   }
   /// The watch of a displacement check: give it every owned row's new position.
   Watch watch() const;
+  /// The watch of a chunk's marked spheres, each allowed to move `reach` from the build.
+  Watch watch(double reach) const;
+  /// Collective: whether some marked sphere given to `w` moved more than its reach; throws
+  /// eddy::Error (collective) on a position that is not finite.
+  bool exceeded(ExecSpace const& space, MPI_Comm comm, Watch const& w) const;
+  /// The owned rows that can touch a neighbour, wall or body while each sphere moves less than
+  /// `reach` from where the last build found it (the file comment), in row order; their marks in
+  /// marks() (1 marked, 0 not).
+  RowSet activate(ExecSpace const& space, ContactArrays const& a, double reach);
+  Kokkos::View<char*, MemSpace> const& marks() const { return m_marks; }
   /// Collective: whether some particle moved more than skin / 4 since the last build; throws
   /// eddy::Error (collective) on a position that is not finite or moved farther than the list
   /// radius (the contacts blew up).
   bool rebuildDue(ExecSpace const& space, MPI_Comm comm, Watch const& w) const;
   /// The contact force and torque on each owned row, into a.f and a.t, for substeps of `h`.
-  void forces(ExecSpace const& space, ContactArrays const& a, double h) const;
+  void forces(ExecSpace const& space, ContactArrays const& a, double h) const {
+    forces(space, a, h, RowSet{{}, m_owned, false});
+  }
+  /// The same for the owned rows `rows`.
+  void forces(ExecSpace const& space, ContactArrays const& a, double h, RowSet const& rows) const;
   /// Ghost rows at the last build.
   int ghostCount() const { return m_ghosts.ghostCount(); }
   /// This rank's overlapping pairs as the list of the last build finds them, each counted from
@@ -319,11 +383,15 @@ class Contacts {
   ContactLaw m_law;
   int m_stepsPerContact;
   double m_contactTime;
+  double m_wideSkin;
   double m_binFraction;  ///< of the list radius: the least bin edge (ListTuning, read once)
   ParticleGhosts<ExecSpace> m_ghosts;
   neighbor::BinList<ExecSpace> m_bins;
   neighbor::VerletList<ExecSpace> m_list;
   int m_owned = 0;
+  Kokkos::View<char*, MemSpace> m_marks;  ///< activate()'s, by owned row
+  Kokkos::View<int*, MemSpace> m_active;  ///< the marked rows
+  ChunkedScan<ExecSpace> m_scan;
 };
 
 }  // namespace eddy::particles

@@ -1320,8 +1320,8 @@ TEST(Particles, InjectedIdsFollowEveryGivenId) {
   EXPECT_EQ(ids.back(), 225);
 }
 
-// Collisions (Contacts.hpp) among spheres in still fluid whose drag is negligible (Stokes drag,
-// tau_p 1e12 T), in a periodic unit cube of 16^3 cells: d 0.05, rho_p 2 (m 1.31e-4), stiffness
+// Collisions (Contacts.hpp) among spheres in still fluid whose drag rounds away (Stokes drag,
+// tau_p 1e18 T), in a periodic unit cube of 16^3 cells: d 0.05, rho_p 2 (m 1.31e-4), stiffness
 // 100 (a contact lasts about 2.6e-3 T).
 namespace {
 
@@ -1333,7 +1333,7 @@ struct Sphere {
 particles::Parameters collidingSpheres(double restitution, double friction) {
   auto p = spheres(particles::Drag::Stokes, {0.0, 0.0, 0.0});
   p.inertia.diameter = 0.05;
-  p.inertia.viscosity = 2.0 * 0.05 * 0.05 / (18.0 * 1e12);
+  p.inertia.viscosity = 2.0 * 0.05 * 0.05 / (18.0 * 1e18);
   p.collisions.enabled = true;
   p.collisions.stiffness = 100.0;
   p.collisions.restitution = restitution;
@@ -1373,7 +1373,7 @@ std::vector<Sphere> collide(CartDecomposition const& decomp, std::array<double, 
     for (int d = 0; d < 3; ++d) {
       mine[9 * id + d] = end.x[3 * r + d] + end.image[3 * r + d] * length[d];
       mine[9 * id + 3 + d] = end.v[3 * r + d];
-      mine[9 * id + 6 + d] = end.omega[3 * r + d];
+      mine[9 * id + 6 + d] = end.omega.empty() ? 0.0 : end.omega[3 * r + d];
     }
   }
   MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
@@ -1406,39 +1406,52 @@ std::array<double, 3> angularMomentum(std::vector<Sphere> const& s, double m, do
   return l;
 }
 
+/// `start` and, with `spectators`, ten spheres at rest far from the others and 0.04 apart: then
+/// too few spheres can touch for every one to take the contact substeps (Contacts.hpp), and only
+/// those that can do.
+std::vector<Sphere> withSpectators(std::vector<Sphere> start, bool spectators) {
+  for (int k = 0; k < (spectators ? 10 : 0); ++k)
+    start.push_back({{0.1, 0.05 + 0.09 * k, 0.1}, {0, 0, 0}, {0, 0, 0}});
+  return start;
+}
+
 }  // namespace
 
 // Two spheres meet head-on at 0.5 each (on 2 and 4 ranks each on its own rank: the contact
 // goes through ghosts): each comes back at e times its speed to 1e-3 at the default 50
-// substeps a contact, and to 1e-3 of e at 200 (the method converges); the momentum stays 0.
+// substeps a contact, and to 1e-3 of e at 200 (the method converges); the momentum stays 0. The
+// same with spectators (withSpectators), the two alone in substeps.
 TEST(Particles, TwoSpheresReboundHeadOnWithTheRestitutionCoefficient) {
   Cube const cube;
-  std::vector<Sphere> const start{{{0.4, 0.5, 0.5}, {0.5, 0, 0}, {0, 0, 0}},
-                                  {{0.6, 0.5, 0.5}, {-0.5, 0, 0}, {0, 0, 0}}};
-  for (int substeps : {50, 200})
-    for (double e : {1.0, 0.9, 0.5, 0.1}) {
-      auto p = collidingSpheres(e, 0.0);
-      p.collisions.stepsPerContact = substeps;
-      // The gap of 0.15 closes at t 0.15; 0.25 T: long after the contact.
-      auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 25);
-      double const ratio = end[0].v[0] / -0.5;
-      std::printf("restitution %.2f, %d substeps a contact: rebound speed ratio %.6f\n", e,
-                  substeps, ratio);
-      double const error = substeps == 50 ? std::abs(ratio - e) : std::abs(ratio / e - 1.0);
-      EXPECT_LT(error, 1e-3) << "e " << e << ", " << substeps << " substeps";
-      EXPECT_NEAR(end[0].v[0] + end[1].v[0], 0.0, 1e-15) << "e " << e;
-      for (int d = 1; d < 3; ++d) EXPECT_EQ(end[0].v[d], 0.0) << "e " << e;
-      for (int d = 0; d < 3; ++d) EXPECT_EQ(end[0].w[d], 0.0) << "e " << e;  // no friction
-    }
+  for (bool spectators : {false, true}) {
+    auto const start = withSpectators(
+        {{{0.4, 0.5, 0.5}, {0.5, 0, 0}, {0, 0, 0}}, {{0.6, 0.5, 0.5}, {-0.5, 0, 0}, {0, 0, 0}}},
+        spectators);
+    for (int substeps : {50, 200})
+      for (double e : {1.0, 0.9, 0.5, 0.1}) {
+        auto p = collidingSpheres(e, 0.0);
+        p.collisions.stepsPerContact = substeps;
+        // The gap of 0.15 closes at t 0.15; 0.25 T: long after the contact.
+        auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 25);
+        double const ratio = end[0].v[0] / -0.5;
+        std::printf("restitution %.2f, %d substeps a contact%s: rebound speed ratio %.6f\n", e,
+                    substeps, spectators ? ", spectators" : "", ratio);
+        double const error = substeps == 50 ? std::abs(ratio - e) : std::abs(ratio / e - 1.0);
+        EXPECT_LT(error, 1e-3) << "e " << e << ", " << substeps << " substeps";
+        EXPECT_NEAR(end[0].v[0] + end[1].v[0], 0.0, 1e-15) << "e " << e;
+        for (int d = 1; d < 3; ++d) EXPECT_EQ(end[0].v[d], 0.0) << "e " << e;
+        for (int d = 0; d < 3; ++d) EXPECT_EQ(end[0].w[d], 0.0) << "e " << e;  // no friction
+        for (std::size_t i = 2; i < end.size(); ++i) EXPECT_EQ(end[i].x, start[i].x);
+      }
+  }
 }
 
-// An oblique contact with friction spins both spheres and keeps the total angular momentum
-// m x x v + I w (and the momentum) to round-off; their kinetic energy, rotation included, falls.
-// Without friction nothing spins.
-TEST(Particles, FrictionSpinsCollidingSpheresAndKeepsTheAngularMomentum) {
-  Cube const cube;
-  std::vector<Sphere> const start{{{0.4, 0.49, 0.5}, {0.5, 0.0, 0.1}, {0, 0, 0}},
-                                  {{0.6, 0.51, 0.5}, {-0.5, 0.0, 0.0}, {0, 0, 0}}};
+namespace {
+
+/// An oblique contact of the first two spheres of `start` with friction spins both and keeps the
+/// total angular momentum m x x v + I w (and the momentum) to round-off; their kinetic energy,
+/// rotation included, falls. Without friction nothing spins.
+void frictionSpins(Cube const& cube, std::vector<Sphere> const& start) {
   auto const p = collidingSpheres(0.9, 0.4);
   double const m = p.inertia.mass(), inertia = 0.1 * m * 0.05 * 0.05;
   auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 25);
@@ -1463,6 +1476,17 @@ TEST(Particles, FrictionSpinsCollidingSpheresAndKeepsTheAngularMomentum) {
       collide(cube.decomp, cube.length, collidingSpheres(0.9, 0.0), start, 0.01, 25);
   for (auto const& s : smooth)
     for (int d = 0; d < 3; ++d) EXPECT_EQ(s.w[d], 0.0);
+}
+
+}  // namespace
+
+// frictionSpins, alone and with spectators (withSpectators).
+TEST(Particles, FrictionSpinsCollidingSpheresAndKeepsTheAngularMomentum) {
+  Cube const cube;
+  for (bool spectators : {false, true})
+    frictionSpins(cube, withSpectators({{{0.4, 0.49, 0.5}, {0.5, 0.0, 0.1}, {0, 0, 0}},
+                                        {{0.6, 0.51, 0.5}, {-0.5, 0.0, 0.0}, {0, 0, 0}}},
+                                       spectators));
 }
 
 // A sphere thrown at a fixed body (a sphere, a box, and a sphere from a shape file's samples)
@@ -1505,6 +1529,62 @@ TEST(Particles, SpheresBounceOffBodiesWithTheWallRestitution) {
     EXPECT_LT(std::abs(end[0].v[1]) + std::abs(end[0].v[2]), 1e-9) << body.name;
     EXPECT_LT(end[0].x[0], 0.3) << body.name;
   }
+}
+
+// Spheres out of each other's reach take a chunk of a step in one exponential step
+// (Contacts.hpp): 27 spheres 0.3 apart, thrown at 3 to 5 L/T through still fluid with a drag time
+// of 0.03 T under gravity, end 20 steps where they end without collisions, to round-off. At
+// these speeds each step goes in two chunks (the rows migrate between them on 2 and 4 ranks).
+TEST(Particles, SpheresOutOfReachStepAsWithoutCollisions) {
+  Cube const cube;
+  auto p = collidingSpheres(0.9, 0.3);
+  p.inertia.viscosity = 2.0 * 0.05 * 0.05 / (18.0 * 0.03);
+  p.inertia.gravity = {0.0, -20.0, 0.0};
+  std::vector<Sphere> start;
+  for (int i = 0; i < 27; ++i)
+    start.push_back({{0.05 + 0.3 * (i % 3), 0.1 + 0.3 * (i / 3 % 3), 0.15 + 0.3 * (i / 9)},
+                     {3.0 + 0.1 * i, 2.0 - 0.1 * i, -1.0},
+                     {0, 0, 0}});
+  auto const colliding = collide(cube.decomp, cube.length, p, start, 0.01, 20);
+  p.collisions.enabled = false;
+  auto const free = collide(cube.decomp, cube.length, p, start, 0.01, 20);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < start.size(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      worst = std::max(worst, std::abs(colliding[i].x[d] - free[i].x[d]));
+      worst = std::max(worst, std::abs(colliding[i].v[d] - free[i].v[d]) * 0.01);
+      EXPECT_EQ(colliding[i].w[d], 0.0);
+    }
+  std::printf("out of reach: largest difference %.3e L\n", worst);
+  EXPECT_LT(worst, 1e-13);
+  EXPECT_GT(std::abs(free[0].x[0] - start[0].x[0]), 0.05);  // they went somewhere
+}
+
+// Two spheres released at rest from an overlap of a tenth of d spring apart within one step,
+// and the second one hits a third one at rest 0.01 further on in the same step (across the
+// ranks' boundary at x = 1/2 on 2 and 4 ranks), with ten more at rest far away. At rest no
+// sphere can reach the third one, so the two marked spheres (too few to take every sphere in
+// substeps) go beyond their reach and the chunk is taken again with every sphere: the third one
+// then leaves at (1 + e) / 2 of the speed of the one that hit it (head-on, equal masses), which
+// is the first one's speed; the momentum stays 0.
+TEST(Particles, ASphereThatOutrunsItsReachStillHitsTheNextOne) {
+  Cube const cube;
+  double const e = 0.9;
+  auto const p = collidingSpheres(e, 0.0);
+  std::vector<Sphere> start{{{0.42, 0.5, 0.5}, {0, 0, 0}, {0, 0, 0}},
+                            {{0.465, 0.5, 0.5}, {0, 0, 0}, {0, 0, 0}},
+                            {{0.525, 0.5, 0.5}, {0, 0, 0}, {0, 0, 0}}};
+  for (int k = 0; k < 10; ++k) start.push_back({{0.1, 0.05 + 0.09 * k, 0.1}, {0, 0, 0}, {0, 0, 0}});
+  auto const one = collide(cube.decomp, cube.length, p, start, 0.01, 1);
+  auto const end = collide(cube.decomp, cube.length, p, start, 0.01, 2);
+  std::printf("outrun: after one step v %.4f %.4f %.4f; after two %.4f %.4f %.4f\n", one[0].v[0],
+              one[1].v[0], one[2].v[0], end[0].v[0], end[1].v[0], end[2].v[0]);
+  EXPECT_GT(one[2].v[0], 0.5) << "the third sphere was not hit within the first step";
+  double const speed = -end[0].v[0];
+  EXPECT_GT(speed, 1.0);
+  EXPECT_NEAR(end[2].v[0] / speed, 0.5 * (1.0 + e), 1e-3);
+  EXPECT_NEAR(end[1].v[0] / speed, 0.5 * (1.0 - e), 1e-3);
+  EXPECT_NEAR(end[0].v[0] + end[1].v[0] + end[2].v[0], 0.0, 1e-14 * speed);
 }
 
 // A dilute suspension of tiny spheres (d 1e-4 in the unit cube: bins half the list radius wide
