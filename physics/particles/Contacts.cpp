@@ -23,7 +23,7 @@ double dampingRate(double e, double omega0) {
 }  // namespace
 
 double contactSkin(double diameter, double cell, double spacing) {
-  return std::max(0.5 * diameter, std::min(1.5 * cell, 0.5 * (spacing - diameter)));
+  return std::max(0.5 * diameter, std::min(1.5 * cell, 0.75 * (spacing - diameter)));
 }
 
 ContactLaw contactLaw(double diameter, double mass, Collisions const& c, double wallRestitution,

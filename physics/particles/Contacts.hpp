@@ -31,7 +31,7 @@
 ///
 /// Neighbours: a full Verlet list over the owned particles and ghost copies (eddy::
 /// ParticleGhosts: positions, velocities, angular velocities) of the particles within d + s of
-/// the block, s the wide skin (contactSkin: 1.5 cells of the flow, or half the mean gap between
+/// the block, s the wide skin (contactSkin: 1.5 cells of the flow, or 3/4 of the mean gap between
 /// the spheres where that is less, at least d / 2). A step goes
 /// in chunks (Cloud.hpp) that let each sphere move up to a reach R with 2 R within the wide skin
 /// (chunks()); each starts with a build of radius d + 2 R (useReach), which holds every pair the
@@ -257,9 +257,9 @@ struct RowSet {
 };
 
 /// The wide skin of the contacts' list for spheres of `diameter` `spacing` apart on average in a
-/// flow of cells no smaller than `cell` (Contacts.hpp) [L]: 1.5 cells, or less where half the
-/// gap between the spheres is less (a reach of a quarter of the gap marks no sphere of a
-/// lattice), but at least diameter / 2.
+/// flow of cells no smaller than `cell` (Contacts.hpp) [L]: 1.5 cells, or less where 3/4 of the
+/// gap between the spheres is less (then a chunk's reach, at most half of it, marks no sphere of
+/// a lattice), but at least diameter / 2.
 double contactSkin(double diameter, double cell, double spacing);
 
 /// The law of spheres of `diameter` and `mass` under `c` in a `dims`-D domain [0, length), with
