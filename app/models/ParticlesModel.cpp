@@ -122,7 +122,8 @@ Key section() {
                         "inertial: the spheres collide with each other and with the walls as "
                         "soft spheres: a linear spring-dashpot normal force with Coulomb "
                         "friction (LAMMPS' gran/hooke without shear history), integrated in "
-                        "substeps of the flow's step (docs/particles.md).")
+                        "substeps of the flow's step by the spheres that can touch something "
+                        "in it, in one step by the others (docs/particles.md).")
                .optional()
                .add(Key::real("stiffness",
                               "The spring constant k_n. A stiffer spring means smaller overlaps "
@@ -143,8 +144,8 @@ Key section() {
                         .atLeast(0)
                         .defaultValue(0.0))
                .add(Key::integer("steps_per_contact",
-                                 "Substeps per contact time t_c (the flow's step is split into "
-                                 "as many substeps as that needs).")
+                                 "Substeps per contact time t_c (the spheres that can touch "
+                                 "something split the flow's step into as many as that needs).")
                         .atLeast(1)
                         .atMost(10000)
                         .defaultValue(50)))
