@@ -61,140 +61,228 @@ struct Layout {
   long long count(int rank) const { return boxes[static_cast<std::size_t>(rank)].size(); }
 };
 
-/// A pencil array (or a message): the values of a global box, `axis` fastest, then the other
-/// axes in order.
-struct PencilAccess {
-  double* data = nullptr;
-  int lo0 = 0, lo1 = 0, lo2 = 0;
-  long long s0 = 0, s1 = 0, s2 = 0;
-  PencilAccess(double* d, Box3 const& b, int axis) : data(d) {
-    lo0 = b.lo[0];
-    lo1 = b.lo[1];
-    lo2 = b.lo[2];
-    long long s[3];
-    long long stride = 1;
-    s[axis] = stride;
-    stride *= b.extent(axis);
-    for (int a = 0; a < 3; ++a)
-      if (a != axis) {
-        s[a] = stride;
-        stride *= b.extent(a);
-      }
-    s0 = s[0];
-    s1 = s[1];
-    s2 = s[2];
-  }
-  KOKKOS_INLINE_FUNCTION double& operator()(int i, int j, int k) const {
-    return data[(i - lo0) * s0 + (j - lo1) * s1 + (k - lo2) * s2];
-  }
-};
+using Lines = LineTransforms::Lines;
 
-/// A field's owned cells, addressed by global index (x fastest).
-struct FieldAccess {
-  GhostedView<MemSpace> v;
-  int o0 = 0, o1 = 0, o2 = 0;
-  FieldAccess(GhostedView<MemSpace> const& view, Index3 const& offset)
-      : v(view), o0(offset[0]), o1(offset[1]), o2(offset[2]) {}
-  KOKKOS_INLINE_FUNCTION double& operator()(int i, int j, int k) const {
-    return v(i - o0, j - o1, k - o2);
-  }
-};
-
-/// The axes of a box as kernels walk it: `f` (a row), then `m`, then `s`; the global cell of a
-/// position (pf, pm, ps) from the box's low corner.
-struct Walk {
-  int f = 0, m = 1, s = 2;
+/// The values of a global box with lines along `axis`: a pencil array, a message, or the field's
+/// owned cells (rows along x). The cell c lies in the line that starts at the sum over the other
+/// axes a of (c[a] - lo[a]) * step[a], at slot c[axis] - lo[axis] of it as `lines` says. Along
+/// `axis` a coordinate is a slot (Lines): the global index unless the form is Complex, whose
+/// lines are whole (lo[axis] = 0).
+struct Side {
+  Lines lines;
+  int axis = 0;
   int lo[3] = {0, 0, 0};
-  int n[3] = {1, 1, 1};
-  Walk(Box3 const& b, int fastest, int middle) : f(fastest), m(middle), s(3 - fastest - middle) {
+  long long step[3] = {0, 0, 0};
+
+  /// A pencil array's lines over `b`: adjacent along the first other axis, then the second.
+  static Side pencil(Lines const& l, Box3 const& b, int axis) {
+    Side s;
+    s.lines = l;
+    s.axis = axis;
+    long long stride = l.stride;
     for (int a = 0; a < 3; ++a) {
-      lo[a] = b.lo[a];
-      n[a] = b.extent(a);
+      s.lo[a] = b.lo[a];
+      if (a == axis) continue;
+      s.step[a] = stride;
+      stride *= b.extent(a);
     }
+    return s;
   }
-  /// Fastest `fastest`, the other two in order.
-  Walk(Box3 const& b, int fastest) : Walk(b, fastest, fastest == 0 ? 1 : 0) {}
-  KOKKOS_INLINE_FUNCTION int at(int axis, int pf, int pm, int ps) const {
-    return lo[axis] + (axis == f ? pf : axis == m ? pm : ps);
+  /// A message: the box's values Plain along `axis`.
+  static Side message(double* data, Box3 const& b, int axis) {
+    Lines l;
+    l.data = data;
+    l.stride = l.n = b.extent(axis);
+    return pencil(l, b, axis);
   }
+  /// The owned cells of a field whose first owned cell is global `offset`.
+  static Side field(GhostedView<MemSpace> const& v, Index3 const& offset) {
+    Side s;
+    s.lines.data = v.origin;
+    s.lines.n = 0;  // Plain: n is not read
+    for (int a = 0; a < 3; ++a) s.lo[a] = offset[a];
+    s.step[1] = v.sy;
+    s.step[2] = v.sz;
+    return s;
+  }
+  bool complex() const { return lines.form == Lines::Form::Complex; }
+  /// The slots a walk along `axis` visits for the global indices [from, to) (Complex: all; a
+  /// walk skips those of other entries).
+  int slotBegin(int from) const { return complex() ? 0 : from; }
+  int slotEnd(int to) const { return complex() ? lines.slots() : to; }
 };
 
-/// fn(i, j, k) for every cell of `box`: a team per row along `fastest` (one index division a
-/// row, consecutive threads on consecutive cells of the row).
-template <class Fn>
-void forRows(ExecSpace const& space, char const* label, Box3 const& box, int fastest,
-             Fn const& fn) {
-  if (box.size() == 0) return;
-  Walk const w(box, fastest);
-  int const rowsPerPlane = w.n[w.m];
+/// A Side seen along the axes (f, m, s) of a walk, its lines' axis f or m. kPlain: the form is
+/// Plain (known at compile time, so that the walks of Plain lines do no slot arithmetic).
+template <bool kPlain>
+struct Walker {
+  Lines lines;
+  bool alongF = true;
+  int own = 0;  ///< lo of the lines' axis
+  int lf = 0, lm = 0, ls = 0;
+  long long sf = 0, sm = 0, ss = 0;
+  Walker(Side const& side, int f, int m) : lines(side.lines), alongF(side.axis == f) {
+    int const s = 3 - f - m;
+    own = side.lo[side.axis];
+    lf = side.lo[f];
+    lm = side.lo[m];
+    ls = side.lo[s];
+    sf = side.step[f];
+    sm = side.step[m];
+    ss = side.step[s];
+  }
+  KOKKOS_INLINE_FUNCTION long long first(int cf, int cm, int cs) const {
+    return (cf - lf) * sf + (cm - lm) * sm + (cs - ls) * ss;
+  }
+  KOKKOS_INLINE_FUNCTION int along(int cf, int cm) const { return (alongF ? cf : cm) - own; }
+  KOKKOS_INLINE_FUNCTION double get(int cf, int cm, int cs) const {
+    if (kPlain) return lines.data[first(cf, cm, cs) + along(cf, cm)];
+    return lines.get(first(cf, cm, cs), along(cf, cm));
+  }
+  KOKKOS_INLINE_FUNCTION double& at(int cf, int cm, int cs) const {
+    if (kPlain) return lines.data[first(cf, cm, cs) + along(cf, cm)];
+    return lines.at(first(cf, cm, cs), along(cf, cm));
+  }
+  /// The global index of the entry at slot `s` along the lines' axis (Lines::entry).
+  KOKKOS_INLINE_FUNCTION int entry(int s, bool& zero) const {
+    zero = false;
+    return kPlain ? s : lines.entry(s - own, zero) + own;
+  }
+  KOKKOS_INLINE_FUNCTION int slot(int p) const { return kPlain ? p : lines.slot(p - own) + own; }
+};
+
+struct Identity {
+  KOKKOS_INLINE_FUNCTION double operator()(double v, int, int, int) const { return v; }
+};
+
+/// dst(c) = op(src(c), c along f, m, s) for every cell c of `box`, src and dst with lines along
+/// the same axis f: a team per line, walking the slots of dst if it is Complex (so that its zero
+/// slots are written), else those of src (skipping its zero slots).
+template <bool kPlain, class Op>
+void copyLinesAs(ExecSpace const& space, Side const& srcSide, Side const& dstSide, Box3 const& box,
+                 Op const& op) {
+  int const f = dstSide.axis, m = f == 0 ? 1 : 0, sAxis = 3 - f - m;
+  Walker<kPlain> const src(srcSide, f, m), dst(dstSide, f, m);
+  bool const walkDst = dstSide.complex();
+  Side const& walked = walkDst ? dstSide : srcSide;
+  int const first = walked.slotBegin(box.lo[f]), count = walked.slotEnd(box.hi[f]) - first;
+  int const lo = box.lo[f], hi = box.hi[f], mLo = box.lo[m], sLo = box.lo[sAxis];
+  int const rowsPerPlane = box.extent(m);
   using Team = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
-      label, Team(space, w.n[w.m] * w.n[w.s], Kokkos::AUTO),
+      "eddy::fluids::fft::copy", Team(space, box.extent(m) * box.extent(sAxis), Kokkos::AUTO),
       KOKKOS_LAMBDA(Team::member_type const& team) {
         int const row = team.league_rank();
-        int const pm = row % rowsPerPlane, ps = row / rowsPerPlane;
-        auto const cells = Kokkos::TeamThreadRange(team, w.n[w.f]);  // nested: no label
-        Kokkos::parallel_for(cells, [&](int pf) {
-          fn(w.at(0, pf, pm, ps), w.at(1, pf, pm, ps), w.at(2, pf, pm, ps));
+        int const cm = mLo + row % rowsPerPlane, cs = sLo + row / rowsPerPlane;
+        auto const slots = Kokkos::TeamThreadRange(team, count);  // nested: no label
+        Kokkos::parallel_for(slots, [&](int e) {
+          bool zero = false;
+          int const s = first + e;
+          if (kPlain) {
+            dst.at(s, cm, cs) = op(src.get(s, cm, cs), s, cm, cs);
+          } else if (walkDst) {
+            int const p = dst.entry(s, zero);
+            if (p < lo || p >= hi) return;
+            dst.at(s, cm, cs) = zero ? 0.0 : op(src.get(src.slot(p), cm, cs), p, cm, cs);
+          } else {
+            int const p = src.entry(s, zero);
+            if (zero || p < lo || p >= hi) return;
+            dst.at(dst.slot(p), cm, cs) = op(src.get(s, cm, cs), p, cm, cs);
+          }
         });
       });
+}
+
+template <class Op = Identity>
+void copyLines(ExecSpace const& space, Side const& src, Side const& dst, Box3 const& box,
+               Op const& op = Op()) {
+  if (box.size() == 0) return;
+  if (src.lines.form == Lines::Form::Plain && dst.lines.form == Lines::Form::Plain)
+    copyLinesAs<true>(space, src, dst, box, op);
+  else
+    copyLinesAs<false>(space, src, dst, box, op);
 }
 
 constexpr int kTile = 32;
 
-/// dst(c) = src(c) for every cell c of `box`, src's values `srcFast` fastest in memory, dst's
-/// `dstFast`: rows when they agree, else through 32 x 32 tiles in team scratch, so that both
-/// the reads and the writes run along memory.
-template <class Src, class Dst>
-void transfer(ExecSpace const& space, Src const& src, int srcFast, Dst const& dst, int dstFast,
-              Box3 const& box) {
+template <bool kPlain>
+void transposeTiles(ExecSpace const& space, Side const& srcSide, Side const& dstSide,
+                    Box3 const& box);
+
+/// dst(c) = src(c) for every cell c of `box`: rows when src and dst have their lines along the
+/// same axis, else through 32 x 32 tiles in team scratch, so that both the reads and the writes
+/// run along memory (the slots of src's lines, then those of dst's).
+void transfer(ExecSpace const& space, Side const& src, Side const& dst, Box3 const& box) {
   if (box.size() == 0) return;
-  if (srcFast == dstFast) {
-    forRows(
-        space, "eddy::fluids::fft::copy", box, dstFast,
-        KOKKOS_LAMBDA(int i, int j, int k) { dst(i, j, k) = src(i, j, k); });
-    return;
-  }
-  Walk const w(box, srcFast, dstFast);
-  int const tf = (w.n[w.f] + kTile - 1) / kTile, tm = (w.n[w.m] + kTile - 1) / kTile;
+  if (src.axis == dst.axis)
+    copyLines(space, src, dst, box);
+  else if (src.lines.form == Lines::Form::Plain && dst.lines.form == Lines::Form::Plain)
+    transposeTiles<true>(space, src, dst, box);
+  else
+    transposeTiles<false>(space, src, dst, box);
+}
+
+template <bool kPlain>
+void transposeTiles(ExecSpace const& space, Side const& srcSide, Side const& dstSide,
+                    Box3 const& box) {
+  int const f = srcSide.axis, m = dstSide.axis, sAxis = 3 - f - m;
+  Walker<kPlain> const src(srcSide, f, m), dst(dstSide, f, m);
+  int const fFirst = srcSide.slotBegin(box.lo[f]), fCount = srcSide.slotEnd(box.hi[f]) - fFirst;
+  int const mFirst = dstSide.slotBegin(box.lo[m]), mCount = dstSide.slotEnd(box.hi[m]) - mFirst;
+  int const fLo = box.lo[f], fHi = box.hi[f], mLo = box.lo[m], mHi = box.hi[m];
+  int const sLo = box.lo[sAxis];
+  int const tf = (fCount + kTile - 1) / kTile, tm = (mCount + kTile - 1) / kTile;
   using Team = Kokkos::TeamPolicy<ExecSpace>;
   using Tile = Kokkos::View<double[kTile][kTile + 1], typename ExecSpace::scratch_memory_space,
                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  auto policy = Team(space, tf * tm * w.n[w.s], Kokkos::AUTO)
+  auto policy = Team(space, tf * tm * box.extent(sAxis), Kokkos::AUTO)
                     .set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size()));
   Kokkos::parallel_for(
       "eddy::fluids::fft::transpose", policy, KOKKOS_LAMBDA(Team::member_type const& team) {
         int const t = team.league_rank();
-        int const bf = t % tf * kTile, bm = t / tf % tm * kTile, ps = t / (tf * tm);
+        int const bf = t % tf * kTile, bm = t / tf % tm * kTile, cs = sLo + t / (tf * tm);
         Tile tile(team.team_scratch(0));
-        // Read along src's fast axis (f), write along dst's (m).
+        // Read along src's slots (f), write along dst's (m). A zero slot of src is skipped (its
+        // entry comes from another slot); a zero slot of dst is written 0.
         auto const entries = Kokkos::TeamThreadRange(team, kTile * kTile);  // nested: no label
         Kokkos::parallel_for(entries, [&](int e) {
-          int const pf = bf + e % kTile, pm = bm + e / kTile;
-          if (pf < w.n[w.f] && pm < w.n[w.m])
-            tile(e / kTile, e % kTile) =
-                src(w.at(0, pf, pm, ps), w.at(1, pf, pm, ps), w.at(2, pf, pm, ps));
+          int const ef = bf + e % kTile, em = bm + e / kTile;
+          if (ef >= fCount || em >= mCount) return;
+          bool zf = false, zm = false;
+          int const pf = src.entry(fFirst + ef, zf), pm = dst.entry(mFirst + em, zm);
+          if (!kPlain && (zf || zm || pf < fLo || pf >= fHi || pm < mLo || pm >= mHi)) return;
+          tile(e / kTile, e % kTile) = src.get(fFirst + ef, pm, cs);
         });
         team.team_barrier();
         Kokkos::parallel_for(entries, [&](int e) {
-          int const pm = bm + e % kTile, pf = bf + e / kTile;
-          if (pf < w.n[w.f] && pm < w.n[w.m])
-            dst(w.at(0, pf, pm, ps), w.at(1, pf, pm, ps), w.at(2, pf, pm, ps)) =
-                tile(e % kTile, e / kTile);
+          int const em = bm + e % kTile, ef = bf + e / kTile;
+          if (ef >= fCount || em >= mCount) return;
+          bool zf = false, zm = false;
+          int const pf = src.entry(fFirst + ef, zf), pm = dst.entry(mFirst + em, zm);
+          if (!kPlain && (zf || pf < fLo || pf >= fHi || pm < mLo || pm >= mHi)) return;
+          dst.at(pf, mFirst + em, cs) = zm ? 0.0 : tile(e % kTile, e / kTile);
         });
       });
 }
 
-/// v = v / (lambda_x + lambda_y + lambda_z) / scale over the transformed pencil `at` of `box`
-/// (`fastest` its axis); the zero mode (all three 0) to 0.
-void divideByEigenvalues(ExecSpace const& space, Box3 const& box, int fastest,
-                         PencilAccess const& at, Data const (&eigen)[3], double scale) {
-  auto const ex = eigen[0], ey = eigen[1], ez = eigen[2];
-  forRows(
-      space, "eddy::fluids::fft::divide", box, fastest, KOKKOS_LAMBDA(int i, int j, int k) {
-        double const mu = ex(i) + ey(j) + ez(k);
-        double& v = at(i, j, k);
-        v = mu > 0 ? v / (mu * scale) : 0.0;
+/// dst = src / (lambda_x + lambda_y + lambda_z) / scale over the pencil `box` (src's and dst's
+/// lines along the same axis), entries by global (halfcomplex) index; the zero mode (all three
+/// 0) to 0.
+void divideByEigenvalues(ExecSpace const& space, Box3 const& box, Side const& src, Side const& dst,
+                         Data const (&eigen)[3], double scale) {
+  // copyLines walks the lines' axis f and the axes m, s; the eigenvalues are summed x, y, z.
+  int const f = dst.axis, m = f == 0 ? 1 : 0;
+  int walk[3];  // walk[axis]: 0 for f, 1 for m, 2 for s
+  for (int a = 0; a < 3; ++a) walk[a] = a == f ? 0 : a == m ? 1 : 2;
+  Data const ef = eigen[f], em = eigen[m], es = eigen[3 - f - m];
+  int const wx = walk[0], wy = walk[1], wz = walk[2];
+  copyLines(
+      space, src, dst, box, KOKKOS_LAMBDA(double v, int cf, int cm, int cs) {
+        auto const lambda = [&](int w) {
+          return w == 0 ? ef(cf) : w == 1 ? em(cm) : es(cs);
+        };
+        double const mu = lambda(wx) + lambda(wy) + lambda(wz);
+        return mu > 0 ? v / (mu * scale) : 0.0;
       });
 }
 
@@ -259,7 +347,7 @@ struct FftPoisson::Impl {
       std::size_t const globalLines =
           static_cast<std::size_t>(n[0]) * n[1] * n[2] / static_cast<std::size_t>(n[axis]);
       transforms.push_back(std::make_unique<LineTransforms>(space, n[axis], kind, globalLines));
-      largest = std::max(largest, transforms.back()->paddedLines(lines(axis)) * n[axis]);
+      largest = std::max(largest, transforms.back()->values(lines(axis)));
       normalisation *= LineTransforms::scale(kind, n[axis]);
 
       auto host = Kokkos::View<double*, Kokkos::HostSpace>("eddy::fluids::fft::eigen", n[axis]);
@@ -300,27 +388,27 @@ struct FftPoisson::Impl {
     space.fence();
   }
 
-  /// Runs `move` from `src` (values `srcFast` fastest) to `dst` (`dstFast` fastest). Messages
-  /// hold their box in dst's order, so that they unpack along memory.
-  template <class Src, class Dst>
-  void run(ExecSpace const& space, Move const& move, Src const& src, int srcFast, Dst const& dst,
-           int dstFast) {
+  /// Runs `move` from `src` to `dst` (accesses with their lines' axes). Messages hold their box
+  /// Plain along dst's axis, so that they unpack along memory.
+  void run(ExecSpace const& space, Move const& move, Side const& src, Side const& dst) {
     ScopedRegion region("eddy::fluids::fft::move");
-    transfer(space, src, srcFast, dst, dstFast, move.kept);
+    transfer(space, src, dst, move.kept);
     if (!peers) return;
     for (auto const& part : move.sends)
-      transfer(space, src, srcFast, PencilAccess(sendBuf.data() + part.offset, part.box, dstFast),
-               dstFast, part.box);
+      transfer(space, src, Side::message(sendBuf.data() + part.offset, part.box, dst.axis),
+               part.box);
     peers->post(space, sendBuf, move.sendMessages, recvBuf, move.recvMessages);
     peers->wait(space);
     for (auto const& part : move.recvs)
-      transfer(space, PencilAccess(recvBuf.data() + part.offset, part.box, dstFast), dstFast, dst,
-               dstFast, part.box);
+      transfer(space, Side::message(recvBuf.data() + part.offset, part.box, dst.axis), dst,
+               part.box);
   }
 
-  PencilAccess pencil(Data const& data, int axis) const {
-    return PencilAccess(data.data(), pencils[axis].boxes[me], axis);
+  Side pencil(Lines const& lines, int axis) const {
+    return Side::pencil(lines, pencils[axis].boxes[me], axis);
   }
+  /// The pencil array that does not hold `lines`.
+  Data const& other(Lines const& lines) const { return lines.data == a.data() ? b : a; }
   std::size_t lines(int axis) const {
     return static_cast<std::size_t>(pencils[axis].count(me)) /
            static_cast<std::size_t>(decomp.globalCells()[axis]);
@@ -352,26 +440,29 @@ void FftPoisson::solve(ExecSpace const& space, GhostedView<MemSpace> const& f,
   ScopedRegion region("eddy::fluids::poisson::fft");
   Impl& m = *m_impl;
   int const last = m.dims - 1;
-  // Forwards: block -> x pencils (a), transform; -> y pencils (b), transform; -> z pencils (a).
-  Data* here = &m.a;
-  Data* there = &m.b;
-  m.run(space, m.moves[0], FieldAccess(f, m.decomp.offset()), 0, m.pencil(*here, 0), 0);
-  m.transforms[0]->forward(space, *here, m.lines(0));
+  // Forwards: block -> x pencils, transform; -> y pencils, transform [; -> z pencils, transform],
+  // each move from the array holding the last transform's coefficients into the other one.
+  Lines in = m.transforms[0]->input(m.a);
+  m.run(space, m.moves[0], Side::field(f, m.decomp.offset()), m.pencil(in, 0));
+  Lines held = m.transforms[0]->forward(space, m.a, m.b, m.lines(0));
   for (int axis = 1; axis < m.dims; ++axis) {
-    m.run(space, m.moves[axis], m.pencil(*here, axis - 1), axis - 1, m.pencil(*there, axis), axis);
-    std::swap(here, there);
-    m.transforms[axis]->forward(space, *here, m.lines(axis));
+    Data const& to = m.other(held);
+    in = m.transforms[axis]->input(to);
+    m.run(space, m.moves[axis], m.pencil(held, axis - 1), m.pencil(in, axis));
+    held = m.transforms[axis]->forward(space, to, m.other(in), m.lines(axis));
   }
-  divideByEigenvalues(space, m.pencils[last].boxes[m.me], last, m.pencil(*here, last), m.eigen,
-                      m.normalisation);
+  Data const& to = m.other(held);
+  Lines coefficients = m.transforms[last]->coefficients(to);
+  divideByEigenvalues(space, m.pencils[last].boxes[m.me], m.pencil(held, last),
+                      m.pencil(coefficients, last), m.eigen, m.normalisation);
+  held = m.transforms[last]->inverse(space, to, m.other(coefficients), m.lines(last));
   for (int axis = last; axis > 0; --axis) {
-    m.transforms[axis]->inverse(space, *here, m.lines(axis));
-    m.run(space, m.movesBack[axis], m.pencil(*here, axis), axis, m.pencil(*there, axis - 1),
-          axis - 1);
-    std::swap(here, there);
+    Data const& next = m.other(held);
+    coefficients = m.transforms[axis - 1]->coefficients(next);
+    m.run(space, m.movesBack[axis], m.pencil(held, axis), m.pencil(coefficients, axis - 1));
+    held = m.transforms[axis - 1]->inverse(space, next, m.other(coefficients), m.lines(axis - 1));
   }
-  m.transforms[0]->inverse(space, *here, m.lines(0));
-  m.run(space, m.movesBack[0], m.pencil(*here, 0), 0, FieldAccess(phi, m.decomp.offset()), 0);
+  m.run(space, m.movesBack[0], m.pencil(held, 0), Side::field(phi, m.decomp.offset()));
 }
 
 std::size_t FftPoisson::bytes() const {

@@ -15,9 +15,10 @@
 /// through the transport of Transport.hpp. A line's transform depends on its values only, and the
 /// moves copy values, so phi is bitwise the same on any number of ranks.
 ///
-/// Cost: two pencil arrays of the owned cells (16 bytes a cell, rounded up to whole batches of
-/// lines on GPUs) plus message buffers and the transforms' work areas; per solve, one transform
-/// and one move per axis each way.
+/// Cost: two pencil arrays of the owned cells (16 bytes a cell; on GPUs rounded up to whole
+/// batches of lines of n / 2 + 1 complex values) plus message buffers and the transforms' work
+/// areas; per solve, one transform and one move per axis each way, the moves writing and
+/// reading the lines in the order the transforms work in (LineTransforms::Lines).
 #pragma once
 
 #include "eddy/core/Compat.hpp"

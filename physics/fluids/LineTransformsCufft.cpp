@@ -1,8 +1,11 @@
 // LineTransforms on CUDA with cuFFT. cuFFT has real-to-complex transforms only, so:
-//   periodic: the real-to-complex DFT of the line, repacked into halfcomplex order (and back);
-//   walls:    the DCT-II as one real DFT of n points (Makhoul 1980): v = (x_0, x_2, x_4, ...,
-//             x_5, x_3, x_1), Y_k = 2 Re(exp(-i pi k / 2n) V_k); the DCT-III inverse by the
-//             same steps in reverse (W_k = exp(i pi k / 2n) (X_k - i X_{n-k}), v = DFT^-1 W).
+//   periodic: the real-to-complex DFT of the line, left in the Complex form (and back);
+//   walls:    the DCT-II as one real DFT of n points (Makhoul 1980): the values in the Permuted
+//             order v = (x_0, x_2, x_4, ..., x_5, x_3, x_1), Y_k = 2 Re(exp(-i pi k / 2n) V_k)
+//             read from the DFT by the Dct form; the DCT-III inverse by the same steps in
+//             reverse (W_k = exp(i pi k / 2n) (X_k - i X_{n-k}), v = DFT^-1 W).
+// The reorderings happen in the moves between pencils that write and read the lines
+// (FftPoisson), so a transform is one cuFFT pass (and the DCT-III's twiddle).
 // The plans transform a fixed batch of lines, the same on every rank (the lines a solve asks
 // for are padded to a multiple of it), so that a line's bits do not depend on how many lines a
 // rank holds.
@@ -29,8 +32,8 @@ void check(cufftResult r, char const* what) {
 
 using Real = Kokkos::View<double*, MemSpace>;
 
-/// The plans and work arrays of one line length and kind (at namespace scope: nvcc refuses
-/// device lambdas inside a private nested class).
+/// The plans and tables of one line length and kind (at namespace scope: nvcc refuses device
+/// lambdas inside a private nested class).
 struct Batches {
   int length = 0;
   int spectral = 0;  ///< complex entries of a line's real DFT: length / 2 + 1
@@ -38,8 +41,6 @@ struct Batches {
   std::size_t batch = 1;
   cufftHandle toComplex = 0, toReal = 0;
   bool planned = false;
-  Real spectrum;            ///< batch x nc complex values (re, im interleaved)
-  Real permuted;            ///< walls: batch x n reordered values
   Real cosTable, sinTable;  ///< walls: cos, sin of pi k / 2n
   std::size_t workBytes = 0;
 
@@ -57,89 +58,60 @@ struct Batches {
     check(cufftSetStream(toComplex, stream), "cufftSetStream");
     check(cufftSetStream(toReal, stream), "cufftSetStream");
   }
-  auto policy(ExecSpace const& space) const {
-    return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(
-        space, 0, static_cast<long long>(batch) * length);
+  using Lines = LineTransforms::Lines;
+  Lines real(double* data, Lines::Form form) const {
+    Lines l;
+    l.form = form;
+    l.data = data;
+    l.stride = l.n = length;
+    return l;
+  }
+  Lines complex(double* data, Lines::Form form) const {
+    Lines l;
+    l.form = form;
+    l.data = data;
+    l.stride = 2 * spectral;
+    l.n = length;
+    l.cs = cosTable.data();
+    l.sn = sinTable.data();
+    return l;
   }
 
-  void forward(ExecSpace const& space, double* lines) const {
-    int const n = length, nc = spectral;
-    double* s = spectrum.data();
-    if (kind == LineKind::Periodic) {
-      check(cufftExecD2Z(toComplex, lines, reinterpret_cast<cufftDoubleComplex*>(s)),
+  /// Real lines at `values` (n apart) -> their DFTs at `spectra` (n / 2 + 1 pairs apart).
+  void toSpectra(double* values, double* spectra, std::size_t lines) const {
+    for (std::size_t first = 0; first < lines; first += batch)
+      check(cufftExecD2Z(toComplex, values + first * length,
+                         reinterpret_cast<cufftDoubleComplex*>(spectra + 2 * first * spectral)),
             "cufftExecD2Z");
-      Kokkos::parallel_for(
-          "eddy::fluids::fft::toHalfcomplex", policy(space), KOKKOS_LAMBDA(long long e) {
-            long long const l = e / n;
-            int const p = static_cast<int>(e - l * n);
-            double const* c = s + 2 * l * nc;
-            lines[e] = 2 * p <= n ? c[2 * p] : c[2 * (n - p) + 1];
-          });
-      return;
-    }
-    double* v = permuted.data();
-    double const* cs = cosTable.data();
-    double const* sn = sinTable.data();
-    Kokkos::parallel_for(
-        "eddy::fluids::fft::makhoulOrder", policy(space), KOKKOS_LAMBDA(long long e) {
-          long long const l = e / n;
-          int const j = static_cast<int>(e - l * n);
-          // v_j = x_2j for j < (n+1)/2, v_{n-1-j} = x_{2j+1}.
-          int const src = 2 * j < n ? 2 * j : 2 * (n - 1 - j) + 1;
-          v[e] = lines[l * n + src];
-        });
-    check(cufftExecD2Z(toComplex, v, reinterpret_cast<cufftDoubleComplex*>(s)), "cufftExecD2Z");
-    Kokkos::parallel_for(
-        "eddy::fluids::fft::dct2Twiddle", policy(space), KOKKOS_LAMBDA(long long e) {
-          long long const l = e / n;
-          int const k = static_cast<int>(e - l * n);
-          double const* c = s + 2 * l * nc;
-          // V_k = C_k for k <= n/2, conj(C_{n-k}) above.
-          bool const low = 2 * k <= n;
-          double const a = low ? c[2 * k] : c[2 * (n - k)];
-          double const b = low ? c[2 * k + 1] : -c[2 * (n - k) + 1];
-          lines[e] = 2.0 * (a * cs[k] + b * sn[k]);
-        });
+  }
+  /// The inverse: overwrites `spectra`.
+  void toValues(double* spectra, double* values, std::size_t lines) const {
+    for (std::size_t first = 0; first < lines; first += batch)
+      check(cufftExecZ2D(toReal,
+                         reinterpret_cast<cufftDoubleComplex*>(spectra + 2 * first * spectral),
+                         values + first * length),
+            "cufftExecZ2D");
   }
 
-  void inverse(ExecSpace const& space, double* lines) const {
+  /// W_k = exp(i pi k / 2n) (X_k - i X_{n-k}) of the DCT coefficients X at `coefficients` (n
+  /// apart) into `spectra` (n / 2 + 1 pairs apart), over every padded line.
+  void dct3Twiddle(ExecSpace const& space, double const* coefficients, double* spectra,
+                   std::size_t lines) const {
     int const n = length, nc = spectral;
-    double* s = spectrum.data();
-    auto const spectralPolicy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(
-        space, 0, static_cast<long long>(batch) * nc);
-    if (kind == LineKind::Periodic) {
-      Kokkos::parallel_for(
-          "eddy::fluids::fft::fromHalfcomplex", spectralPolicy, KOKKOS_LAMBDA(long long e) {
-            long long const l = e / nc;
-            int const p = static_cast<int>(e - l * nc);
-            double const* x = lines + l * n;
-            bool const imag = p > 0 && 2 * p < n;
-            s[2 * e] = x[p];
-            s[2 * e + 1] = imag ? x[n - p] : 0.0;
-          });
-      check(cufftExecZ2D(toReal, reinterpret_cast<cufftDoubleComplex*>(s), lines), "cufftExecZ2D");
-      return;
-    }
-    double* v = permuted.data();
     double const* cs = cosTable.data();
     double const* sn = sinTable.data();
+    long long const padded = static_cast<long long>((lines + batch - 1) / batch * batch);
     Kokkos::parallel_for(
-        "eddy::fluids::fft::dct3Twiddle", spectralPolicy, KOKKOS_LAMBDA(long long e) {
+        "eddy::fluids::fft::dct3Twiddle",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(space, 0, padded * nc),
+        KOKKOS_LAMBDA(long long e) {
           long long const l = e / nc;
           int const k = static_cast<int>(e - l * nc);
-          double const* x = lines + l * n;
+          double const* x = coefficients + l * n;
           double const a = x[k];
           double const b = k > 0 ? x[n - k] : 0.0;  // X_n = 0
-          s[2 * e] = cs[k] * a + sn[k] * b;
-          s[2 * e + 1] = sn[k] * a - cs[k] * b;
-        });
-    check(cufftExecZ2D(toReal, reinterpret_cast<cufftDoubleComplex*>(s), v), "cufftExecZ2D");
-    Kokkos::parallel_for(
-        "eddy::fluids::fft::naturalOrder", policy(space), KOKKOS_LAMBDA(long long e) {
-          long long const l = e / n;
-          int const j = static_cast<int>(e - l * n);
-          int const src = j % 2 == 0 ? j / 2 : n - 1 - j / 2;
-          lines[e] = v[l * n + src];
+          spectra[2 * e] = cs[k] * a + sn[k] * b;
+          spectra[2 * e + 1] = sn[k] * a - cs[k] * b;
         });
   }
 };
@@ -168,13 +140,7 @@ LineTransforms::LineTransforms(ExecSpace const& space, int n, LineKind kind, std
   check(cufftMakePlanMany(m.toReal, 1, &len, &nc, 1, nc, &len, 1, n, CUFFT_Z2D, batch, &work),
         "cufftMakePlanMany (Z2D)");
   m.workBytes += work;
-  m.spectrum = Real(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                       std::string("eddy::fluids::fft::spectrum")),
-                    2 * m.batch * m.spectral);
   if (kind == LineKind::Neumann) {
-    m.permuted = Real(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                                         std::string("eddy::fluids::fft::permuted")),
-                      m.batch * n);
     auto c = Kokkos::View<double*, Kokkos::HostSpace>("eddy::fluids::fft::cos", n);
     auto s = Kokkos::View<double*, Kokkos::HostSpace>("eddy::fluids::fft::sin", n);
     double const pi = 3.14159265358979323846;
@@ -192,23 +158,43 @@ LineTransforms::LineTransforms(ExecSpace const& space, int n, LineKind kind, std
 
 LineTransforms::~LineTransforms() = default;
 
-std::size_t LineTransforms::paddedLines(std::size_t lines) const {
-  std::size_t const b = m_impl->batch;
-  return (lines + b - 1) / b * b;
+std::size_t LineTransforms::values(std::size_t lines) const {
+  Impl const& m = *m_impl;
+  return (lines + m.batch - 1) / m.batch * m.batch * 2 * static_cast<std::size_t>(m.spectral);
 }
 
-void LineTransforms::forward(ExecSpace const& space, Data const& data, std::size_t lines) {
+LineTransforms::Lines LineTransforms::input(Data const& a) const {
   Impl const& m = *m_impl;
-  m.bind(space);
-  for (std::size_t first = 0; first < lines; first += m.batch)
-    m.forward(space, data.data() + first * static_cast<std::size_t>(m.length));
+  return m.real(a.data(),
+                m.kind == LineKind::Periodic ? Lines::Form::Plain : Lines::Form::Permuted);
 }
 
-void LineTransforms::inverse(ExecSpace const& space, Data const& data, std::size_t lines) {
+LineTransforms::Lines LineTransforms::coefficients(Data const& a) const {
+  Impl const& m = *m_impl;
+  return m.kind == LineKind::Periodic ? m.complex(a.data(), Lines::Form::Complex)
+                                      : m.real(a.data(), Lines::Form::Plain);
+}
+
+LineTransforms::Lines LineTransforms::forward(ExecSpace const& space, Data const& a, Data const& b,
+                                              std::size_t lines) {
   Impl const& m = *m_impl;
   m.bind(space);
-  for (std::size_t first = 0; first < lines; first += m.batch)
-    m.inverse(space, data.data() + first * static_cast<std::size_t>(m.length));
+  m.toSpectra(a.data(), b.data(), lines);
+  return m.complex(b.data(),
+                   m.kind == LineKind::Periodic ? Lines::Form::Complex : Lines::Form::Dct);
+}
+
+LineTransforms::Lines LineTransforms::inverse(ExecSpace const& space, Data const& a, Data const& b,
+                                              std::size_t lines) {
+  Impl const& m = *m_impl;
+  m.bind(space);
+  if (m.kind == LineKind::Periodic) {
+    m.toValues(a.data(), b.data(), lines);
+    return m.real(b.data(), Lines::Form::Plain);
+  }
+  m.dct3Twiddle(space, a.data(), b.data(), lines);
+  m.toValues(b.data(), a.data(), lines);
+  return m.real(a.data(), Lines::Form::Permuted);
 }
 
 std::string LineTransforms::library() {
@@ -219,8 +205,7 @@ std::string LineTransforms::library() {
 
 std::size_t LineTransforms::bytes() const {
   Impl const& m = *m_impl;
-  return m.workBytes +
-         8 * (m.spectrum.span() + m.permuted.span() + m.cosTable.span() + m.sinTable.span());
+  return m.workBytes + 8 * (m.cosTable.span() + m.sinTable.span());
 }
 
 }  // namespace eddy::fluids

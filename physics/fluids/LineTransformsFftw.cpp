@@ -1,6 +1,7 @@
 // LineTransforms on the host with FFTW: one plan for a single line, executed on each line (the
 // new-array interface, planned FFTW_UNALIGNED so that any line may be passed), so that every
-// line goes through the same codelets whatever the number of lines.
+// line goes through the same codelets whatever the number of lines. In place, in the Plain form:
+// FFTW's real-to-real kinds are the transforms themselves.
 #include "fluids/LineTransforms.hpp"
 
 #include "eddy/core/Error.hpp"
@@ -64,16 +65,31 @@ LineTransforms::LineTransforms(ExecSpace const&, int n, LineKind kind, std::size
 
 LineTransforms::~LineTransforms() = default;
 
-std::size_t LineTransforms::paddedLines(std::size_t lines) const {
-  return lines;
+std::size_t LineTransforms::values(std::size_t lines) const {
+  return lines * static_cast<std::size_t>(m_impl->n);
 }
 
-void LineTransforms::forward(ExecSpace const& space, Data const& data, std::size_t lines) {
-  m_impl->run(space, m_impl->forward, data, lines);
+LineTransforms::Lines LineTransforms::input(Data const& a) const {
+  Lines l;
+  l.data = a.data();
+  l.stride = l.n = m_impl->n;
+  return l;
 }
 
-void LineTransforms::inverse(ExecSpace const& space, Data const& data, std::size_t lines) {
-  m_impl->run(space, m_impl->inverse, data, lines);
+LineTransforms::Lines LineTransforms::coefficients(Data const& a) const {
+  return input(a);
+}
+
+LineTransforms::Lines LineTransforms::forward(ExecSpace const& space, Data const& a, Data const&,
+                                              std::size_t lines) {
+  m_impl->run(space, m_impl->forward, a, lines);
+  return input(a);
+}
+
+LineTransforms::Lines LineTransforms::inverse(ExecSpace const& space, Data const& a, Data const&,
+                                              std::size_t lines) {
+  m_impl->run(space, m_impl->inverse, a, lines);
+  return input(a);
 }
 
 std::string LineTransforms::library() {
