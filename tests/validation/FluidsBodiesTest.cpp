@@ -88,6 +88,8 @@ TEST(FluidsBodies, DfgBenchmark2D1ConvergesOnTheBenchmarkDrag) {
   EXPECT_GT(e10 / e20, std::pow(2.0, 1.5));
 }
 
+// Measured on the host: c_D 5.5819, c_L 0.00934 (c_L 0.0154 and 0.0102 at D/h 10 and 20): the
+// lift converges below the benchmark's interval, and this test fails on that check.
 TEST(FluidsBodies, DISABLED_DfgBenchmark2D1AtFortyCellsADiameter) {
   Coefficients const c40 = dfg1(164);
   std::printf("DFG 2D-1, D/h = 40: c_D %.5f, c_L %.5f\n", c40.drag, c40.lift);
