@@ -267,7 +267,7 @@ void transposeTiles(ExecSpace const& space, Side const& srcSide, Side const& dst
 
 /// dst = src / (lambda_x + lambda_y + lambda_z) / scale over the pencil `box` (src's and dst's
 /// lines along the same axis), entries by global (halfcomplex) index; the zero mode (all three
-/// 0) to 0.
+/// 0) to 0. A negative scale negates dst exactly.
 void divideByEigenvalues(ExecSpace const& space, Box3 const& box, Side const& src, Side const& dst,
                          Data const (&eigen)[3], double scale) {
   // copyLines walks the lines' axis f and the axes m, s; the eigenvalues are summed x, y, z.
@@ -436,8 +436,9 @@ FftPoisson::FftPoisson(ExecSpace const& space, MPI_Comm comm, CartDecomposition 
 FftPoisson::~FftPoisson() = default;
 
 void FftPoisson::solve(ExecSpace const& space, GhostedView<MemSpace> const& f,
-                       GhostedView<MemSpace> const& phi) {
+                       GhostedView<MemSpace> const& phi, double sign) {
   ScopedRegion region("eddy::fluids::poisson::fft");
+  EDDY_REQUIRE(sign == 1.0 || sign == -1.0, "FftPoisson::solve: sign ", sign, "; expected 1 or -1");
   Impl& m = *m_impl;
   int const last = m.dims - 1;
   // Forwards: block -> x pencils, transform; -> y pencils, transform [; -> z pencils, transform],
@@ -454,7 +455,7 @@ void FftPoisson::solve(ExecSpace const& space, GhostedView<MemSpace> const& f,
   Data const& to = m.other(held);
   Lines coefficients = m.transforms[last]->coefficients(to);
   divideByEigenvalues(space, m.pencils[last].boxes[m.me], m.pencil(held, last),
-                      m.pencil(coefficients, last), m.eigen, m.normalisation);
+                      m.pencil(coefficients, last), m.eigen, sign * m.normalisation);
   held = m.transforms[last]->inverse(space, to, m.other(coefficients), m.lines(last));
   for (int axis = last; axis > 0; --axis) {
     Data const& next = m.other(held);

@@ -47,10 +47,11 @@ class FftPoisson {
   FftPoisson(FftPoisson const&) = delete;
   FftPoisson& operator=(FftPoisson const&) = delete;
 
-  /// Collective. phi's owned cells = A^-1 f (zero mean); f's and phi's owned cells are read and
-  /// written (ghosts untouched), and they may be the same field.
+  /// Collective. phi's owned cells = A^-1 (sign f) (zero mean; the zero mode of f left out),
+  /// sign 1 or -1 (the same bits as a solve of -f); f's owned cells are read and phi's written
+  /// (ghosts untouched), and they may be the same field.
   void solve(ExecSpace const& space, GhostedView<MemSpace> const& f,
-             GhostedView<MemSpace> const& phi);
+             GhostedView<MemSpace> const& phi, double sign = 1.0);
 
   /// Bytes of device memory held: pencil arrays, message buffers, transform work areas.
   std::size_t bytes() const;

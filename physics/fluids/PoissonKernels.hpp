@@ -309,6 +309,12 @@ double prepareRhs(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, C
 /// r = b - A x; returns ||r||^2 (fused: one kernel pair, no extra pass).
 double residualNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g, CellView const& b,
                      CellView const& x, CellView const& r);
+/// ||mean - rhs||^2, prepareRhs's f stored nowhere.
+double centredNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
+                    CellView const& rhs, double mean);
+/// ||mean - rhs - A x||^2, the residual of prepareRhs's f stored nowhere.
+double centredResidualNorm2(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
+                            CellView const& rhs, double mean, CellView const& x);
 /// q = A p; returns p . q (fused).
 double applyOperatorDot(ExecSpace const& space, MPI_Comm comm, PoissonGrid const& g,
                         CellView const& p, CellView const& q);
