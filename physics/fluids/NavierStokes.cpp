@@ -365,11 +365,11 @@ void Model::applyImpulses(ExecSpace const& space) {
     any = true;
     for (int c = 0; c < m_dims; ++c) {
       auto const u = m_u[c]->access();
-      auto const du = impulse.du[c];
+      auto const sum = impulse.sum[c];
       Box3 const& b = m_faces[c].whole;
-      forEachCell(
+      forEachCellStreaming(
           "eddy::fluids::applyImpulse", space, b.lo, b.hi,
-          KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) += du(i, j, k); });
+          KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) += impulse.du(sum(i, j, k)); });
     }
   }
   if (any)

@@ -39,11 +39,19 @@ struct LinearForce {
 
 /// A change of the flow's velocity per face [L/T] that a coupled model hands over before the
 /// stages of the flow's next step: the momentum it exchanged with the fluid over its last step
-/// (the particles' drag, two-way coupling), as an impulse. Read at the faces the flow computes
+/// (the particles' drag, two-way coupling), as an impulse. It comes as the model summed it, a
+/// fixed-point integer per face (eddy::FixedPoint): du = -(sum unit) perVolume, which the flow
+/// forms as it adds it, with no pass of its own. Read at the faces the flow computes
 /// (momentumFaces); the projection of that step makes the result divergence-free again.
 struct FaceImpulse {
-  std::array<GhostedView<MemSpace>, 3> du;  ///< per component (components >= dims unused)
-  bool acts = false;                        ///< false: nothing to add
+  std::array<GhostedView<MemSpace, long long>, 3> sum;  ///< per component (>= dims unused)
+  double unit = 0.0;       ///< the value of integer 1 of the sums [M L/T]
+  double perVolume = 0.0;  ///< 1 / (rho_f V) [1/M]
+  bool acts = false;       ///< false: nothing to add
+  /// The velocity change of a face whose sum is q.
+  KOKKOS_INLINE_FUNCTION double du(long long q) const {
+    return -(static_cast<double>(q) * unit) * perVolume;
+  }
 };
 
 /// A model advanced inside the flow's stages. The flow holds several, advanced in the order

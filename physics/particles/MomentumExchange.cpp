@@ -31,12 +31,9 @@ MomentumExchange::MomentumExchange(ExecSpace const& space, MPI_Comm comm,
   Centering const faces[3] = {Centering::FaceX, Centering::FaceY, Centering::FaceZ};
   char const* const sumLabel[3] = {"eddy::particles::exchange_x", "eddy::particles::exchange_y",
                                    "eddy::particles::exchange_z"};
-  char const* const duLabel[3] = {"eddy::particles::impulse_x", "eddy::particles::impulse_y",
-                                  "eddy::particles::impulse_z"};
   for (int c = 0; c < m_dims; ++c) {
     m_sum[c] =
         std::make_unique<Field<MemSpace, long long>>(space, sumLabel[c], decomp, ghost, faces[c]);
-    m_du[c] = std::make_unique<Field<MemSpace>>(duLabel[c], *m_sum[c]);
     m_halo[c] =
         std::make_unique<HaloExchange<ExecSpace, long long>>(space, comm, decomp, *m_sum[c]);
   }
@@ -93,25 +90,15 @@ void MomentumExchange::deposit(ExecSpace const& space, Positions<MemSpace> const
           }
         }
       });
-  for (int c = 0; c < dims; ++c) {
-    m_halo[c]->sumIntoOwners(space, *m_sum[c]);
-    // The fluid gets -J: du = -sum / (rho_f V), written over the sums entry by entry.
-    auto const sum = m_sum[c]->access();
-    auto const du = m_du[c]->access();
-    Box3 const b = m_sum[c]->ownedBox();
-    forEachCell(
-        "eddy::particles::impulseVelocity", space, b.lo, b.hi,
-        KOKKOS_LAMBDA(int i, int k2, int k3) {
-          long long const q = sum(i, k2, k3);
-          du(i, k2, k3) = -rule.scale.value(q) * rule.perVolume;
-        });
-  }
+  for (int c = 0; c < dims; ++c) m_halo[c]->sumIntoOwners(space, *m_sum[c]);
 }
 
 fluids::FaceImpulse MomentumExchange::impulse() const {
   fluids::FaceImpulse f;
   f.acts = m_acts;
-  for (int c = 0; c < 3; ++c) f.du[c] = m_du[c < m_dims ? c : 0]->access();
+  for (int c = 0; c < 3; ++c) f.sum[c] = m_sum[c < m_dims ? c : 0]->access();
+  f.unit = m_rule.scale.unit;
+  f.perVolume = m_rule.perVolume;
   return f;
 }
 

@@ -17,13 +17,14 @@
 ///
 /// Sums: each contribution is rounded once to fixed point (eddy::FixedPoint, the scale from
 /// the largest |J_c| over all ranks and the particle count) and added as a 64-bit integer,
-/// atomically; the ghost faces' sums go to their owners (HaloExchange::sumIntoOwners). Integer
+/// atomically; the ghost faces' sums go to their owners (HaloExchange::sumIntoOwners), and the
+/// flow reads the owned sums as they are (fluids::FaceImpulse). Integer
 /// sums do not depend on the order of the adds, the thread count, the backend or the
 /// decomposition: the fluid's velocity stays bitwise the same on any rank count. Each
 /// contribution is off by at most half the unit, 2^-61 of (2 x count x the largest |J_c|).
 ///
 /// Memory: three 64-bit integer face fields with the flow's ghost layers (24 bytes a cell plus
-/// ghosts); the velocity changes are written over them, and halo buffers.
+/// ghosts), and halo buffers.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -73,7 +74,7 @@ class MomentumExchange {
   /// makes the velocity changes of impulse(); `count` particles over all ranks.
   void deposit(ExecSpace const& space, Positions<MemSpace> const& x,
                ParticleVectors<MemSpace> const& j, int n, long long count);
-  /// The velocity changes of the last deposit (acts: some impulse was not zero).
+  /// The sums of the last deposit, as velocity changes (acts: some impulse was not zero).
   fluids::FaceImpulse impulse() const;
   /// Bytes of device memory held.
   std::size_t bytes() const;
@@ -83,7 +84,6 @@ class MomentumExchange {
   int m_dims;
   DepositRule m_rule;
   std::array<std::unique_ptr<Field<MemSpace, long long>>, 3> m_sum;
-  std::array<std::unique_ptr<Field<MemSpace>>, 3> m_du;  ///< over m_sum's storage
   std::array<std::unique_ptr<HaloExchange<ExecSpace, long long>>, 3> m_halo;
   bool m_acts = false;
 };

@@ -852,7 +852,13 @@ namespace {
 /// (allocated entries, ghosts included; `ghost` layers, none along z in 2D).
 Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace> hostCopy(
     eddy::fluids::FaceImpulse const& impulse, int c) {
-  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), impulse.du[c].view);
+  auto const sum = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), impulse.sum[c].view);
+  Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace> du("eddy::test::du", sum.extent(0),
+                                                                    sum.extent(1), sum.extent(2));
+  for (std::size_t k = 0; k < sum.extent(2); ++k)
+    for (std::size_t j = 0; j < sum.extent(1); ++j)
+      for (std::size_t i = 0; i < sum.extent(0); ++i) du(i, j, k) = impulse.du(sum(i, j, k));
+  return du;
 }
 
 }  // namespace
