@@ -726,7 +726,9 @@ TEST(Particles, SpheresWithAddedMassFollowMaxeyRileyInASolidBodyRotation) {
     for (int r = 0; r + 1 < 3; ++r)
       EXPECT_GT(std::log2(errors[r] / errors[r + 1]), 1.8) << "density " << density;
     EXPECT_LT(errors[2], 2e-4) << "density " << density;  // 4e-4 of the radius
-    if (density < 1.0) EXPECT_LT(std::abs(zEnd), 0.45);   // it does spiral in
+    if (density < 1.0) {
+      EXPECT_LT(std::abs(zEnd), 0.45);  // it does spiral in
+    }
   }
 }
 
