@@ -72,11 +72,7 @@ struct PoissonSolver::Impl {
     q = b.get();
     if (options.method == PoissonMethod::Fft) {
       fft = std::make_unique<FftPoisson>(space, c, d, h);
-      phiExchange = std::make_unique<Halo>(space, c, d, b->layout());
-      return;
-    }
-    r = std::make_unique<FieldType>(space, "eddy::fluids::poisson::r", d, 1);
-    if (options.method == PoissonMethod::Jacobi) {
+    } else if (options.method == PoissonMethod::Jacobi) {
       jacobiF = std::make_unique<FieldType>(space, "eddy::fluids::poisson::f", d, 1);
       f = jacobiF.get();
     } else {
@@ -90,6 +86,7 @@ struct PoissonSolver::Impl {
                                             halo->peerFaces(), 1);
       }
     }
+    if (!fft) r = std::make_unique<FieldType>(space, "eddy::fluids::poisson::r", d, 1);
     if (options.method == PoissonMethod::MultigridCG) {
       z = std::make_unique<FieldType>(space, "eddy::fluids::poisson::z", d, 1);
       mg = std::make_unique<Multigrid>(space, c, d, h, options.preSmooth, options.postSmooth,
@@ -114,38 +111,6 @@ struct PoissonSolver::Impl {
     if (!phiExchange || phiExchange->layout() != phi.layout())
       phiExchange = std::make_unique<Halo>(space, comm, decomp, phi.layout());
     return *phiExchange;
-  }
-
-  /// fft: phi = A^-1 (mean - rhs), the transforms reading rhs in place (A = -lap): they leave
-  /// out the zero mode, so the mean is not subtracted first; it is counted out of the norm and
-  /// the residual that checks the solve.
-  PoissonStats directSolve(ExecSpace const& space, FieldType const& rhs, FieldType& phi) {
-    PoissonStats s;
-    double const mean =
-        detail::sum(space, comm, grid, rhs.access()) / static_cast<double>(grid.globalCount());
-    double const normF = std::sqrt(detail::centredNorm2(space, comm, grid, rhs.access(), mean));
-    if (!(normF > 0)) {
-      // rhs is constant: the zero-mean solution is phi = 0.
-      Kokkos::deep_copy(space, phi.view(), 0.0);
-      s.history.push_back(0.0);
-      s.converged = true;
-    } else {
-      fft->solve(space, rhs.access(), phi.access(), -1.0);
-      s.iterations = 1;
-      s.history.push_back(1.0);  // the direct solve starts from zero, whatever phi held
-    }
-    phiHalo(space, phi).exchange(space, phi);
-    mirrorWallGhosts(space, decomp, phi);
-    if (normF > 0) {
-      // The residual of what the caller gets: the check that the direct solve worked.
-      double const rr =
-          detail::centredResidualNorm2(space, comm, grid, rhs.access(), mean, phi.access());
-      s.history.push_back(std::sqrt(rr) / normF);
-      s.converged = std::isfinite(s.history.back()) &&
-                    s.history.back() <= std::max(options.tolerance, kDirectSolveResidualLimit);
-    }
-    s.relativeResidual = s.history.back();
-    return s;
   }
 
   double operatorDot(ExecSpace const& space, FieldType& dir);
@@ -279,27 +244,44 @@ PoissonStats PoissonSolver::solve(ExecSpace const& space, Field<MemSpace> const&
     throw Error(str("PoissonSolver::solve: phi is the solver's right-hand side field '",
                     phi.label(), "'; expected a field of the caller"));
   auto const& g = m.grid;
-  if (m.fft) return m.directSolve(space, rhs, phi);
   double const cells = static_cast<double>(g.globalCount());
   double const mean = detail::sum(space, m.comm, g, rhs.access()) / cells;
+  // fft reads rhs in place: its transforms leave out the zero mode, so the mean is not
+  // subtracted first but counted out of the norm and of the residual that checks the solve.
   double const normF =
-      std::sqrt(detail::prepareRhs(space, m.comm, g, rhs.access(), mean, m.f->access()));
+      std::sqrt(m.fft ? detail::centredNorm2(space, m.comm, g, rhs.access(), mean)
+                      : detail::prepareRhs(space, m.comm, g, rhs.access(), mean, m.f->access()));
   PoissonStats s;
   if (!(normF > 0)) {
     // rhs is constant: the zero-mean solution is phi = 0.
     Kokkos::deep_copy(space, phi.view(), 0.0);
     s.history.push_back(0.0);
     s.converged = true;
+  } else if (m.fft) {
+    m.fft->solve(space, rhs.access(), phi.access(), -1.0);  // A = -lap: f = mean - rhs
+    s.iterations = 1;
+    s.history.push_back(1.0);  // the direct solve starts from zero, whatever phi held
   } else if (m.options.method == PoissonMethod::Jacobi) {
     m.jacobi(space, phi, normF, s);
   } else {
     m.conjugateGradient(space, phi, normF, s);
   }
-  // Zero mean, then the ghosts the caller takes gradients from.
-  double const phiMean = detail::sum(space, m.comm, g, phi.access()) / cells;
-  detail::addConstant(space, g, -phiMean, phi.access());
+  // Zero mean (fft sets the zero mode to 0 itself), then the ghosts the caller takes gradients
+  // from.
+  if (!m.fft) {
+    double const phiMean = detail::sum(space, m.comm, g, phi.access()) / cells;
+    detail::addConstant(space, g, -phiMean, phi.access());
+  }
   m.phiHalo(space, phi).exchange(space, phi);
   mirrorWallGhosts(space, m.decomp, phi);
+  if (m.fft && normF > 0) {
+    // The residual of what the caller gets: the check that the direct solve worked.
+    double const rr =
+        detail::centredResidualNorm2(space, m.comm, g, rhs.access(), mean, phi.access());
+    s.history.push_back(std::sqrt(rr) / normF);
+    s.converged = std::isfinite(s.history.back()) &&
+                  s.history.back() <= std::max(m.options.tolerance, kDirectSolveResidualLimit);
+  }
   s.relativeResidual = s.history.back();
   return s;
 }
