@@ -84,14 +84,22 @@ double maxError(Field<MemSpace> const& phi, GlobalFunction const& exact, MPI_Com
   return globalMaxOf(e, comm);
 }
 
+/// fn(v, ref) for every owned cell, v of `got` and ref of `ref` at the same global cell (ref
+/// read through a host copy).
+template <class Fn>
+void forOwnedPairs(Field<MemSpace> const& got, Field<MemSpace> const& ref, Fn&& fn) {
+  auto h = Kokkos::create_mirror_view(ref.view());
+  Kokkos::deep_copy(h, ref.view());
+  Index3 const g = ref.ghosts(), o = ref.globalOffset();
+  forOwned(got, [&](int i, int j, int k, double v) {  // global (i, j, k)
+    fn(v, h(i - o[0] + g[0], j - o[1] + g[1], k - o[2] + g[2]));
+  });
+}
+
 /// max over owned cells of |a - b| over max |b| (all ranks of MPI_COMM_WORLD).
 double relativeDifference(Field<MemSpace> const& a, Field<MemSpace> const& b) {
-  auto hb = Kokkos::create_mirror_view(b.view());
-  Kokkos::deep_copy(hb, b.view());
-  Index3 const g = b.ghosts(), o = b.globalOffset();
   double diff = 0, scale = 0;
-  forOwned(a, [&](int i, int j, int k, double v) {
-    double const ref = hb(i - o[0] + g[0], j - o[1] + g[1], k - o[2] + g[2]);
+  forOwnedPairs(a, b, [&](double v, double ref) {
     diff = std::max(diff, std::fabs(v - ref));
     scale = std::max(scale, std::fabs(ref));
   });
@@ -178,12 +186,8 @@ void expectSameBits(PoissonStats const& refStats, Field<MemSpace> const& ref,
   ASSERT_EQ(refStats.history.size(), gotStats.history.size());
   EXPECT_EQ(0, std::memcmp(refStats.history.data(), gotStats.history.data(),
                            refStats.history.size() * sizeof(double)));
-  auto h = Kokkos::create_mirror_view(ref.view());
-  Kokkos::deep_copy(h, ref.view());
-  Index3 const g = ref.ghosts(), o = ref.globalOffset();
   long long differ = 0;
-  forOwned(got, [&](int i, int j, int k, double v) {  // global (i, j, k)
-    double const r = h(i - o[0] + g[0], j - o[1] + g[1], k - o[2] + g[2]);
+  forOwnedPairs(got, ref, [&](double v, double r) {
     if (std::memcmp(&v, &r, sizeof(double)) != 0) ++differ;
   });
   EXPECT_TRUE(eddy::test::allRanks(differ == 0))
