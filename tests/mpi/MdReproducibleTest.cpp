@@ -245,7 +245,7 @@ void checkCanonicalList() {
   auto const x =
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.particles().positions());
   auto const id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.particles().ids());
-  double const minBin = 0.5 * s.list().radius();
+  double const minBin = s.listTuning().binFraction * s.list().radius();
   auto key = [&](int j) {
     std::array<std::int64_t, 4> k{};
     for (int a = 0; a < 3; ++a) {
