@@ -88,8 +88,7 @@ double maxError(Field<MemSpace> const& phi, GlobalFunction const& exact, MPI_Com
 /// read through a host copy).
 template <class Fn>
 void forOwnedPairs(Field<MemSpace> const& got, Field<MemSpace> const& ref, Fn&& fn) {
-  auto h = Kokkos::create_mirror_view(ref.view());
-  Kokkos::deep_copy(h, ref.view());
+  auto const h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ref.view());
   Index3 const g = ref.ghosts(), o = ref.globalOffset();
   forOwned(got, [&](int i, int j, int k, double v) {  // global (i, j, k)
     fn(v, h(i - o[0] + g[0], j - o[1] + g[1], k - o[2] + g[2]));
