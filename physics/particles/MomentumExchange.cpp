@@ -14,6 +14,10 @@ namespace {
 /// The face sums per component (components >= dims alias the first).
 using Sums = std::array<GhostedView<MemSpace, long long>, 3>;
 
+KOKKOS_INLINE_FUNCTION int clampTo(int i, int top) {
+  return i < 0 ? 0 : (i > top ? top : i);
+}
+
 /// Deposit::Atomic: the sums zeroed, then each particle's shares added atomically.
 void addAtomically(ExecSpace const& space, DepositRule const& rule, int dims, Sums const& sums,
                    Positions<MemSpace> const& x, ParticleVectors<MemSpace> const& j, int n) {
@@ -32,12 +36,7 @@ void addAtomically(ExecSpace const& space, DepositRule const& rule, int dims, Su
           auto const sum = c == 0 ? s0 : (c == 1 ? s1 : s2);
           for (int corner = 0; corner < (1 << dims); ++corner) {
             int e[3] = {0, 0, 0};
-            double weight = 1.0;
-            for (int a = 0; a < dims; ++a) {
-              int const up = (corner >> a) & 1;
-              e[a] = rule.onComputed(c, a, lo[a] + up);
-              weight *= up ? w[a] : 1.0 - w[a];
-            }
+            double const weight = rule.corner(c, lo, w, corner, e);
             addExactly(&sum(e[0], e[1], e[2]), rule.scale.quantize(weight * jc));
           }
         }
@@ -61,7 +60,7 @@ void gather(ExecSpace const& space, DepositRule const& rule, int dims, Sums cons
         for (int a = 0; a < dims; ++a) {
           double w;
           rule.stencil.locate(a, a, x(p, a), b[a], w);
-          b[a] = b[a] < 0 ? 0 : (b[a] > top[a] ? top[a] : b[a]);
+          b[a] = clampTo(b[a], top[a]);
         }
         next(p) = Kokkos::atomic_exchange(&head(b[0] + nx * (b[1] + ny * b[2])), p);
       });
@@ -73,8 +72,8 @@ void gather(ExecSpace const& space, DepositRule const& rule, int dims, Sums cons
         int const e[3] = {i, jj, k};
         int from[3] = {0, 0, 0}, to[3] = {0, 0, 0};
         for (int a = 0; a < dims; ++a) {
-          from[a] = e[a] - 1 < 0 ? 0 : (e[a] - 1 > top[a] ? top[a] : e[a] - 1);
-          to[a] = e[a] + 1 < 0 ? 0 : (e[a] + 1 > top[a] ? top[a] : e[a] + 1);
+          from[a] = clampTo(e[a] - 1, top[a]);
+          to[a] = clampTo(e[a] + 1, top[a]);
         }
         // As unsigned: two's complement wraps where a signed sum could not (addExactly).
         unsigned long long total[3] = {0, 0, 0};
@@ -82,7 +81,8 @@ void gather(ExecSpace const& space, DepositRule const& rule, int dims, Sums cons
           for (int by = from[1]; by <= to[1]; ++by)
             for (int bx = from[0]; bx <= to[0]; ++bx)
               for (int p = head(bx + nx * (by + ny * bz)); p >= 0; p = next(p)) {
-                // locate() along each axis, for the component along it and for the others.
+                // locate() along each axis, for the component along it and for the others,
+                // from the same expressions (x / h - 0 and x / h - 1/2): the same bits.
                 int lowAlong[3] = {0, 0, 0}, lowAcross[3] = {0, 0, 0};
                 double wAlong[3] = {0.0, 0.0, 0.0}, wAcross[3] = {0.0, 0.0, 0.0};
                 for (int a = 0; a < dims; ++a) {
@@ -93,7 +93,6 @@ void gather(ExecSpace const& space, DepositRule const& rule, int dims, Sums cons
                 for (int c = 0; c < dims; ++c) {
                   double const jc = j(p, c);
                   if (jc == 0.0) continue;
-                  // The corners of p's stencil of c that land on this position's face of c.
                   int low[3] = {0, 0, 0};
                   double w[3] = {0.0, 0.0, 0.0};
                   bool on[3][2] = {{true, false}, {true, false}, {true, false}};
@@ -106,17 +105,14 @@ void gather(ExecSpace const& space, DepositRule const& rule, int dims, Sums cons
                     reaches = reaches && (on[a][0] || on[a][1]);
                   }
                   if (!reaches) continue;
-                  // Each corner's share as addAtomically rounds it.
+                  // The corners of p's stencil of c on this position's face of c.
                   for (int corner = 0; corner < (1 << dims); ++corner) {
                     bool lands = true;
-                    double weight = 1.0;
-                    for (int a = 0; a < dims; ++a) {
-                      int const up = (corner >> a) & 1;
-                      lands = lands && on[a][up];
-                      weight *= up ? w[a] : 1.0 - w[a];
-                    }
-                    if (lands)
-                      total[c] += static_cast<unsigned long long>(rule.scale.quantize(weight * jc));
+                    for (int a = 0; a < dims; ++a) lands = lands && on[a][(corner >> a) & 1];
+                    if (!lands) continue;
+                    int f[3] = {0, 0, 0};  // this face, by `on`
+                    double const weight = rule.corner(c, low, w, corner, f);
+                    total[c] += static_cast<unsigned long long>(rule.scale.quantize(weight * jc));
                   }
                 }
               }

@@ -71,6 +71,20 @@ struct DepositRule {
     int const clamped = g < first[c][a] ? first[c][a] : (g > last[c][a] ? last[c][a] : g);
     return clamped - stencil.offset[a];
   }
+
+  /// Corner `corner` (bit a: the upper face along axis a) of the stencil of component c whose
+  /// low faces are `low` and upper weights `w`: its face e, on the computed faces, and its
+  /// weight. Both deposits take their shares from here, so they round the same products.
+  KOKKOS_INLINE_FUNCTION double corner(int c, int const low[3], double const w[3], int corner,
+                                       int e[3]) const {
+    double weight = 1.0;
+    for (int a = 0; a < stencil.dims; ++a) {
+      int const up = (corner >> a) & 1;
+      e[a] = onComputed(c, a, low[a] + up);
+      weight *= up ? w[a] : 1.0 - w[a];
+    }
+    return weight;
+  }
 };
 
 /// The faces' share of the particles' drag impulses, on the flow's decomposition.
