@@ -270,7 +270,7 @@ Cloud::Cloud(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
   m_migration = std::make_unique<ParticleMigration<ExecSpace>>(comm, decomp, m_domain);
   if (params.twoWay)
     m_exchange = std::make_unique<MomentumExchange>(space, comm, decomp, length, ghost,
-                                                    params.inertia.fluidDensity, m_tuning.deposit);
+                                                    params.inertia.fluidDensity);
   if (params.collisions.enabled) {
     // The domain's faces that are neither periodic nor open are walls.
     std::array<bool, 6> wall{};

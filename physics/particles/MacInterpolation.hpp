@@ -83,18 +83,13 @@ struct MacStencil {
   /// x's fraction w of the way to the next face (the linear weight of that next face). The
   /// stencil reads faces low - 1 .. low + 2 with M4, low .. low + 1 with Linear.
   KOKKOS_INLINE_FUNCTION void locate(int a, int c, double x, int& low, double& w) const {
-    locateScaled(a, a == c, x * invH[a] - (a == c ? 0.0 : 0.5), low, w);
-  }
-
-  /// locate() from x's global coordinate s along axis a, x / h_a for the component along a
-  /// (`along`), x / h_a - 1/2 for the others.
-  KOKKOS_INLINE_FUNCTION void locateScaled(int a, bool along, double s, int& low, double& w) const {
+    double const s = x * invH[a] - (a == c ? 0.0 : 0.5);
     double const f = math::floor(s);
     w = s - f;
     int i = static_cast<int>(f) - offset[a];
     // Faces run to cells + ghost along their own axis, cell centres to cells + ghost - 1.
     int const wide = kernel == Interpolation::M4 ? 1 : 0;
-    int const top = cells[a] + ghost - (along ? 1 : 2) - wide;
+    int const top = cells[a] + ghost - (a == c ? 1 : 2) - wide;
     if (i < wide - ghost) {
       i = wide - ghost;
       w = 0.0;

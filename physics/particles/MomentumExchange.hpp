@@ -16,25 +16,15 @@
 /// along that axis, so none is lost at walls.
 ///
 /// Sums: each contribution is rounded once to fixed point (eddy::FixedPoint, the scale from
-/// the largest |J_c| over all ranks and the particle count) and added as a 64-bit integer; the
-/// ghost faces' sums go to their owners (HaloExchange::sumIntoOwners), and the flow reads the
-/// owned sums as they are (fluids::FaceImpulse). Integer sums do not depend on the order of the
-/// adds, the thread count, the backend, the decomposition or the Deposit method: the fluid's
-/// velocity stays bitwise the same on any rank count. Each contribution is off by at most half
-/// the unit, 2^-61 of (2 x count x the largest |J_c|).
-///
-/// The two methods (ParticleTuning::deposit) add the same integers:
-/// - Deposit::Atomic: a thread per particle adds its 2^dims shares of each component to the faces
-///   atomically, after a pass that zeroes the sums.
-/// - Deposit::Gather: the particles are chained by cell (a head per cell, a link per particle,
-///   set by atomic exchanges); a thread per face position adds up the shares that the particles
-///   of the 3^dims cells around it give to its faces, and writes each face once. A particle's
-///   faces lie within one cell of its own along every axis, the boundary's faces moved onto the
-///   computed ones included, so no share is missed; the positions reached are -2 .. cells + 1
-///   (a particle on the block's upper edge may round into the cell beyond it).
+/// the largest |J_c| over all ranks and the particle count) and added as a 64-bit integer,
+/// atomically; the ghost faces' sums go to their owners (HaloExchange::sumIntoOwners), and the
+/// flow reads the owned sums as they are (fluids::FaceImpulse). Integer
+/// sums do not depend on the order of the adds, the thread count, the backend or the
+/// decomposition: the fluid's velocity stays bitwise the same on any rank count. Each
+/// contribution is off by at most half the unit, 2^-61 of (2 x count x the largest |J_c|).
 ///
 /// Memory: three 64-bit integer face fields with the flow's ghost layers (24 bytes a cell plus
-/// ghosts), and halo buffers; Gather adds a 32-bit head a cell and a link a particle.
+/// ghosts), and halo buffers.
 #pragma once
 
 #include "eddy/core/Compat.hpp"
@@ -45,7 +35,6 @@
 #include "eddy/core/ParticleComm.hpp"
 #include "fluids/StageCoupling.hpp"
 #include "particles/MacInterpolation.hpp"
-#include "particles/ParticleTuning.hpp"
 
 #include <mpi.h>
 
@@ -71,31 +60,15 @@ struct DepositRule {
     int const clamped = g < first[c][a] ? first[c][a] : (g > last[c][a] ? last[c][a] : g);
     return clamped - stencil.offset[a];
   }
-
-  /// Corner `corner` (bit a: the upper face along axis a) of the stencil of component c whose
-  /// low faces are `low` and upper weights `w`: its face e, on the computed faces, and its
-  /// weight. Both deposits take their shares from here, so they round the same products.
-  KOKKOS_INLINE_FUNCTION double corner(int c, int const low[3], double const w[3], int corner,
-                                       int e[3]) const {
-    double weight = 1.0;
-    for (int a = 0; a < stencil.dims; ++a) {
-      int const up = (corner >> a) & 1;
-      e[a] = onComputed(c, a, low[a] + up);
-      weight *= up ? w[a] : 1.0 - w[a];
-    }
-    return weight;
-  }
 };
 
 /// The faces' share of the particles' drag impulses, on the flow's decomposition.
 class MomentumExchange {
  public:
-  /// Collective over `comm`: fields of `decomp`'s block with `ghost` layers (the flow's, at
-  /// least 2), for a fluid of density `fluidDensity` in a domain of `length` (origin 0), summed
-  /// by `method`.
+  /// Collective over `comm`: fields of `decomp`'s block with `ghost` layers (the flow's), for a
+  /// fluid of density `fluidDensity` in a domain of `length` (origin 0).
   MomentumExchange(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& decomp,
-                   std::array<double, 3> const& length, int ghost, double fluidDensity,
-                   Deposit method = ParticleTuning{}.deposit);
+                   std::array<double, 3> const& length, int ghost, double fluidDensity);
 
   /// Collective: deposits -J of this rank's particles [0, n) (positions `x`, impulses `j`) and
   /// makes the velocity changes of impulse(); `count` particles over all ranks.
@@ -109,10 +82,7 @@ class MomentumExchange {
  private:
   MPI_Comm m_comm;
   int m_dims;
-  Deposit m_method;
   DepositRule m_rule;
-  Kokkos::View<int*, MemSpace> m_head;  ///< Gather: each cell's first particle, -1 for none
-  Kokkos::View<int*, MemSpace> m_next;  ///< Gather: each particle's next in its cell's chain
   std::array<std::unique_ptr<Field<MemSpace, long long>>, 3> m_sum;
   std::array<std::unique_ptr<HaloExchange<ExecSpace, long long>>, 3> m_halo;
   bool m_acts = false;

@@ -922,80 +922,68 @@ TEST(Particles, DepositionMatchesAHostReferenceOfItsStencil) {
       }
     Kokkos::deep_copy(xs, hx);
     Kokkos::deep_copy(js, hj);
-    // Both methods; each against the reference, and the two sums bit for bit.
-    std::vector<std::vector<long long>> owned;
-    for (auto method : {particles::Deposit::Atomic, particles::Deposit::Gather}) {
-      bool const gathered = method == particles::Deposit::Gather;
-      SCOPED_TRACE(gathered ? "gather" : "atomic adds");
-      particles::MomentumExchange exchange(space, MPI_COMM_WORLD, decomp, length, 2, rhoF, method);
-      exchange.deposit(space, xs, js, local, total);
-      space.fence();
-      auto const impulse = exchange.impulse();
-      ASSERT_TRUE(impulse.acts);
-      owned.emplace_back();
+    particles::MomentumExchange exchange(space, MPI_COMM_WORLD, decomp, length, 2, rhoF);
+    exchange.deposit(space, xs, js, local, total);
+    space.fence();
+    auto const impulse = exchange.impulse();
+    ASSERT_TRUE(impulse.acts);
 
-      // The reference: every particle's 2^dims shares of each component, by global face.
-      std::map<std::array<int, 4>, double> ref;
-      for (int n = 0; n < total; ++n)
-        for (int c = 0; c < dims; ++c) {
-          int base[3] = {0, 0, 0};
-          double w[3] = {0, 0, 0};
-          for (int a = 0; a < dims; ++a) {
-            double const sa = x[3 * n + a] / h[a] - (a == c ? 0.0 : 0.5);
-            base[a] = static_cast<int>(std::floor(sa));
-            w[a] = sa - base[a];
-          }
-          for (int corner = 0; corner < (1 << dims); ++corner) {
-            std::array<int, 4> key{c, 0, 0, 0};
-            double weight = 1.0;
-            for (int a = 0; a < dims; ++a) {
-              int const up = (corner >> a) & 1;
-              int g = base[a] + up;
-              if (periodic[a]) {
-                g = ((g % cells[a]) + cells[a]) % cells[a];
-              } else {
-                int const first = a == c ? 1 : 0;  // the boundary's own faces are not computed
-                g = std::min(std::max(g, first), cells[a] - 1);
-              }
-              key[1 + a] = g;
-              weight *= up ? w[a] : 1.0 - w[a];
-            }
-            ref[key] += weight * j[3 * n + c];
-          }
-        }
-      double worst = 0.0, largest = 0.0, sum = 0.0;
-      int const g = 2, gz = dims == 3 ? 2 : 0;
+    // The reference: every particle's 2^dims shares of each component, by global face.
+    std::map<std::array<int, 4>, double> ref;
+    for (int n = 0; n < total; ++n)
       for (int c = 0; c < dims; ++c) {
-        auto const du = hostCopy(impulse, c);
-        auto const q =
-            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), impulse.sum[c].view);
-        Index3 hi = decomp.localCells();
-        if (decomp.isHighBoundary(c)) hi[c] += 1;
-        for (int k = 0; k < hi[2]; ++k)
-          for (int jj = 0; jj < hi[1]; ++jj)
-            for (int i = 0; i < hi[0]; ++i) {
-              std::array<int, 4> const key{c, decomp.offset()[0] + i, decomp.offset()[1] + jj,
-                                           dims == 3 ? decomp.offset()[2] + k : 0};
-              owned.back().push_back(q(i + g, jj + g, k + gz));
-              double const got = -du(i + g, jj + g, k + gz) * rhoF * volume;
-              auto const it = ref.find(key);
-              double const want = it == ref.end() ? 0.0 : it->second;
-              worst = std::max(worst, std::abs(got - want));
-              largest = std::max(largest, std::abs(want));
-              sum += got;
+        int base[3] = {0, 0, 0};
+        double w[3] = {0, 0, 0};
+        for (int a = 0; a < dims; ++a) {
+          double const sa = x[3 * n + a] / h[a] - (a == c ? 0.0 : 0.5);
+          base[a] = static_cast<int>(std::floor(sa));
+          w[a] = sa - base[a];
+        }
+        for (int corner = 0; corner < (1 << dims); ++corner) {
+          std::array<int, 4> key{c, 0, 0, 0};
+          double weight = 1.0;
+          for (int a = 0; a < dims; ++a) {
+            int const up = (corner >> a) & 1;
+            int g = base[a] + up;
+            if (periodic[a]) {
+              g = ((g % cells[a]) + cells[a]) % cells[a];
+            } else {
+              int const first = a == c ? 1 : 0;  // the boundary's own faces are not computed
+              g = std::min(std::max(g, first), cells[a] - 1);
             }
+            key[1 + a] = g;
+            weight *= up ? w[a] : 1.0 - w[a];
+          }
+          ref[key] += weight * j[3 * n + c];
+        }
       }
-      EXPECT_LT(worst, 1e-13) << "rank " << decomp.rank();
-      EXPECT_GT(largest, 0.1);
-      // Every share lands on some rank's face: the total is the particles' total.
-      double all = 0.0, want = 0.0;
-      MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      for (int n = 0; n < total; ++n)
-        for (int c = 0; c < dims; ++c) want += j[3 * n + c];
-      EXPECT_NEAR(all, want, 1e-12);
+    double worst = 0.0, largest = 0.0, sum = 0.0;
+    int const g = 2, gz = dims == 3 ? 2 : 0;
+    for (int c = 0; c < dims; ++c) {
+      auto const du = hostCopy(impulse, c);
+      Index3 hi = decomp.localCells();
+      if (decomp.isHighBoundary(c)) hi[c] += 1;
+      for (int k = 0; k < hi[2]; ++k)
+        for (int jj = 0; jj < hi[1]; ++jj)
+          for (int i = 0; i < hi[0]; ++i) {
+            std::array<int, 4> const key{c, decomp.offset()[0] + i, decomp.offset()[1] + jj,
+                                         dims == 3 ? decomp.offset()[2] + k : 0};
+            double const got = -du(i + g, jj + g, k + gz) * rhoF * volume;
+            auto const it = ref.find(key);
+            double const want = it == ref.end() ? 0.0 : it->second;
+            worst = std::max(worst, std::abs(got - want));
+            largest = std::max(largest, std::abs(want));
+            sum += got;
+          }
     }
-    EXPECT_TRUE(owned[0] == owned[1])
-        << "rank " << decomp.rank() << ": the gathered sums differ from the atomic ones";
+    EXPECT_LT(worst, 1e-13) << "rank " << decomp.rank();
+    EXPECT_GT(largest, 0.1);
+    // Every share lands on some rank's face: the total is the particles' total.
+    double all = 0.0, want = 0.0;
+    MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int n = 0; n < total; ++n)
+      for (int c = 0; c < dims; ++c) want += j[3 * n + c];
+    EXPECT_NEAR(all, want, 1e-12);
   }
 }
 
@@ -1049,8 +1037,7 @@ struct TwoWayBox {
   Coupled coupled;
   double mass = 0.0, cellVolume = std::pow(1.0 / n, 3);
 
-  explicit TwoWayBox(particles::Parameters pp,
-                     particles::ParticleTuning const& tuning = particles::ParticleTuning{}) {
+  explicit TwoWayBox(particles::Parameters pp) {
     eddy::fluids::Parameters fp;
     fp.viscosity = 0.01;
     fp.initial = eddy::fluids::InitialCondition::Uniform;
@@ -1065,7 +1052,7 @@ struct TwoWayBox {
     pp.twoWay = true;
     cloud = std::make_unique<particles::Cloud>(
         space, MPI_COMM_WORLD, decomp, length,
-        particles::velocityGhosts(particles::Interpolation::Linear), pp, tuning);
+        particles::velocityGhosts(particles::Interpolation::Linear), pp);
     coupled.cloud = cloud.get();
     flow->couple(coupled);
     cloud->sample(space, velocity());
@@ -1153,39 +1140,6 @@ TEST(Particles, TwoWayCouplingConservesMomentumAndDrainsEnergy) {
   double const particlesKe = box.particleSums(pp3);
   EXPECT_GT(pp3[0], 0.1 * p0[0] * 0.25);
   EXPECT_LT(box.fluidEnergy(false) - fluid0, -particlesKe);
-}
-
-// Both deposits (ParticleTuning::deposit) add the same integers: the coupled run of the box is
-// the same bits either way, the flow's velocity and every particle's state.
-TEST(Particles, TwoWayCouplingIsTheSameBitsWithEitherDeposit) {
-  auto pp = twoWaySpheres(0.02);
-  pp.inertia.startAtRest = true;
-  particles::ParticleTuning atomic, gather;
-  atomic.deposit = particles::Deposit::Atomic;
-  gather.deposit = particles::Deposit::Gather;
-  TwoWayBox a(pp, atomic), b(pp, gather);
-  for (int step = 0; step < 10; ++step) {
-    a.step();
-    b.step();
-  }
-  for (int c = 0; c < 3; ++c) {
-    auto const ua =
-        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.flow->velocity(c).view());
-    auto const ub =
-        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.flow->velocity(c).view());
-    ASSERT_EQ(ua.size(), ub.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < ua.size(); ++i) differ += ua.data()[i] != ub.data()[i] ? 1 : 0;
-    EXPECT_EQ(differ, 0u) << "component " << c;
-  }
-  auto const ra = a.cloud->rows(a.space), rb = b.cloud->rows(b.space);
-  ASSERT_EQ(ra.count(), rb.count());
-  EXPECT_TRUE(ra.id == rb.id && ra.x == rb.x && ra.v == rb.v);
-  // The coupling acted: the spheres picked up momentum, and the fluid has an impulse to take.
-  std::array<double, 3> momentum{};
-  a.particleSums(momentum);
-  EXPECT_GT(momentum[0], 0.0);
-  EXPECT_TRUE(b.cloud->impulse().acts);
 }
 
 // The same with colliding spheres (d 0.05, 2% by volume, with friction) thrown at random
