@@ -708,8 +708,9 @@ class FluidsModel final : public Model, public CarryingFlow {
   fluids::Model& flow() override { return m_model; }
 
   double maxDt(ExecSpace const& space) override { return m_model.stableDt(space); }
-  void step(ExecSpace const& space, double dt, long long, bool) override {
-    m_poissonIterations += m_model.step(space, dt).poissonIterations;
+  void step(ExecSpace const& space, double dt, long long, bool more) override {
+    // A step followed by another with nothing read in between leaves its solve unchecked.
+    m_poissonIterations += m_model.step(space, dt, !more).poissonIterations;
   }
   long long stepCount() const override { return m_model.stepCount(); }
   double time() const override { return m_model.time(); }

@@ -426,7 +426,8 @@ void Model::rkStage(ExecSpace const& space, double dt, int stage) {
   if (m_bodies) forceBodies(space, stage, dt);
 }
 
-PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressure) {
+PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressure,
+                            bool check) {
   ScopedRegion region("eddy::fluids::project");
   auto const grid = mac::MacGrid::make(m_dims, m_h);
   mac::VelocityViews u;
@@ -457,7 +458,7 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
     return stats;
   }
   if (updatePressure) prepareGuess(space, dt);
-  stats = m_poisson->solve(space, rhsField, *m_phi);
+  stats = m_poisson->solve(space, rhsField, *m_phi, check);
   if (!stats.converged) {
     // A velocity that ran away (finite, but far past the scheme's CFL limit) leaves a right-hand
     // side no solve can reduce to the tolerance in round-off: that is a blow-up, not a solver
@@ -585,7 +586,7 @@ double Model::stableDt(ExecSpace const& space) {
   return dtForRate(rate);
 }
 
-StepStats Model::step(ExecSpace const& space, double dt) {
+StepStats Model::step(ExecSpace const& space, double dt, bool check) {
   ScopedRegion region("eddy::fluids::step");
   StepStats s;
   double const rate = m_rate ? *m_rate : maxRate(space);
@@ -612,7 +613,7 @@ StepStats Model::step(ExecSpace const& space, double dt) {
     ScopedRegion stages("eddy::fluids::rkStages");
     for (int stage = 0; stage < 3; ++stage) rkStage(space, s.dt, stage);
   }
-  auto const stats = project(space, s.dt, true);
+  auto const stats = project(space, s.dt, true, check);
   s.poissonIterations = stats.iterations;
   s.poissonResidual = stats.relativeResidual;
   m_step += 1;
