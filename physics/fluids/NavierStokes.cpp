@@ -505,7 +505,8 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
 
 void Model::prepareGuess(ExecSpace const& space, double dt) {
   if (m_params.guess == PoissonGuess::Zero) {
-    Kokkos::deep_copy(space, m_phi->view(), 0.0);
+    // The direct solve (fft, whose guess is always Zero) writes phi whatever it held.
+    if (m_poisson->method() != PoissonMethod::Fft) Kokkos::deep_copy(space, m_phi->view(), 0.0);
     return;
   }
   int const history = guessHistory(m_params.guess);
