@@ -61,39 +61,22 @@ double Model::maxDivergence(ExecSpace const& space) const {
       });
 }
 
-std::array<double, 2> Model::maxDivergenceAndRate(ExecSpace const& space) const {
-  auto const grid = mac::MacGrid::make(m_dims, m_h);
-  auto ux = m_u[0]->access(), uy = m_u[1]->access(), uz = m_u[m_dims == 3 ? 2 : 0]->access();
-  double const ix = grid.invH[0], iy = grid.invH[1], iz = grid.invH[2];
-  int const dims = m_dims;
-  Index3 const n = m_decomp.localCells();
-  // Over the cells: each cell's low faces. The faces beyond them (the high wall's, normal to
-  // it) carry no flow, so the maxima are those over every owned face.
-  auto const m = globalMaxima<4>(
-      space, m_comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k, Maxima<4>& v) {
-        double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
-        if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
-        v.include(0, math::magnitudeOrInf(d));  // NaN shows as Inf
-        v.include(1, math::magnitudeOrInf(ux(i, j, k)));
-        v.include(2, math::magnitudeOrInf(uy(i, j, k)));
-        if (dims == 3) v.include(3, math::magnitudeOrInf(uz(i, j, k)));
-      });
-  double rate = 0.0;
-  for (int c = 0; c < m_dims; ++c)
-    rate += std::fmax(m[1 + c], m_params.boundaries.maxWallSpeed(c)) / m_h[c];
-  return {m[0], rate};
-}
-
 double Model::maxRate(ExecSpace const& space) const {
-  double rate = 0.0;
+  std::array<double, 3> most{0, 0, 0};
   for (int c = 0; c < m_dims; ++c) {
     auto u = m_u[c]->access();
     Box3 const b = m_u[c]->ownedBox();
-    double const umax = globalMax(
+    most[c] = globalMax(
         space, m_comm, b.lo, b.hi,
         KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(u(i, j, k)); });
-    rate += std::fmax(umax, m_params.boundaries.maxWallSpeed(c)) / m_h[c];
   }
+  return rateOf(most);
+}
+
+double Model::rateOf(std::array<double, 3> const& most) const {
+  double rate = 0.0;
+  for (int c = 0; c < m_dims; ++c)
+    rate += std::fmax(most[c], m_params.boundaries.maxWallSpeed(c)) / m_h[c];
   return rate;
 }
 

@@ -2,6 +2,7 @@
 
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/PlaneWindow.hpp"
+#include "eddy/core/Reductions.hpp"
 
 #include <string>
 
@@ -177,14 +178,104 @@ void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const
       });
 }
 
-void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, FieldView const& phi,
-             int c, double coef, std::array<int, 3> const& lo, std::array<int, 3> const& hi) {
-  int const dx = c == 0, dy = c == 1, dz = c == 2;
-  double const factor = coef * grid.invH[c];
+namespace {
+/// out = scale * div u at a cell; returns |out| (NaN as Inf).
+struct DivergenceCell {
+  FieldView ux, uy, uz, out;
+  double ix, iy, iz, scale;
+  int dims;
+  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
+    double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
+    if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
+    double const v = scale * d;
+    out(i, j, k) = v;
+    return math::magnitudeOrInf(v);
+  }
+};
+
+/// closeProjection at a cell: correct() its low faces and add phi to p; include() the
+/// magnitudes of the faces the maxima count there.
+struct ClosingCell {
+  FieldView u[3], phi, p;
+  double factor[3], offset;
+  int first[3];   ///< the first face index corrected along each axis
+  int beyond[3];  ///< the index of the owned face beyond the cells along each axis, or -1
+  int dims;
+  bool pressure;
+  KOKKOS_INLINE_FUNCTION void correct(int i, int j, int k) const {
+    double const centre = phi(i, j, k);
+    if (i >= first[0]) u[0](i, j, k) -= factor[0] * (centre - phi(i - 1, j, k));
+    if (j >= first[1]) u[1](i, j, k) -= factor[1] * (centre - phi(i, j - 1, k));
+    if (dims == 3 && k >= first[2]) u[2](i, j, k) -= factor[2] * (centre - phi(i, j, k - 1));
+    if (pressure) p(i, j, k) += centre + offset;
+  }
+  KOKKOS_INLINE_FUNCTION void include(int i, int j, int k, Maxima<3>& most) const {
+    for (int c = 0; c < dims; ++c) most.include(c, math::magnitudeOrInf(u[c](i, j, k)));
+    if (i + 1 == beyond[0]) most.include(0, math::magnitudeOrInf(u[0](i + 1, j, k)));
+    if (j + 1 == beyond[1]) most.include(1, math::magnitudeOrInf(u[1](i, j + 1, k)));
+    if (dims == 3 && k + 1 == beyond[2]) most.include(2, math::magnitudeOrInf(u[2](i, j, k + 1)));
+  }
+};
+}  // namespace
+
+// On GPUs the reductions' own pass does the work at each cell; on host cores their row blocks
+// keep the compiler from vectorising it along rows, so the work takes a row pass (forEachCell)
+// and the reduction a pass of its own.
+
+double divergenceMax(ExecSpace const& space, MPI_Comm comm, MacGrid const& grid,
+                     VelocityViews const& u, FieldView const& out, double scale, Index3 const& n) {
+  DivergenceCell cell{};
+  cell.ux = u.c[0];
+  cell.uy = u.c[1];
+  cell.uz = u.c[2];
+  cell.out = out;
+  cell.ix = grid.invH[0];
+  cell.iy = grid.invH[1];
+  cell.iz = grid.invH[2];
+  cell.scale = scale;
+  cell.dims = grid.dims;
+  if constexpr (kDeviceBackend) return globalMax(space, comm, {0, 0, 0}, n, cell);
   forEachCell(
-      "eddy::fluids::correct", space, lo, hi, KOKKOS_LAMBDA(int i, int j, int k) {
-        uc(i, j, k) -= factor * (phi(i, j, k) - phi(i - dx, j - dy, k - dz));
-      });
+      "eddy::fluids::divergence", space, {0, 0, 0}, n,
+      KOKKOS_LAMBDA(int i, int j, int k) { cell(i, j, k); });
+  return globalMax(
+      space, comm, {0, 0, 0}, n,
+      KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(out(i, j, k)); });
+}
+
+std::array<double, 3> closeProjection(ExecSpace const& space, MPI_Comm comm, MacGrid const& grid,
+                                      VelocityViews const& u, FieldView const& phi,
+                                      FieldView const& p, bool pressure, double offset, double coef,
+                                      std::array<bool, 3> const& fixedLow,
+                                      std::array<bool, 3> const& fixedHigh, Index3 const& n) {
+  ClosingCell cell{};
+  for (int c = 0; c < 3; ++c) {
+    cell.u[c] = u.c[c];
+    cell.factor[c] = coef * grid.invH[c];
+    cell.first[c] = fixedLow[c] ? 1 : 0;
+    cell.beyond[c] = fixedHigh[c] ? n[c] : -1;
+  }
+  cell.phi = phi;
+  cell.p = p;
+  cell.offset = offset;
+  cell.dims = grid.dims;
+  cell.pressure = pressure;
+  std::array<double, 3> m{};
+  if constexpr (kDeviceBackend) {
+    m = globalMaxima<3>(
+        space, comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k, Maxima<3>& most) {
+          cell.correct(i, j, k);
+          cell.include(i, j, k, most);
+        });
+  } else {
+    forEachCell(
+        "eddy::fluids::closeProjection", space, {0, 0, 0}, n,
+        KOKKOS_LAMBDA(int i, int j, int k) { cell.correct(i, j, k); });
+    m = globalMaxima<3>(
+        space, comm, {0, 0, 0}, n,
+        KOKKOS_LAMBDA(int i, int j, int k, Maxima<3>& most) { cell.include(i, j, k, most); });
+  }
+  return m;
 }
 
 void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi, double offset,

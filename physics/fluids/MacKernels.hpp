@@ -14,6 +14,8 @@
 #include "eddy/core/Decomposition.hpp"
 #include "eddy/core/Field.hpp"
 
+#include <mpi.h>
+
 #include <array>
 
 namespace eddy::fluids::mac {
@@ -83,9 +85,23 @@ void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields con
 /// out = scale * div u at `part` of `cells` (divergenceCells).
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
                 FieldView const& out, double scale, BoxSplit const& cells, Part part);
-/// u_c -= coef * d phi / d x_c over the faces [lo, hi).
-void correct(ExecSpace const& space, MacGrid const& grid, FieldView const& uc, FieldView const& phi,
-             int c, double coef, std::array<int, 3> const& lo, std::array<int, 3> const& hi);
+/// out = scale * div u at the cells [0, n) in one pass that also returns max |out| over all
+/// ranks of `comm` (NaN counted as Inf).
+double divergenceMax(ExecSpace const& space, MPI_Comm comm, MacGrid const& grid,
+                     VelocityViews const& u, FieldView const& out, double scale, Index3 const& n);
+/// The end of a projection, in one pass over the owned cells [0, n): at the low face of each
+/// cell normal to each axis c < dims, u_c -= coef d phi / d x_c, except at index 0 along c where
+/// `fixedLow[c]` (a wall's or an inflow's face, not the flow's to change); then p += phi + offset
+/// at the cell where `pressure` (p's ghosts are left to accumulate()). Returns, over all ranks
+/// of `comm`, the largest |u_c| (NaN counted as Inf) per component over those faces after the
+/// correction, and over the faces at index n along c where `fixedHigh[c]` (a wall's or an
+/// outflow's face): every owned face of the component, so the maxima of Model::maxRate. Reads
+/// phi's ghosts.
+std::array<double, 3> closeProjection(ExecSpace const& space, MPI_Comm comm, MacGrid const& grid,
+                                      VelocityViews const& u, FieldView const& phi,
+                                      FieldView const& p, bool pressure, double offset, double coef,
+                                      std::array<bool, 3> const& fixedLow,
+                                      std::array<bool, 3> const& fixedHigh, Index3 const& n);
 /// p += phi + offset over [lo, hi) (ghosts included: both ghosts are current, so the sum is
 /// too).
 void accumulate(ExecSpace const& space, FieldView const& p, FieldView const& phi, double offset,

@@ -322,9 +322,8 @@ void Model::setInitialState(ExecSpace const& space) {
   m_last = StepStats{};
   m_last.poissonIterations = stats.iterations;
   m_last.poissonResidual = stats.relativeResidual;
-  auto const [divergence, rate] = maxDivergenceAndRate(space);
-  m_last.maxDivergence = divergence;
-  m_rate = rate;
+  m_last.maxDivergence = maxDivergence(space);
+  if (!m_rate) m_rate = maxRate(space);
   Kokkos::deep_copy(space, m_phi->view(), 0.0);
   m_phiKnown = 0;
 }
@@ -435,24 +434,26 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
   Index3 const n = m_decomp.localCells();
   // The right-hand side goes straight into the solver's field, which the solve reuses as scratch.
   Field<MemSpace>& rhsField = m_poisson->rightHandSide();
+  auto rhs = rhsField.access();
+  double rhsMax = 0.0;
   if (velocityGhostsInFlight()) {
     // The last RK stage's exchanges: the cells that read no ghost meanwhile.
-    mac::divergence(space, grid, u, rhsField.access(), 1.0 / dt, m_cells, mac::Part::Inner);
+    mac::divergence(space, grid, u, rhs, 1.0 / dt, m_cells, mac::Part::Inner);
     finishVelocityGhosts(space);
-    mac::divergence(space, grid, u, rhsField.access(), 1.0 / dt, m_cells, mac::Part::Shell);
+    mac::divergence(space, grid, u, rhs, 1.0 / dt, m_cells, mac::Part::Shell);
+    rhsMax = globalMax(
+        space, m_comm, {0, 0, 0}, n,
+        KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(rhs(i, j, k)); });
   } else {
-    mac::divergence(space, grid, u, rhsField.access(), 1.0 / dt, m_cells, mac::Part::Whole);
+    rhsMax = mac::divergenceMax(space, m_comm, grid, u, rhs, 1.0 / dt, n);
   }
-  auto rhs = rhsField.access();
-  double const rhsMax = globalMax(
-      space, m_comm, {0, 0, 0}, n,
-      KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(rhs(i, j, k)); });
   if (!std::isfinite(rhsMax)) blewUp(space, m_step + 1, "the divergence is not finite");
   PoissonStats stats;
   if (!(rhsMax > 0)) {
     // Already divergence-free to the last bit (a parallel flow): nothing to project; this
     // also spares the solver a zero right-hand side. The step's increment is 0, not phi: the
-    // next guess starts afresh from phi as it is.
+    // next guess starts afresh from phi as it is. The rate is measured afresh.
+    m_rate.reset();
     if (updatePressure) m_phiKnown = 0;
     stats.converged = true;
     return stats;
@@ -484,18 +485,28 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
                 : ""),
         ExitCode::Failure, true);
   }
+  // With an outflow, the pressure's reference: its mean next to the outflow faces is zero.
+  double const offset = updatePressure && m_open->hasOutflow()
+                            ? -m_open->outflowMean(space, *m_p, *m_phi)
+                            : 0.0;
+  // The velocity's correction, the pressure's increment and the next step's rate in one pass.
+  std::array<bool, 3> fixedLow{}, fixedHigh{};
   for (int c = 0; c < m_dims; ++c) {
-    Index3 lo{0, 0, 0};
-    lo[c] = m_decomp.isLowBoundary(c) ? 1 : 0;
-    mac::correct(space, grid, m_u[c]->access(), m_phi->access(), c, dt, lo, n);
-    if (!m_params.overlap) fillGhosts(space, c);
+    fixedLow[c] = m_decomp.isLowBoundary(c);
+    fixedHigh[c] = m_decomp.isHighBoundary(c);
   }
-  if (m_params.overlap) startVelocityGhosts(space);
+  auto const most = mac::closeProjection(space, m_comm, grid, u, m_phi->access(), m_p->access(),
+                                         updatePressure, offset, dt, fixedLow, fixedHigh, n);
+  m_rate = rateOf(most);
+  if (m_params.overlap)
+    startVelocityGhosts(space);
+  else
+    for (int c = 0; c < m_dims; ++c) fillGhosts(space, c);
   if (updatePressure) {
-    Box3 const all = m_p->allocatedBox();
-    // With an outflow, the pressure's reference: its mean next to the outflow faces is zero.
-    double const offset = m_open->hasOutflow() ? -m_open->outflowMean(space, *m_p, *m_phi) : 0.0;
-    mac::accumulate(space, m_p->access(), m_phi->access(), offset, all.lo, all.hi);
+    // The ghosts' increment: both ghosts are current, so the sum is too.
+    BoxSplit const ghosts = BoxSplit::of(m_p->allocatedBox(), Box3{{0, 0, 0}, n});
+    for (Box3 const& b : ghosts.shell)
+      mac::accumulate(space, m_p->access(), m_phi->access(), offset, b.lo, b.hi);
     m_phiDt = {dt, m_phiDt[0], m_phiDt[1]};
     m_phiKnown = std::min(m_phiKnown + 1, 1 + guessHistory(m_params.guess));
   }
@@ -619,9 +630,9 @@ StepStats Model::step(ExecSpace const& space, double dt, bool check) {
   s.poissonResidual = stats.relativeResidual;
   m_step += 1;
   m_time += s.dt;
-  auto const [divergence, nextRate] = maxDivergenceAndRate(space);
-  s.maxDivergence = divergence;
-  m_rate = nextRate;
+  // The projection measured the next step's rate; the divergence is measured where it is read.
+  if (!m_rate) m_rate = maxRate(space);
+  s.maxDivergence = check ? maxDivergence(space) : std::numeric_limits<double>::quiet_NaN();
   m_last = s;
   return s;
 }

@@ -161,7 +161,7 @@ struct StepStats {
   double cfl = 0.0;  ///< dt sum_a max|u_a| / h_a at the start of the step
   int poissonIterations = 0;
   double poissonResidual = 0.0;  ///< relative residual of the projection; NaN: not measured
-  double maxDivergence = 0.0;    ///< max |div u| after the projection [1/T]
+  double maxDivergence = 0.0;    ///< max |div u| after the projection [1/T]; NaN: not measured
 };
 
 /// A cell-centred quantity derived from the velocity, for output (Model::derivedValues).
@@ -211,8 +211,8 @@ class Model {
   /// smaller one). Throws a collective eddy::Error (ExitCode::Failure) with the residual history
   /// when the Poisson solve misses its tolerance within its iteration cap, when the CFL number
   /// exceeds the scheme's limit, or when the flow became non-finite. `check` false, for a step
-  /// whose statistics nobody reads: the fft solve is not checked (PoissonSolver::solve) and
-  /// StepStats::poissonResidual is NaN; the flow is the same bits.
+  /// whose statistics nobody reads: the fft solve is not checked (PoissonSolver::solve), and
+  /// StepStats::poissonResidual and maxDivergence are NaN; the flow is the same bits.
   StepStats step(ExecSpace const& space, double dt, bool check = true);
   /// Collective: one step of stableDt().
   StepStats step(ExecSpace const& space) { return step(space, stableDt(space)); }
@@ -321,14 +321,16 @@ class Model {
   /// One RK stage. Without overlap it ends with every velocity ghost current; with overlap it
   /// ends with their exchanges in flight, for the next stage or the projection to complete.
   void rkStage(ExecSpace const& space, double dt, int stage);
+  /// Makes the velocity divergence-free (and adds the increment to the pressure where
+  /// `updatePressure`); leaves m_rate the rate of the projected velocity, or none when there
+  /// was nothing to project.
   PoissonStats project(ExecSpace const& space, double dt, bool updatePressure,
                        bool check = true);
   /// Puts the initial guess of a step of `dt` into phi (Parameters::guess), from the
   /// increments of the last steps; rotates the increment fields.
   void prepareGuess(ExecSpace const& space, double dt);
+  /// Collective: max |div u| over the cells (NaN counted as Inf).
   double maxDivergence(ExecSpace const& space) const;
-  /// Collective: maxDivergence() and maxRate() in one pass over the cells.
-  std::array<double, 2> maxDivergenceAndRate(ExecSpace const& space) const;
   void referenceErrors(ExecSpace const& space, Diagnostics& d) const;
   /// Collective: where the velocity is largest in magnitude (not finite counts as largest):
   /// "u = nan at face (12, 5, 0) on rank 3", for the message of a blow-up.
@@ -341,6 +343,8 @@ class Model {
  private:
   /// The time step for a maximum rate sum_a max|u_a| / h_a (fixed dt, or CFL target, capped).
   double dtForRate(double rate) const;
+  /// maxRate() of the largest |u_c| over each component's owned faces.
+  double rateOf(std::array<double, 3> const& most) const;
 
   MPI_Comm m_comm;
   CartDecomposition m_decomp;
