@@ -9,6 +9,11 @@
 // in (timed with each solve). The coarser levels' time is in the figures, their bytes (about 1/8 of
 // the finest level's) are not. Also checks that every way gives the V-cycle of the first bit for
 // bit, and times one solve by each method (mgcg, cg, jacobi) to 1e-10 or its cap.
+// Then the direct fft solve as a step that reads nothing after it takes it (unchecked), against
+// its least bytes: 16 a cell for each of its seven passes over the pencil arrays (the moves
+// between the blocks and the pencils and the division by the eigenvalues) and its six transforms,
+// the complex lines' half-spectrum padding included, and with EDDY_TIMER_FENCE=1 its regions
+// (the moves apart from the transforms).
 //
 //   bench_poisson [N] [rounds]   (defaults 512 and 3 on GPUs, 64 and 3 on hosts)
 #include "PerfCommon.hpp"
@@ -19,6 +24,7 @@
 #include "eddy/core/BoxPolicy.hpp"
 #include "eddy/core/Error.hpp"
 #include "eddy/core/Runtime.hpp"
+#include "eddy/core/Timer.hpp"
 
 #include <algorithm>
 #include <array>
@@ -183,6 +189,35 @@ int main(int argc, char** argv) {
               "|---|---|---|---|---|\n");
         std::printf("| %s | %d | %d | %.2e | %.4f |\n", fluids::toString(method), solver.levels(),
                     stats.iterations, stats.relativeResidual, t);
+      }
+    }
+    {
+      // The fft solve alone, its regions counted from here.
+      fluids::PoissonOptions o;
+      o.method = fluids::PoissonMethod::Fft;
+      fluids::PoissonSolver solver(space, MPI_COMM_WORLD, decomp, hh, o);
+      Kokkos::deep_copy(space, solver.rightHandSide().view(), r.view());
+      solver.solve(space, solver.rightHandSide(), phi, false);
+      space.fence();
+      eddy::timing::reset();
+      Kokkos::Timer wall;
+      std::vector<double> fft, copy;
+      for (int round = 0; round < rounds; ++round) {
+        copy.push_back(eddy::perf::copyBandwidth(space, static_cast<std::size_t>(cells)));
+        fft.push_back(eddy::perf::medianSeconds(
+            space, 1, 10, [&] { solver.solve(space, solver.rightHandSide(), phi, false); }));
+      }
+      double const seconds = wall.seconds();
+      std::string const regions = eddy::timing::summary(MPI_COMM_WORLD, seconds);
+      if (rt.rank() == 0) {
+        double const t = median(fft), bw = median(copy);
+        double const padded = 2.0 * (n / 2 + 1) / n;  // the complex lines' doubles per value
+        double const bytes = 16.0 * (7 + 6) * padded;
+        std::printf(
+            "\n| fft solve (unchecked) ms | least bytes/cell | ratio to copy | copy GB/s |\n"
+            "|---|---|---|---|\n| %.3f | %.0f | %.3f | %.1f |\n",
+            t * 1e3, bytes, bytes * cells / t / bw, bw * 1e-9);
+        std::printf("\nRegions of the fft rounds (copies included):\n%s", regions.c_str());
       }
     }
     for (long long d : differ)
