@@ -233,34 +233,52 @@ void transposeTiles(ExecSpace const& space, Side const& srcSide, Side const& dst
   int const sLo = box.lo[sAxis];
   int const tf = (fCount + kTile - 1) / kTile, tm = (mCount + kTile - 1) / kTile;
   using Team = Kokkos::TeamPolicy<ExecSpace>;
-  using Tile = Kokkos::View<double[kTile][kTile + 1], typename ExecSpace::scratch_memory_space,
-                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch = typename ExecSpace::scratch_memory_space;
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using Tile = Kokkos::View<double[kTile][kTile + 1], Scratch, Unmanaged>;
+  // A tile's rows and columns: per slot of src along f and of dst along m, the global index
+  // there (-1: no entry to move) and where the line of the other side starts.
+  using Edges = Kokkos::View<long long[4][kTile], Scratch, Unmanaged>;
+  enum { kEntryF, kFirstDst, kEntryM, kFirstSrc };
+  long long constexpr kSkip = -1, kZero = -2;  // kEntryM: no entry; a zero slot of dst
   auto policy = Team(space, tf * tm * box.extent(sAxis), Kokkos::AUTO)
-                    .set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size()));
+                    .set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size() + Edges::shmem_size()));
   Kokkos::parallel_for(
       "eddy::fluids::fft::transpose", policy, KOKKOS_LAMBDA(Team::member_type const& team) {
         int const t = team.league_rank();
         int const bf = t % tf * kTile, bm = t / tf % tm * kTile, cs = sLo + t / (tf * tm);
         Tile tile(team.team_scratch(0));
-        // Read along src's slots (f), write along dst's (m). A zero slot of src is skipped (its
-        // entry comes from another slot); a zero slot of dst is written 0.
+        Edges edges(team.team_scratch(0));
+        // The slots' entries once a tile, not once an element. A zero slot of src is skipped
+        // (its entry comes from another slot); a zero slot of dst is written 0.
+        auto const side = Kokkos::TeamThreadRange(team, kTile);  // nested: no label
+        Kokkos::parallel_for(side, [&](int q) {
+          bool zf = false, zm = false;
+          int const sf = fFirst + bf + q, sm = mFirst + bm + q;
+          int const pf = bf + q < fCount ? src.entry(sf, zf) : fLo - 1;
+          int const pm = bm + q < mCount ? dst.entry(sm, zm) : mLo - 1;
+          bool const fIn = !zf && pf >= fLo && pf < fHi, mIn = pm >= mLo && pm < mHi;
+          edges(kEntryF, q) = fIn ? pf : kSkip;
+          edges(kFirstDst, q) = fIn ? dst.first(pf, 0, cs) : 0;
+          edges(kEntryM, q) = !mIn ? kSkip : zm ? kZero : pm;
+          edges(kFirstSrc, q) = mIn ? src.first(0, pm, cs) : 0;
+        });
+        team.team_barrier();
+        // Read along src's slots (f), write along dst's (m).
         auto const entries = Kokkos::TeamThreadRange(team, kTile * kTile);  // nested: no label
         Kokkos::parallel_for(entries, [&](int e) {
-          int const ef = bf + e % kTile, em = bm + e / kTile;
-          if (ef >= fCount || em >= mCount) return;
-          bool zf = false, zm = false;
-          int const pf = src.entry(fFirst + ef, zf), pm = dst.entry(mFirst + em, zm);
-          if (!kPlain && (zf || zm || pf < fLo || pf >= fHi || pm < mLo || pm >= mHi)) return;
-          tile(e / kTile, e % kTile) = src.get(fFirst + ef, pm, cs);
+          int const qf = e % kTile, qm = e / kTile;
+          long long const pf = edges(kEntryF, qf), pm = edges(kEntryM, qm);
+          if (pf < 0 || pm < 0) return;
+          tile(qm, qf) = src.lines.get(edges(kFirstSrc, qm), fFirst + bf + qf - src.own);
         });
         team.team_barrier();
         Kokkos::parallel_for(entries, [&](int e) {
-          int const em = bm + e % kTile, ef = bf + e / kTile;
-          if (ef >= fCount || em >= mCount) return;
-          bool zf = false, zm = false;
-          int const pf = src.entry(fFirst + ef, zf), pm = dst.entry(mFirst + em, zm);
-          if (!kPlain && (zf || pf < fLo || pf >= fHi || pm < mLo || pm >= mHi)) return;
-          dst.at(pf, mFirst + em, cs) = zm ? 0.0 : tile(e % kTile, e / kTile);
+          int const qm = e % kTile, qf = e / kTile;
+          long long const pf = edges(kEntryF, qf), pm = edges(kEntryM, qm);
+          if (pf < 0 || pm == kSkip) return;
+          dst.lines.at(edges(kFirstDst, qf), mFirst + bm + qm - dst.own) =
+              pm == kZero ? 0.0 : tile(qm, qf);
         });
       });
 }
