@@ -49,15 +49,11 @@ struct ReferenceError {
 
 double Model::maxDivergence(ExecSpace const& space) const {
   auto const grid = mac::MacGrid::make(m_dims, m_h);
-  auto ux = m_u[0]->access(), uy = m_u[1]->access(), uz = m_u[m_dims == 3 ? 2 : 0]->access();
-  double const ix = grid.invH[0], iy = grid.invH[1], iz = grid.invH[2];
-  int const dims = m_dims;
-  Index3 const n = m_decomp.localCells();
+  mac::VelocityViews u;
+  for (int c = 0; c < 3; ++c) u.c[c] = m_u[c < m_dims ? c : 0]->access();
   return globalMax(
-      space, m_comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k) {
-        double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
-        if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
-        return math::magnitudeOrInf(d);  // NaN shows as Inf
+      space, m_comm, {0, 0, 0}, m_decomp.localCells(), KOKKOS_LAMBDA(int i, int j, int k) {
+        return math::magnitudeOrInf(mac::divergenceAt(grid, u, i, j, k));  // NaN shows as Inf
       });
 }
 
@@ -105,9 +101,9 @@ std::string Model::largestVelocity(ExecSpace const& space) const {
   Index3 const ext = globalExtent(component);
   std::int64_t const i = best.index % ext[0], j = best.index / ext[0] % ext[1],
                      k = best.index / (static_cast<std::int64_t>(ext[0]) * ext[1]);
-  std::string const value = std::isfinite(best.value) ? str("|", name[component], "| = ",
-                                                            best.value)
-                                                      : str(name[component], " not finite");
+  std::string const value = std::isfinite(best.value)
+                                ? str("|", name[component], "| = ", best.value)
+                                : str(name[component], " not finite");
   return str(value, " at face (", i, ", ", j, m_dims == 3 ? str(", ", k) : std::string(),
              ") on rank ", best.rank);
 }
@@ -250,8 +246,8 @@ std::vector<double> Model::gather(ExecSpace const& space, int c) const {
 }
 
 std::vector<double> Model::cellValues(ExecSpace const& space, int c) const {
-  EDDY_REQUIRE(c >= -1 && c < m_dims, "fluids::Model::cellValues: component ", c, " in a ",
-               m_dims, "D run; expected -1 (divergence) to ", m_dims - 1);
+  EDDY_REQUIRE(c >= -1 && c < m_dims, "fluids::Model::cellValues: component ", c, " in a ", m_dims,
+               "D run; expected -1 (divergence) to ", m_dims - 1);
   using Host = Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace>;
   Host h[3];
   for (int a = 0; a < m_dims; ++a)

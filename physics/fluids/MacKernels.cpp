@@ -167,32 +167,13 @@ void momentumStages(ExecSpace const& space, MacGrid const& grid, StageFields con
 
 void divergence(ExecSpace const& space, MacGrid const& grid, VelocityViews const& u,
                 FieldView const& out, double scale, BoxSplit const& cells, Part part) {
-  FieldView const ux = u.c[0], uy = u.c[1], uz = u.c[2];
-  double const ix = grid.invH[0], iy = grid.invH[1], iz = grid.invH[2];
-  int const dims = grid.dims;
   launch(
       "eddy::fluids::divergence", space, cells, part, KOKKOS_LAMBDA(int i, int j, int k) {
-        double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
-        if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
-        out(i, j, k) = scale * d;
+        out(i, j, k) = scale * divergenceAt(grid, u, i, j, k);
       });
 }
 
 namespace {
-/// out = scale * div u at a cell; returns |out| (NaN as Inf).
-struct DivergenceCell {
-  FieldView ux, uy, uz, out;
-  double ix, iy, iz, scale;
-  int dims;
-  KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
-    double d = (ux(i + 1, j, k) - ux(i, j, k)) * ix + (uy(i, j + 1, k) - uy(i, j, k)) * iy;
-    if (dims == 3) d += (uz(i, j, k + 1) - uz(i, j, k)) * iz;
-    double const v = scale * d;
-    out(i, j, k) = v;
-    return math::magnitudeOrInf(v);
-  }
-};
-
 /// closeProjection at a cell: correct() its low faces and add phi to p; include() the
 /// magnitudes of the faces the maxima count there.
 struct ClosingCell {
@@ -224,20 +205,18 @@ struct ClosingCell {
 
 double divergenceMax(ExecSpace const& space, MPI_Comm comm, MacGrid const& grid,
                      VelocityViews const& u, FieldView const& out, double scale, Index3 const& n) {
-  DivergenceCell cell{};
-  cell.ux = u.c[0];
-  cell.uy = u.c[1];
-  cell.uz = u.c[2];
-  cell.out = out;
-  cell.ix = grid.invH[0];
-  cell.iy = grid.invH[1];
-  cell.iz = grid.invH[2];
-  cell.scale = scale;
-  cell.dims = grid.dims;
-  if constexpr (kDeviceBackend) return globalMax(space, comm, {0, 0, 0}, n, cell);
+  if constexpr (kDeviceBackend) {
+    return globalMax(
+        space, comm, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k) {
+          double const v = scale * divergenceAt(grid, u, i, j, k);
+          out(i, j, k) = v;
+          return math::magnitudeOrInf(v);
+        });
+  }
   forEachCell(
-      "eddy::fluids::divergence", space, {0, 0, 0}, n,
-      KOKKOS_LAMBDA(int i, int j, int k) { cell(i, j, k); });
+      "eddy::fluids::divergence", space, {0, 0, 0}, n, KOKKOS_LAMBDA(int i, int j, int k) {
+        out(i, j, k) = scale * divergenceAt(grid, u, i, j, k);
+      });
   return globalMax(
       space, comm, {0, 0, 0}, n,
       KOKKOS_LAMBDA(int i, int j, int k) { return math::magnitudeOrInf(out(i, j, k)); });

@@ -112,6 +112,15 @@ void extrapolate(ExecSpace const& space, FieldView const& out, FieldView const (
                  std::array<double, 3> const& w, int terms, std::array<int, 3> const& lo,
                  std::array<int, 3> const& hi);
 
+/// div u of cell (i, j, k): its faces' differences along each axis over h (the axes < dims).
+KOKKOS_INLINE_FUNCTION double divergenceAt(MacGrid const& g, VelocityViews const& u, int i, int j,
+                                           int k) {
+  double d = (u.c[0](i + 1, j, k) - u.c[0](i, j, k)) * g.invH[0] +
+             (u.c[1](i, j + 1, k) - u.c[1](i, j, k)) * g.invH[1];
+  if (g.dims == 3) d += (u.c[2](i, j, k + 1) - u.c[2](i, j, k)) * g.invH[2];
+  return d;
+}
+
 /// Vorticity component c at the edge along c at local index (i, j, k), i.e. at the corner of
 /// the two face axes a = c + 1, b = c + 2 (mod 3): d u_b / d x_a - d u_a / d x_b.
 KOKKOS_INLINE_FUNCTION double vorticity(MacGrid const& g, VelocityViews const& u, int c, int i,

@@ -220,6 +220,7 @@ Model::Model(ExecSpace const& space, MPI_Comm comm, CartDecomposition const& dec
     m_faces[c] = mac::momentumFaces(m_dims, c, decomp.localCells(), decomp.isLowBoundary(c));
   m_momentumFaces = mac::momentumFaces(m_dims, 0, decomp.localCells(), false);
   m_cells = mac::divergenceCells(m_dims, decomp.localCells());
+  m_pressureGhosts = BoxSplit::of(m_p->allocatedBox(), Box3{{0, 0, 0}, decomp.localCells()});
   setInitialState(space);
 }
 
@@ -504,8 +505,7 @@ PoissonStats Model::project(ExecSpace const& space, double dt, bool updatePressu
     for (int c = 0; c < m_dims; ++c) fillGhosts(space, c);
   if (updatePressure) {
     // The ghosts' increment: both ghosts are current, so the sum is too.
-    BoxSplit const ghosts = BoxSplit::of(m_p->allocatedBox(), Box3{{0, 0, 0}, n});
-    for (Box3 const& b : ghosts.shell)
+    for (Box3 const& b : m_pressureGhosts.shell)
       mac::accumulate(space, m_p->access(), m_phi->access(), offset, b.lo, b.hi);
     m_phiDt = {dt, m_phiDt[0], m_phiDt[1]};
     m_phiKnown = std::min(m_phiKnown + 1, 1 + guessHistory(m_params.guess));

@@ -372,6 +372,7 @@ class Model {
   std::array<BoxSplit, 3> m_faces;  ///< faces of the momentum stage, per component
   BoxSplit m_momentumFaces;         ///< around every component's faces, split the same way
   BoxSplit m_cells;                 ///< cells of the divergence
+  BoxSplit m_pressureGhosts;        ///< the pressure's ghost layers: the slabs of its shell
   /// maxRate() of the current velocity, from the pass that ended the last step; none when the
   /// velocity has been set since (a restored state).
   std::optional<double> m_rate;
